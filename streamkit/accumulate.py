@@ -1,0 +1,174 @@
+"""The Accumulator: applies stream events to responses, one per choice.
+
+This is where a stream becomes a :class:`~streamkit.response.ChatResponse`.
+Blocks are keyed by ``(choice, index)`` as the parsers number them; the
+merging itself is :func:`streamkit.merge.apply_delta`, shared with the
+``ChatResponse.append_*`` methods. ``apply`` is one dict lookup plus O(1)
+work per event, and it fills each delta / end event's ``block`` with the
+block's snapshot for consumers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .blocks import ContentBlock
+from .errors import ProtocolError
+from .events import (
+    BlockDelta,
+    BlockEnd,
+    BlockStart,
+    ErrorEvent,
+    Event,
+    ResponseEnd,
+    ResponseMetadata,
+    ResponseStart,
+    UsageUpdate,
+)
+from .merge import apply_delta, apply_snapshot
+from .response import ChatResponse, FinishReason
+from .usage import merge_usage
+
+
+class _Choice:
+    """One choice's response and its blocks by parser index."""
+
+    __slots__ = ("blocks", "ended", "response")
+
+    def __init__(self) -> None:
+        self.response = ChatResponse()
+        self.blocks: dict[int, ContentBlock] = {}
+        self.ended = False
+
+
+class Accumulator:
+    """Folds events into responses: ``apply(event)`` for each, then read
+    :attr:`response` (choice 0) or :attr:`responses` (every choice)."""
+
+    def __init__(self) -> None:
+        self._choices: dict[int, _Choice] = {}
+        self._handlers: dict[type, Callable[[Any], None]] = {
+            BlockDelta: self._delta,
+            BlockStart: self._start_block,
+            BlockEnd: self._end_block,
+            ResponseStart: self._start,
+            UsageUpdate: self._usage,
+            ResponseMetadata: self._metadata,
+            ResponseEnd: self._end,
+            ErrorEvent: self._error,
+        }
+
+    def _choice(self, index: int) -> _Choice:
+        state = self._choices.get(index)
+        if state is None:
+            state = self._choices[index] = _Choice()
+        return state
+
+    @property
+    def response(self) -> ChatResponse:
+        """The response of choice 0 (the only one unless ``n > 1``)."""
+        return self._choice(0).response
+
+    @property
+    def responses(self) -> list[ChatResponse]:
+        """Every choice's response, ordered by choice index."""
+        if not self._choices:
+            return [self.response]
+        return [self._choices[i].response for i in sorted(self._choices)]
+
+    def apply(self, event: Event) -> None:
+        """Merge one event into its choice's response."""
+        self._handlers[type(event)](event)
+
+    def apply_all(self, events: list[Event]) -> None:
+        """Apply several events in order."""
+        handlers = self._handlers
+        for event in events:
+            handlers[type(event)](event)
+
+    def interrupt(self) -> None:
+        """Mark every unfinished response as interrupted (the transport broke,
+        or the consumer stopped early); what was received stays."""
+        for state in self._choices.values() or [self._choice(0)]:
+            if not state.ended:
+                state.response.finished_reason = FinishReason.INTERRUPTED
+
+    # ------------------------------------------------------------ handlers
+
+    def _delta(self, event: BlockDelta) -> None:
+        state = self._choices.get(event.choice) or self._choice(event.choice)
+        block = state.blocks.get(event.index)
+        if block is None:
+            raise ProtocolError(
+                f"delta for block {event.index} of choice {event.choice}, which was never started"
+            )
+        apply_delta(block, event.delta)
+        event.block = block
+
+    def _start_block(self, event: BlockStart) -> None:
+        state = self._choice(event.choice)
+        block: Any = event.block
+        state.blocks[event.index] = block
+        state.response.add_block(block)
+
+    def _end_block(self, event: BlockEnd) -> None:
+        state = self._choice(event.choice)
+        block = state.blocks.get(event.index)
+        if block is None:
+            if event.snapshot is None:
+                raise ProtocolError(
+                    f"end of block {event.index} of choice {event.choice}, which was never started"
+                )
+            block = event.snapshot.copy()  # type: ignore[assignment]
+            state.blocks[event.index] = block  # type: ignore[assignment]
+            state.response.add_block(block)  # type: ignore[arg-type]
+        elif event.snapshot is not None:
+            apply_snapshot(block, event.snapshot)
+        event.block = block
+
+    def _start(self, event: ResponseStart) -> None:
+        response = self._choice(event.choice).response
+        if event.id:
+            response.id = event.id
+        if event.model:
+            response.model = event.model
+        if event.metadata:
+            response.metadata.update(event.metadata)
+
+    def _usage(self, event: UsageUpdate) -> None:
+        response = self._choice(event.choice).response
+        response.usage = merge_usage(response.usage, event.usage)
+
+    def _metadata(self, event: ResponseMetadata) -> None:
+        response = self._choice(event.choice).response
+        response.metadata.update(event.metadata)
+        if event.id:
+            response.id = event.id
+        if event.model:
+            response.model = event.model
+
+    def _end(self, event: ResponseEnd) -> None:
+        state = self._choice(event.choice)
+        response = state.response
+        reason = FinishReason.parse(event.finish_reason)
+        if reason is not None:
+            response.finished_reason = reason
+        elif response.finished_reason is None:
+            response.finished_reason = FinishReason.UNKNOWN
+        if event.stop_reason is not None:
+            response.stop_reason = event.stop_reason
+        response.terminated = response.terminated or event.terminated
+        response.is_last = True
+        state.ended = True
+
+    def _error(self, event: ErrorEvent) -> None:
+        response = self._choice(event.choice).response
+        response.finished_reason = FinishReason.ERROR
+        response.metadata["error"] = {
+            "message": event.message,
+            "code": event.code,
+            "type": event.error_type,
+            "status": event.status,
+            "raw": event.raw,
+        }

@@ -1,0 +1,519 @@
+"""The content blocks of a response: text, thinking, tool calls, data, tool results.
+
+Every block has an ``id``, a ``type`` tag (the same tags as agentscope:
+``text``, ``thinking``, ``tool_call``, ``data``, ``tool_result``; plus ``raw``
+for provider items streamkit does not model) and a ``metadata`` dict for
+provider extras (a Gemini thought signature, an OpenAI item id, a Groq
+channel), so nothing a provider sent is lost.
+
+Growing fields keep their fragments in :mod:`streamkit.fragments` buffers:
+appending is O(1) and the joined value is produced when read. Blocks convert
+losslessly to and from plain dicts (``to_dict`` / ``from_dict``), data bytes
+included (as base64).
+"""
+
+from __future__ import annotations
+
+import base64
+import builtins
+import copy
+import json
+import re
+import struct
+import uuid
+from typing import Any, ClassVar, TypeVar, overload
+
+from pydantic import BaseModel
+
+from .errors import ToolArgumentsError
+from .fragments import BytesBuffer, TextBuffer
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def new_block_id(prefix: str = "blk") -> str:
+    """A fresh unique id for blocks whose provider gave none."""
+    return f"{prefix}_{uuid.uuid4().hex[:24]}"
+
+
+class Block:
+    """Common base of every content block: ``id``, ``type`` and ``metadata``."""
+
+    __slots__ = ("id", "metadata")
+    type: ClassVar[str] = ""
+
+    id: str
+    metadata: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A plain, JSON-ready dict of this block (lossless)."""
+        raise NotImplementedError
+
+    def copy(self) -> Block:
+        """An independent copy (fragment buffers are not shared)."""
+        return block_from_dict(self.to_dict())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Block):
+            return NotImplemented
+        return type(self) is type(other) and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items() if k != "type")
+        return f"{type(self).__name__}({_shorten(fields)})"
+
+    def _base_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type, "id": self.id}
+        if self.metadata:
+            out["metadata"] = self.metadata
+        return out
+
+
+def _shorten(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class TextBlock(Block):
+    """Text the model wrote. ``refusal=True`` marks a refusal (OpenAI's ``refusal``
+    field, or a safety refusal), so it is never mistaken for an answer."""
+
+    __slots__ = ("_text", "citations", "refusal")
+    type: ClassVar[str] = "text"
+
+    def __init__(
+        self,
+        text: str = "",
+        *,
+        id: str | None = None,
+        citations: list[dict[str, Any]] | None = None,
+        refusal: bool = False,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        self.id = id or new_block_id("text")
+        self._text = TextBuffer(text)
+        self.citations: list[dict[str, Any]] = citations if citations is not None else []
+        self.refusal = refusal
+        self.metadata = metadata if metadata is not None else {}
+
+    @property
+    def text(self) -> str:
+        """The whole text so far."""
+        return self._text.read()
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._text.replace(value)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = self._base_dict()
+        out["text"] = self.text
+        if self.citations:
+            out["citations"] = self.citations
+        if self.refusal:
+            out["refusal"] = True
+        return out
+
+
+class ThinkingBlock(Block):
+    """The model's reasoning.
+
+    ``signature`` is the provider's integrity token for the reasoning (Anthropic
+    ``signature``, Gemini ``thoughtSignature``): it must be sent back verbatim.
+    ``encrypted`` holds opaque reasoning the provider will not show (Anthropic
+    ``redacted_thinking`` data, OpenAI ``encrypted_content``), also to be sent
+    back verbatim; ``redacted=True`` says the visible text was withheld.
+    """
+
+    __slots__ = ("_thinking", "encrypted", "redacted", "signature")
+    type: ClassVar[str] = "thinking"
+
+    def __init__(
+        self,
+        thinking: str = "",
+        *,
+        id: str | None = None,
+        signature: str | None = None,
+        encrypted: str | None = None,
+        redacted: bool = False,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        self.id = id or new_block_id("think")
+        self._thinking = TextBuffer(thinking)
+        self.signature = signature
+        self.encrypted = encrypted
+        self.redacted = redacted
+        self.metadata = metadata if metadata is not None else {}
+
+    @property
+    def thinking(self) -> str:
+        """The whole reasoning text so far."""
+        return self._thinking.read()
+
+    @thinking.setter
+    def thinking(self, value: str) -> None:
+        self._thinking.replace(value)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = self._base_dict()
+        out["thinking"] = self.thinking
+        if self.signature is not None:
+            out["signature"] = self.signature
+        if self.encrypted is not None:
+            out["encrypted"] = self.encrypted
+        if self.redacted:
+            out["redacted"] = True
+        return out
+
+
+class ToolCallBlock(Block):
+    """A call the model asks you to run.
+
+    ``input`` is the raw JSON argument text exactly as streamed: it is the
+    source of truth (a cut-off stream leaves it unparseable, and it is kept).
+    :meth:`arguments` parses it; ``incomplete=True`` marks arguments that the
+    stream cut off (e.g. at max_tokens).
+    """
+
+    __slots__ = ("_input", "incomplete", "name")
+    type: ClassVar[str] = "tool_call"
+
+    def __init__(
+        self,
+        id: str | None = None,
+        name: str = "",
+        input: str = "",
+        *,
+        incomplete: bool = False,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        self.id = id or new_block_id("call")
+        self.name = name
+        self._input = TextBuffer(input)
+        self.incomplete = incomplete
+        self.metadata = metadata if metadata is not None else {}
+
+    @property
+    def input(self) -> str:
+        """The raw JSON argument text so far."""
+        return self._input.read()
+
+    @input.setter
+    def input(self, value: str) -> None:
+        self._input.replace(value)
+
+    @overload
+    def arguments(self) -> Any: ...
+    @overload
+    def arguments(self, model: builtins.type[ModelT]) -> ModelT: ...
+
+    def arguments(self, model: builtins.type[BaseModel] | None = None) -> Any:
+        """The parsed arguments; ``arguments(Model)`` validates into a pydantic model.
+
+        Empty input means no arguments (``{}``). Invalid JSON raises
+        :class:`~streamkit.errors.ToolArgumentsError` naming the tool and offset.
+        """
+        text = self.input
+        if not text.strip():
+            value: Any = {}
+        else:
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ToolArgumentsError(
+                    f"tool call {self.name!r} (id {self.id!r}) has invalid JSON arguments "
+                    f"at offset {exc.pos}: {exc.msg}",
+                    tool=self.name,
+                    offset=exc.pos,
+                    text=text,
+                ) from exc
+        if model is None:
+            return value
+        return model.model_validate(value)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = self._base_dict()
+        out["name"] = self.name
+        out["input"] = self.input
+        if self.incomplete:
+            out["incomplete"] = True
+        return out
+
+
+class Base64Source:
+    """Inline bytes of a :class:`DataBlock`.
+
+    The bytes live in a ``bytearray``; ``data`` (base64 text, agentscope's
+    field) is produced only when read and cached until the next append, so
+    streaming audio never re-encodes per chunk. ``raw`` gives the bytes with no
+    base64 round trip.
+    """
+
+    __slots__ = ("_buf", "media_type")
+    type: ClassVar[str] = "base64"
+
+    def __init__(self, data: str | bytes = b"", media_type: str = "") -> None:
+        raw = base64.b64decode(data) if isinstance(data, str) else data
+        self._buf = BytesBuffer(raw)
+        self.media_type = media_type
+
+    @property
+    def data(self) -> str:
+        """The bytes, base64-encoded."""
+        return self._buf.read_base64()
+
+    @property
+    def raw(self) -> bytes:
+        """The bytes themselves."""
+        return self._buf.read()
+
+    def append(self, data: bytes) -> None:
+        """Add raw bytes at the end."""
+        self._buf.append(data)
+
+    def replace(self, data: bytes) -> None:
+        """Set the whole content."""
+        self._buf.replace(data)
+
+    def __len__(self) -> int:
+        return len(self._buf)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "base64", "data": self.data, "media_type": self.media_type}
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Base64Source):
+            return NotImplemented
+        return self.media_type == other.media_type and self.raw == other.raw
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Base64Source(<{len(self)} bytes>, media_type={self.media_type!r})"
+
+
+class URLSource:
+    """A :class:`DataBlock` whose content lives at a URL."""
+
+    __slots__ = ("media_type", "url")
+    type: ClassVar[str] = "url"
+
+    def __init__(self, url: str, media_type: str = "") -> None:
+        self.url = url
+        self.media_type = media_type
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "url", "url": self.url, "media_type": self.media_type}
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, URLSource):
+            return NotImplemented
+        return (self.url, self.media_type) == (other.url, other.media_type)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"URLSource({self.url!r}, media_type={self.media_type!r})"
+
+
+_PCM_TYPES = {"audio/pcm", "audio/l16", "audio/x-pcm", "audio/pcm16"}
+_PARAM = re.compile(r";\s*([a-zA-Z0-9_-]+)\s*=\s*([^;\s]+)")
+
+
+class DataBlock(Block):
+    """Binary content: audio, images, files; inline (:class:`Base64Source`) or a URL.
+
+    ``transcript`` holds the text of streamed speech (OpenAI audio), empty otherwise.
+    For PCM audio (``audio/pcm;rate=24000``, ``audio/L16;codec=pcm;rate=24000``)
+    :attr:`duration` and :meth:`to_wav` work from the raw samples.
+    """
+
+    __slots__ = ("_transcript", "name", "source")
+    type: ClassVar[str] = "data"
+
+    def __init__(
+        self,
+        id: str | None = None,
+        media_type: str = "",
+        name: str | None = None,
+        source: Base64Source | URLSource | None = None,
+        *,
+        transcript: str = "",
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        self.id = id or new_block_id("data")
+        self.source: Base64Source | URLSource = (
+            source if source is not None else Base64Source(b"", media_type)
+        )
+        if media_type and not self.source.media_type:
+            self.source.media_type = media_type
+        self.name = name
+        self._transcript = TextBuffer(transcript)
+        self.metadata = metadata if metadata is not None else {}
+
+    @property
+    def media_type(self) -> str:
+        """The IANA media type, with parameters (``audio/pcm;rate=24000``)."""
+        return self.source.media_type
+
+    @property
+    def data(self) -> bytes:
+        """The raw bytes (no base64 round trip); empty for a URL source."""
+        return self.source.raw if isinstance(self.source, Base64Source) else b""
+
+    @property
+    def transcript(self) -> str:
+        """The transcript of streamed speech so far."""
+        return self._transcript.read()
+
+    @transcript.setter
+    def transcript(self, value: str) -> None:
+        self._transcript.replace(value)
+
+    def append_bytes(self, data: bytes) -> None:
+        """Add raw bytes at the end (only for inline sources)."""
+        if not isinstance(self.source, Base64Source):
+            raise TypeError(f"data block {self.id!r} has a URL source; cannot append bytes")
+        self.source.append(data)
+
+    @property
+    def is_pcm(self) -> bool:
+        """Whether the media type names raw 16-bit PCM samples."""
+        return self.media_type.split(";", 1)[0].strip().lower() in _PCM_TYPES
+
+    def _pcm_params(self) -> tuple[int, int]:
+        params = {k.lower(): v for k, v in _PARAM.findall(self.media_type)}
+        rate = int(params.get("rate", "24000"))
+        channels = int(params.get("channels", "1"))
+        return rate, channels
+
+    @property
+    def duration(self) -> float | None:
+        """Seconds of audio for PCM media types; ``None`` for other media."""
+        if not self.is_pcm:
+            return None
+        rate, channels = self._pcm_params()
+        return len(self.data) / (2 * rate * channels)
+
+    def to_wav(self) -> bytes:
+        """A WAV file of this PCM audio (16-bit little-endian samples, as the
+        providers send them, Gemini's ``audio/L16`` included)."""
+        if not self.is_pcm:
+            raise ValueError(f"to_wav() needs PCM audio; block {self.id!r} is {self.media_type!r}")
+        rate, channels = self._pcm_params()
+        pcm = self.data
+        header = b"RIFF" + struct.pack("<I", 36 + len(pcm)) + b"WAVE"
+        header += b"fmt " + struct.pack("<IHHIIHH", 16, 1, channels, rate, rate * channels * 2,
+                                        channels * 2, 16)
+        header += b"data" + struct.pack("<I", len(pcm))
+        return header + pcm
+
+    def __repr__(self) -> str:  # never base64-encode a whole audio stream for a repr
+        return (f"DataBlock(id={self.id!r}, source={self.source!r}, name={self.name!r}, "
+                f"transcript={_shorten(self.transcript, 80)!r})")
+
+    def to_dict(self) -> dict[str, Any]:
+        out = self._base_dict()
+        out["source"] = self.source.to_dict()
+        if self.name is not None:
+            out["name"] = self.name
+        transcript = self.transcript
+        if transcript:
+            out["transcript"] = transcript
+        return out
+
+
+class ToolResultBlock(Block):
+    """The result of a tool call, for conversation history."""
+
+    __slots__ = ("call_id", "content", "is_error")
+    type: ClassVar[str] = "tool_result"
+
+    def __init__(
+        self,
+        call_id: str,
+        content: list[TextBlock | DataBlock] | None = None,
+        is_error: bool = False,
+        *,
+        id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        self.id = id or new_block_id("result")
+        self.call_id = call_id
+        self.content: list[TextBlock | DataBlock] = content if content is not None else []
+        self.is_error = is_error
+        self.metadata = metadata if metadata is not None else {}
+
+    def to_dict(self) -> dict[str, Any]:
+        out = self._base_dict()
+        out["call_id"] = self.call_id
+        out["content"] = [b.to_dict() for b in self.content]
+        if self.is_error:
+            out["is_error"] = True
+        return out
+
+
+class RawBlock(Block):
+    """A provider item streamkit does not model (a web-search call, an MCP call,
+    a code-interpreter run...), kept whole so a response can be sent back."""
+
+    __slots__ = ("data", "kind")
+    type: ClassVar[str] = "raw"
+
+    def __init__(
+        self,
+        kind: str,
+        data: dict[str, Any] | None = None,
+        *,
+        id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        self.id = id or new_block_id("raw")
+        self.kind = kind
+        self.data: dict[str, Any] = data if data is not None else {}
+        self.metadata = metadata if metadata is not None else {}
+
+    def to_dict(self) -> dict[str, Any]:
+        out = self._base_dict()
+        out["kind"] = self.kind
+        out["data"] = self.data
+        return out
+
+
+ContentBlock = TextBlock | ThinkingBlock | ToolCallBlock | DataBlock | ToolResultBlock | RawBlock
+
+
+def _source_from_dict(d: dict[str, Any]) -> Base64Source | URLSource:
+    if d.get("type") == "url":
+        return URLSource(d["url"], d.get("media_type", ""))
+    return Base64Source(d.get("data", ""), d.get("media_type", ""))
+
+
+def block_from_dict(d: dict[str, Any]) -> ContentBlock:
+    """Rebuild a block from :meth:`Block.to_dict` output (the ``type`` tag decides)."""
+    kind = d.get("type")
+    meta = copy.deepcopy(d.get("metadata", {}))
+    if kind == "text":
+        citations = copy.deepcopy(d.get("citations", []))
+        return TextBlock(d.get("text", ""), id=d["id"], citations=citations,
+                         refusal=d.get("refusal", False), metadata=meta)
+    if kind == "thinking":
+        return ThinkingBlock(d.get("thinking", ""), id=d["id"], signature=d.get("signature"),
+                             encrypted=d.get("encrypted"), redacted=d.get("redacted", False),
+                             metadata=meta)
+    if kind == "tool_call":
+        return ToolCallBlock(d["id"], d.get("name", ""), d.get("input", ""),
+                             incomplete=d.get("incomplete", False), metadata=meta)
+    if kind == "data":
+        return DataBlock(d["id"], name=d.get("name"), source=_source_from_dict(d["source"]),
+                         transcript=d.get("transcript", ""), metadata=meta)
+    if kind == "tool_result":
+        content = [block_from_dict(c) for c in d.get("content", [])]
+        parts = [c for c in content if isinstance(c, (TextBlock, DataBlock))]
+        return ToolResultBlock(d["call_id"], parts, d.get("is_error", False), id=d["id"],
+                               metadata=meta)
+    if kind == "raw":
+        return RawBlock(d["kind"], copy.deepcopy(d.get("data", {})), id=d["id"], metadata=meta)
+    raise ValueError(f"unknown block type {kind!r} in {sorted(d)}")
+

@@ -1,0 +1,133 @@
+"""Block-level merging: the single definition of what each delta does to a block.
+
+Both the :class:`~streamkit.accumulate.Accumulator` (events from the provider
+parsers) and the ``ChatResponse.append_*`` methods call :func:`apply_delta`, so
+there is exactly one place where fragments are merged. Every function here is
+O(size of the delta).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .blocks import Base64Source, Block, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from .events import (
+    CitationDelta,
+    DataDelta,
+    Delta,
+    MetadataDelta,
+    SignatureDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolInputDelta,
+    TranscriptDelta,
+)
+
+
+class DeltaMismatchError(TypeError):
+    """A delta was applied to a block of the wrong kind (a parser bug or a
+    provider that changed an item's kind mid-stream)."""
+
+
+def _mismatch(block: Block, delta: Any) -> DeltaMismatchError:
+    return DeltaMismatchError(
+        f"cannot apply {type(delta).__name__} to {block.type} block {block.id!r}"
+    )
+
+
+def _text(block: Block, delta: TextDelta) -> None:
+    if type(block) is not TextBlock:
+        raise _mismatch(block, delta)
+    block._text.append(delta.text)
+
+
+def _thinking(block: Block, delta: ThinkingDelta) -> None:
+    if type(block) is not ThinkingBlock:
+        raise _mismatch(block, delta)
+    block._thinking.append(delta.thinking)
+
+
+def _signature(block: Block, delta: SignatureDelta) -> None:
+    if type(block) is ThinkingBlock:
+        block.signature = delta.signature
+    else:
+        block.metadata["signature"] = delta.signature
+
+
+def _tool_input(block: Block, delta: ToolInputDelta) -> None:
+    if type(block) is not ToolCallBlock:
+        raise _mismatch(block, delta)
+    block._input.append(delta.partial_json)
+
+
+def _data(block: Block, delta: DataDelta) -> None:
+    if type(block) is not DataBlock or not isinstance(block.source, Base64Source):
+        raise _mismatch(block, delta)
+    block.source.append(delta.data)
+
+
+def _transcript(block: Block, delta: TranscriptDelta) -> None:
+    if type(block) is not DataBlock:
+        raise _mismatch(block, delta)
+    block._transcript.append(delta.text)
+
+
+def _citation(block: Block, delta: CitationDelta) -> None:
+    if type(block) is not TextBlock:
+        raise _mismatch(block, delta)
+    block.citations.append(delta.citation)
+
+
+def _metadata(block: Block, delta: MetadataDelta) -> None:
+    block.metadata.update(delta.metadata)
+
+
+_APPLY: dict[type, Callable[[Any, Any], None]] = {
+    TextDelta: _text,
+    ThinkingDelta: _thinking,
+    SignatureDelta: _signature,
+    ToolInputDelta: _tool_input,
+    DataDelta: _data,
+    TranscriptDelta: _transcript,
+    CitationDelta: _citation,
+    MetadataDelta: _metadata,
+}
+
+
+def apply_delta(block: Block, delta: Delta) -> None:
+    """Merge one delta into ``block`` in place (amortised O(1) per fragment)."""
+    _APPLY[type(delta)](block, delta)
+
+
+def apply_snapshot(block: Block, snapshot: Block) -> None:
+    """Fill ``block`` from the provider's authoritative final ``snapshot``.
+
+    Providers that skip deltas send the content only in a ``.done`` event; where
+    the deltas already gave everything, nothing changes. Grown fields are
+    replaced only when the snapshot holds more, so a snapshot can never erase
+    streamed content. Set-once fields (name, signature, opaque data) are filled
+    when still empty; metadata keys the block lacks are added.
+    """
+    for key, value in snapshot.metadata.items():
+        block.metadata.setdefault(key, value)
+    if isinstance(block, TextBlock) and isinstance(snapshot, TextBlock):
+        if len(snapshot.text) > len(block.text):
+            block.text = snapshot.text
+        if not block.citations and snapshot.citations:
+            block.citations = list(snapshot.citations)
+    elif isinstance(block, ThinkingBlock) and isinstance(snapshot, ThinkingBlock):
+        if len(snapshot.thinking) > len(block.thinking):
+            block.thinking = snapshot.thinking
+        block.signature = block.signature or snapshot.signature
+        block.encrypted = block.encrypted or snapshot.encrypted
+        block.redacted = block.redacted or snapshot.redacted
+    elif isinstance(block, ToolCallBlock) and isinstance(snapshot, ToolCallBlock):
+        if len(snapshot.input) > len(block.input):
+            block.input = snapshot.input
+        block.name = block.name or snapshot.name
+    elif isinstance(block, DataBlock) and isinstance(snapshot, DataBlock):
+        if len(snapshot.data) > len(block.data) and isinstance(block.source, Base64Source):
+            block.source.replace(snapshot.data)
+        if len(snapshot.transcript) > len(block.transcript):
+            block.transcript = snapshot.transcript

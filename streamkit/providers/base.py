@@ -1,0 +1,64 @@
+"""What every provider parser is: a pure, synchronous payload -> events machine.
+
+A parser is fed one decoded payload at a time (the ``data`` of an SSE event
+with its event name, or one NDJSON line) and returns the uniform
+:mod:`streamkit.events` it implies. ``finish()`` flushes at a clean end of
+input: blocks still open are closed and, when the provider's terminator never
+came, a :class:`~streamkit.events.ResponseEnd` with ``terminated=False`` is
+emitted. Parsers do no I/O and keep no copy of the content: they only track
+which block index each provider item maps to.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar, Literal, Protocol
+
+import msgspec
+
+from ..errors import ProtocolError
+from ..events import Event
+
+Framing = Literal["sse", "ndjson"]
+
+_JSON = msgspec.json.Decoder()
+_BYTE_OFFSET = re.compile(r"byte (\d+)")
+
+
+class Parser(Protocol):
+    """The interface the stream layer drives."""
+
+    name: ClassVar[str]
+    framing: ClassVar[Framing]
+
+    def feed(self, data: bytes | str, event: str | None = None) -> list[Event]:
+        """Events implied by one payload (``event`` is the SSE event name, if any)."""
+        ...
+
+    def finish(self) -> list[Event]:
+        """Events that close the stream at a clean end of input."""
+        ...
+
+    @property
+    def done(self) -> bool:
+        """Whether the provider's own terminator has been seen."""
+        ...
+
+
+def decode_json(data: bytes | str, event: str | None = None) -> Any:
+    """Decode one JSON payload; malformed JSON raises
+    :class:`~streamkit.errors.ProtocolError` naming the event and byte offset."""
+    try:
+        return _JSON.decode(data)
+    except msgspec.DecodeError as exc:
+        match = _BYTE_OFFSET.search(str(exc))
+        offset = int(match.group(1)) if match else None
+        raw = data if isinstance(data, str) else bytes(data)
+        shown = raw[:200]
+        raise ProtocolError(
+            f"invalid JSON in {event or 'message'} event at byte {offset}: {exc}; payload starts "
+            f"{shown!r}",
+            event=event,
+            offset=offset,
+            raw=raw,
+        ) from exc
