@@ -126,6 +126,7 @@ def apply_snapshot(block: Block, snapshot: Block) -> None:
         if len(snapshot.input) > len(block.input):
             block.input = snapshot.input
         block.name = block.name or snapshot.name
+        block.incomplete = block.incomplete or snapshot.incomplete
     elif isinstance(block, DataBlock) and isinstance(snapshot, DataBlock):
         if len(snapshot.data) > len(block.data) and isinstance(block.source, Base64Source):
             block.source.replace(snapshot.data)
