@@ -1,0 +1,745 @@
+"""A real HTTP/1.1 server that replays recorded LLM streaming responses.
+
+Why a real server rather than ``httpx.MockTransport``: the bugs this library
+cares about live in the network layer -- bodies split at arbitrary byte
+boundaries, connections cut mid-stream, clients that stop reading and must close
+the socket at once.  A mock transport never exercises those paths; a socket on
+127.0.0.1 does, and it does so for any client (httpx, the official SDKs, curl).
+
+The server is built on anyio + h11, both already dependencies of httpx, so using
+it costs nothing extra and it runs under asyncio and trio alike::
+
+    async with ReplayServer() as server:
+        server.add_file("/v1/chat/completions", "tests/fixtures/openai-chat/refusal.sse",
+                        chunk_size=7)
+        async with httpx.AsyncClient(base_url=server.url) as client:
+            ...
+
+Synchronous code (the sync client, plain ``def`` tests) uses
+:meth:`ReplayServer.in_thread`, which runs the same server on an event loop in a
+background thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from http import HTTPStatus
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+import anyio
+import anyio.abc
+import anyio.from_thread
+import h11
+
+__all__ = [
+    "RecordedRequest",
+    "ReplayServer",
+    "ThreadedReplayServer",
+    "load_recording",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Errors that mean "the peer went away"; they end a connection quietly because a
+#: client hanging up is an expected event for a streaming server, not a bug.
+_PEER_GONE: tuple[type[BaseException], ...] = (
+    anyio.BrokenResourceError,
+    anyio.ClosedResourceError,
+    anyio.EndOfStream,
+    OSError,
+)
+
+_RECEIVE_SIZE = 65536
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request as the server received it, kept so tests can assert on what a
+    client actually put on the wire (method, URL, headers, body).
+
+    ``headers`` keys are lower-cased (HTTP header names are case-insensitive and
+    h11 normalises them); repeated headers are joined with ``", "``.  ``path``
+    excludes the query string, which is kept separately in ``query``.
+    """
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    query: str = ""
+
+    def json(self) -> Any:
+        """Decode the body as JSON -- the common case for LLM API requests."""
+        return json.loads(self.body)
+
+
+@dataclass(frozen=True)
+class _Route:
+    body: bytes
+    status: int
+    content_type: str
+    headers: tuple[tuple[str, str], ...]
+    chunk_size: int | None
+    delay: float
+    cut_after: int | None
+
+
+@dataclass
+class _ResponseState:
+    """Shared between the body writer and the peer watcher of one response."""
+
+    final_send_started: bool = False
+    completed: bool = False
+    peer_gone: bool = False
+
+
+def load_recording(file_path: str | os.PathLike[str]) -> tuple[bytes, str]:
+    """Read a recorded body and return ``(body, content_type)`` ready to serve.
+
+    The content type comes from the suffix so fixtures need no side-car metadata:
+    ``.sse`` -> ``text/event-stream``; ``.ndjson`` / ``.jsonl`` ->
+    ``application/x-ndjson``; ``.json`` -> ``application/json``; and
+    ``.chunks.jsonl`` (Vercel AI SDK fixtures: one SSE ``data:`` payload per
+    line, framing stripped) is re-wrapped as ``data: <line>\\n\\n`` events and
+    served as ``text/event-stream``, so it looks to a client exactly like the
+    stream it was recorded from.  Blank lines in ``.chunks.jsonl`` are skipped.
+
+    Raises ``ValueError`` for any other suffix, rather than guessing.
+    """
+    path = Path(file_path)
+    raw = path.read_bytes()
+    name = path.name.lower()
+    if name.endswith(".chunks.jsonl"):
+        events = [b"data: " + line + b"\n\n" for line in raw.splitlines() if line.strip()]
+        return b"".join(events), "text/event-stream"
+    if name.endswith(".sse"):
+        return raw, "text/event-stream"
+    if name.endswith((".ndjson", ".jsonl")):
+        return raw, "application/x-ndjson"
+    if name.endswith(".json"):
+        return raw, "application/json"
+    raise ValueError(
+        f"cannot infer a content type for {path.name!r}; "
+        "expected .sse, .ndjson, .jsonl, .chunks.jsonl or .json"
+    )
+
+
+def _reason(status: int) -> bytes:
+    try:
+        return HTTPStatus(status).phrase.encode()
+    except ValueError:
+        return b""
+
+
+def _split_target(target: str) -> tuple[str, str]:
+    path, _, query = target.partition("?")
+    return path, query
+
+
+class ReplayServer:
+    """HTTP/1.1 server on 127.0.0.1 that serves registered recorded bodies.
+
+    Use as ``async with ReplayServer() as server:``; the port is ephemeral so
+    parallel test runs never collide.  Routes may be added before or after the
+    server starts.  Every response body is sent with chunked transfer encoding
+    (unless the route's headers set ``Content-Length``) so that a truncated
+    body is detectable by the client, as it is with real LLM APIs.
+
+    What the server observes is kept on public attributes so tests can assert
+    on it:
+
+    * ``requests`` -- every fully received request, as :class:`RecordedRequest`.
+    * ``disconnects`` -- the path of every response whose client went away
+      before the body was completely sent (see :meth:`wait_disconnect`).
+    * ``connections`` -- number of TCP connections accepted (lets a test check
+      keep-alive reuse).
+    * ``errors`` -- unexpected exceptions from connection handlers; they are
+      logged and recorded instead of crashing the server, so a test can assert
+      ``not server.errors``.
+
+    Connections are kept alive between requests (h11 decides, honouring
+    ``Connection: close``).  Each connection is served by one task with no
+    per-connection buffering beyond h11's, so thousands of concurrent streams
+    are cheap; the listen backlog defaults to 2048 for the same reason.
+    """
+
+    def __init__(self, *, host: str = "127.0.0.1", port: int = 0, backlog: int = 2048) -> None:
+        self.host = host
+        self._requested_port = port
+        self._backlog = backlog
+        self._routes: dict[str, _Route] = {}
+        self.requests: list[RecordedRequest] = []
+        self.disconnects: list[str] = []
+        self.connections = 0
+        self.errors: list[BaseException] = []
+        self._port: int | None = None
+        self._disconnect_event: anyio.Event | None = None
+        self._exit_stack: contextlib.AsyncExitStack | None = None
+
+    # ------------------------------------------------------------------ routes
+
+    def add(
+        self,
+        path: str,
+        body: bytes,
+        *,
+        status: int = 200,
+        content_type: str = "text/event-stream",
+        headers: Mapping[str, str] | None = None,
+        chunk_size: int | None = None,
+        delay: float = 0.0,
+        cut_after: int | None = None,
+    ) -> None:
+        """Serve ``body`` for any method on ``path``.
+
+        ``path`` is matched against the request target first with its query
+        string, then without it, then against the catch-all ``"*"`` (see
+        :meth:`default`); unmatched requests get a 404 JSON error.  Registering
+        the same path again replaces the earlier response.
+
+        ``chunk_size`` splits the body into network writes of that many bytes
+        (``None``: one write) with ``delay`` seconds between writes, which is how
+        tests reproduce provider-side token pacing and arbitrary split points.
+        ``cut_after=N`` sends only the first ``N`` body bytes (the whole body if
+        ``N >= len(body)``) and then closes the connection without the final
+        chunk, so the client must report an incomplete body.  ``headers`` are
+        added to the response; a ``Content-Type`` in them overrides
+        ``content_type``.
+        """
+        if not isinstance(body, bytes | bytearray | memoryview):
+            raise TypeError(f"body must be bytes, not {type(body).__name__}")
+        if not 200 <= status <= 599:
+            raise ValueError(f"status must be a final status code (200-599), got {status}")
+        if chunk_size is not None and chunk_size < 1:
+            raise ValueError(f"chunk_size must be >= 1 or None, got {chunk_size}")
+        if delay < 0:
+            raise ValueError(f"delay must be >= 0, got {delay}")
+        if cut_after is not None and cut_after < 0:
+            raise ValueError(f"cut_after must be >= 0 or None, got {cut_after}")
+        extra = dict(headers or {})
+        if not any(name.lower() == "content-type" for name in extra):
+            extra["Content-Type"] = content_type
+        self._routes[path] = _Route(
+            body=bytes(body),
+            status=status,
+            content_type=content_type,
+            headers=tuple(extra.items()),
+            chunk_size=chunk_size,
+            delay=delay,
+            cut_after=cut_after,
+        )
+
+    def default(
+        self,
+        body: bytes,
+        *,
+        status: int = 200,
+        content_type: str = "text/event-stream",
+        headers: Mapping[str, str] | None = None,
+        chunk_size: int | None = None,
+        delay: float = 0.0,
+        cut_after: int | None = None,
+    ) -> None:
+        """Serve ``body`` for every path without its own route (same as
+        ``add("*", ...)``), for clients whose exact URL a test does not care
+        about."""
+        self.add(
+            "*",
+            body,
+            status=status,
+            content_type=content_type,
+            headers=headers,
+            chunk_size=chunk_size,
+            delay=delay,
+            cut_after=cut_after,
+        )
+
+    def add_file(
+        self,
+        path: str,
+        file_path: str | os.PathLike[str],
+        *,
+        status: int = 200,
+        content_type: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        chunk_size: int | None = None,
+        delay: float = 0.0,
+        cut_after: int | None = None,
+    ) -> None:
+        """Serve a recorded fixture file on ``path``; the body and content type
+        come from :func:`load_recording` (``content_type`` overrides the one
+        inferred from the suffix)."""
+        body, inferred = load_recording(file_path)
+        self.add(
+            path,
+            body,
+            status=status,
+            content_type=content_type or inferred,
+            headers=headers,
+            chunk_size=chunk_size,
+            delay=delay,
+            cut_after=cut_after,
+        )
+
+    def _route_for(self, target: str) -> _Route | None:
+        path, _ = _split_target(target)
+        return self._routes.get(target) or self._routes.get(path) or self._routes.get("*")
+
+    # --------------------------------------------------------------- lifecycle
+
+    @property
+    def port(self) -> int:
+        """The bound TCP port (only known once the server has started)."""
+        if self._port is None:
+            raise RuntimeError("ReplayServer is not running; use 'async with ReplayServer()'")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """Base URL, e.g. ``http://127.0.0.1:54321`` (no trailing slash)."""
+        return f"http://{self.host}:{self.port}"
+
+    async def __aenter__(self) -> Self:
+        if self._exit_stack is not None:
+            raise RuntimeError("ReplayServer is already running")
+        self._disconnect_event = anyio.Event()
+        stack = contextlib.AsyncExitStack()
+        try:
+            listener = await anyio.create_tcp_listener(
+                local_host=self.host, local_port=self._requested_port, backlog=self._backlog
+            )
+            await stack.enter_async_context(listener)
+            self._port = listener.extra(anyio.abc.SocketAttribute.local_port)
+            task_group = await stack.enter_async_context(anyio.create_task_group())
+            # Registered after the task group, so it runs first on exit: connection
+            # tasks are cancelled before the task group waits for them.
+            stack.callback(task_group.cancel_scope.cancel)
+            for sub_listener in listener.listeners:  # one per address family
+                assert isinstance(sub_listener, anyio.abc.SocketListener)
+                task_group.start_soon(self._accept_loop, sub_listener, task_group)
+        except BaseException:
+            await stack.aclose()
+            self._port = None
+            raise
+        self._exit_stack = stack
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        stack, self._exit_stack = self._exit_stack, None
+        assert stack is not None
+        try:
+            return await stack.__aexit__(exc_type, exc, tb)
+        finally:
+            self._port = None
+
+    @classmethod
+    @contextlib.contextmanager
+    def in_thread(
+        cls,
+        *,
+        backend: str = "asyncio",
+        host: str = "127.0.0.1",
+        port: int = 0,
+        backlog: int = 2048,
+    ) -> Iterator[ThreadedReplayServer]:
+        """Run a server on its own event loop in a background thread.
+
+        For synchronous callers (the sync client, plain ``def`` tests) that have
+        no event loop to host the server on.  The returned handle is ready as
+        soon as the ``with`` body starts (the socket is listening); leaving the
+        block stops the server and joins the thread.
+        """
+        server = cls(host=host, port=port, backlog=backlog)
+        with (
+            anyio.from_thread.start_blocking_portal(backend) as portal,
+            portal.wrap_async_context_manager(server),
+        ):
+            yield ThreadedReplayServer(server, portal)
+
+    # -------------------------------------------------------------- observing
+
+    async def wait_disconnect(self, timeout: float | None = 5.0, *, count: int = 1) -> bool:
+        """Wait until at least ``count`` clients have gone away mid-body.
+
+        Returns ``True`` once ``len(self.disconnects) >= count`` and ``False`` if
+        ``timeout`` seconds pass first.  This is how a test proves that leaving
+        an ``async for`` over a stream really closes the HTTP connection rather
+        than leaving it to be garbage-collected later.
+        """
+        with anyio.move_on_after(timeout):
+            while len(self.disconnects) < count:
+                if self._disconnect_event is None:
+                    raise RuntimeError("ReplayServer is not running")
+                await self._disconnect_event.wait()
+        return len(self.disconnects) >= count
+
+    def _record_disconnect(self, path: str) -> None:
+        self.disconnects.append(path)
+        # anyio.Event cannot be cleared: wake current waiters, then replace it.
+        if self._disconnect_event is not None:
+            self._disconnect_event.set()
+        self._disconnect_event = anyio.Event()
+
+    # ----------------------------------------------------------------- serving
+
+    async def _accept_loop(
+        self, listener: anyio.abc.SocketListener, task_group: anyio.abc.TaskGroup
+    ) -> None:
+        while True:
+            try:
+                stream = await listener.accept()
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return
+            except OSError as exc:
+                # e.g. EMFILE under a huge benchmark: back off instead of dying,
+                # the pending connections stay in the backlog.
+                logger.warning("ReplayServer accept failed: %s", exc)
+                await anyio.sleep(0.01)
+                continue
+            self.connections += 1
+            task_group.start_soon(self._serve_connection, stream)
+
+    async def _serve_connection(self, stream: anyio.abc.SocketStream) -> None:
+        try:
+            async with stream:
+                await self._connection_loop(stream)
+        except _PEER_GONE:
+            pass
+        except h11.RemoteProtocolError as exc:
+            logger.debug("ReplayServer: bad request: %s", exc)
+        except Exception as exc:
+            self.errors.append(exc)
+            logger.exception("ReplayServer: connection handler failed")
+
+    async def _connection_loop(self, stream: anyio.abc.SocketStream) -> None:
+        conn = h11.Connection(h11.SERVER)
+        while True:
+            try:
+                received = await self._read_request(stream, conn)
+            except h11.RemoteProtocolError as exc:
+                await self._send_bad_request(stream, conn, exc)
+                return
+            if received is None:
+                return
+            request, body = received
+            target = request.target.decode("latin-1")
+            path, query = _split_target(target)
+            headers: dict[str, str] = {}
+            for raw_name, raw_value in request.headers:
+                name, value = raw_name.decode("latin-1"), raw_value.decode("latin-1")
+                headers[name] = f"{headers[name]}, {value}" if name in headers else value
+            self.requests.append(
+                RecordedRequest(
+                    method=request.method.decode("latin-1"),
+                    path=path,
+                    headers=headers,
+                    body=body,
+                    query=query,
+                )
+            )
+            route = self._route_for(target) or _not_found(request.method, target)
+            head_only = request.method == b"HEAD"
+            if not await self._send_response(stream, conn, route, path, head_only=head_only):
+                return
+            if conn.our_state is not h11.DONE or conn.their_state is not h11.DONE:
+                return  # h11 says MUST_CLOSE (Connection: close, HTTP/1.0, ...)
+            conn.start_next_cycle()
+
+    async def _read_request(
+        self, stream: anyio.abc.SocketStream, conn: h11.Connection
+    ) -> tuple[h11.Request, bytes] | None:
+        """Read one complete request (head and whole body); ``None`` on a clean
+        close between requests."""
+        request: h11.Request | None = None
+        body = bytearray()
+        while True:
+            event = conn.next_event()
+            if event is h11.NEED_DATA:
+                if conn.they_are_waiting_for_100_continue:
+                    await stream.send(
+                        conn.send(h11.InformationalResponse(status_code=100, headers=[]))
+                    )
+                try:
+                    data = await stream.receive(_RECEIVE_SIZE)
+                except anyio.EndOfStream:
+                    data = b""  # h11 turns this into ConnectionClosed or an error
+                conn.receive_data(data)
+            elif isinstance(event, h11.Request):
+                request = event
+            elif isinstance(event, h11.Data):
+                body += event.data
+            elif isinstance(event, h11.EndOfMessage):
+                assert request is not None
+                return request, bytes(body)
+            elif isinstance(event, h11.ConnectionClosed):
+                return None
+            else:  # PAUSED cannot happen before we respond; be safe anyway.
+                return None
+
+    async def _send_bad_request(
+        self, stream: anyio.abc.SocketStream, conn: h11.Connection, exc: h11.RemoteProtocolError
+    ) -> None:
+        if conn.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
+            return
+        body = json.dumps({"error": {"message": f"bad request: {exc}"}}).encode()
+        with contextlib.suppress(*_PEER_GONE, h11.LocalProtocolError):
+            await stream.send(
+                conn.send(
+                    h11.Response(
+                        status_code=exc.error_status_hint,
+                        reason=_reason(exc.error_status_hint),
+                        headers=[
+                            ("Content-Type", "application/json"),
+                            ("Content-Length", str(len(body))),
+                            ("Connection", "close"),
+                        ],
+                    )
+                )
+                + conn.send(h11.Data(data=body))
+                + conn.send(h11.EndOfMessage())
+            )
+
+    async def _send_response(
+        self,
+        stream: anyio.abc.SocketStream,
+        conn: h11.Connection,
+        route: _Route,
+        path: str,
+        *,
+        head_only: bool,
+    ) -> bool:
+        """Send one response; return ``False`` if the connection must be dropped
+        (cut on purpose or client gone)."""
+        await stream.send(
+            conn.send(
+                h11.Response(
+                    status_code=route.status,
+                    headers=list(route.headers),
+                    reason=_reason(route.status),
+                )
+            )
+        )
+        if head_only or route.status in (204, 304):
+            await stream.send(conn.send(h11.EndOfMessage()))
+            return True
+
+        state = _ResponseState()
+        async with anyio.create_task_group() as task_group:
+            task_group.start_soon(self._watch_peer, stream, conn, state, task_group.cancel_scope)
+            try:
+                await self._write_body(stream, conn, route, state)
+            except _PEER_GONE:
+                state.peer_gone = True
+            task_group.cancel_scope.cancel()
+
+        if state.completed:
+            return True
+        if route.cut_after is not None and not state.peer_gone:
+            return False  # deliberate cut: _serve_connection closes the socket
+        self._record_disconnect(path)
+        return False
+
+    async def _write_body(
+        self,
+        stream: anyio.abc.SocketStream,
+        conn: h11.Connection,
+        route: _Route,
+        state: _ResponseState,
+    ) -> None:
+        body = route.body
+        if route.cut_after is not None:
+            body = body[: route.cut_after]
+        size = route.chunk_size or max(len(body), 1)
+        pieces = [body[i : i + size] for i in range(0, len(body), size)]
+        for index, piece in enumerate(pieces):
+            if index and route.delay:
+                await anyio.sleep(route.delay)
+            framed = conn.send(h11.Data(data=piece))
+            if route.cut_after is None and index == len(pieces) - 1:
+                trailer = conn.send(h11.EndOfMessage())
+                if not trailer:
+                    # Content-Length framing: this last piece completes the message.
+                    state.final_send_started = True
+                    await stream.send(framed)
+                    state.completed = True
+                    return
+                await stream.send(framed)
+                state.final_send_started = True
+                await stream.send(trailer)
+                state.completed = True
+                return
+            await stream.send(framed)
+        if route.cut_after is None:  # empty body
+            state.final_send_started = True
+            trailer = conn.send(h11.EndOfMessage())
+            if trailer:
+                await stream.send(trailer)
+            state.completed = True
+
+    async def _watch_peer(
+        self,
+        stream: anyio.abc.SocketStream,
+        conn: h11.Connection,
+        state: _ResponseState,
+        writer_scope: anyio.CancelScope,
+    ) -> None:
+        """Notice a client hanging up while the body is being written.
+
+        A slow writer would otherwise only find out on its next send (and a
+        kernel send after a peer close may even succeed once), so waiting on a
+        read gives immediate, deterministic detection.  Pipelined bytes that
+        arrive meanwhile are handed to h11, which buffers them for the next
+        request cycle.
+        """
+        try:
+            while True:
+                data = await stream.receive(_RECEIVE_SIZE)
+                conn.receive_data(data)
+        except _PEER_GONE:
+            # If the last bytes were already handed to the kernel the client may
+            # have received the whole body and closed normally: not a disconnect.
+            if not state.final_send_started:
+                state.peer_gone = True
+                writer_scope.cancel()
+
+
+def _not_found(method: bytes, target: str) -> _Route:
+    message = f"ReplayServer has no route for {method.decode('latin-1')} {target}"
+    body = json.dumps({"error": {"message": message, "type": "not_found"}}).encode()
+    return _Route(
+        body=body,
+        status=404,
+        content_type="application/json",
+        headers=(("Content-Type", "application/json"),),
+        chunk_size=None,
+        delay=0.0,
+        cut_after=None,
+    )
+
+
+class ThreadedReplayServer:
+    """Synchronous handle on a :class:`ReplayServer` running in a background
+    thread (see :meth:`ReplayServer.in_thread`).
+
+    Route registration and the recorded lists are plain data shared with the
+    server thread, so they are exposed directly; only waiting needs the event
+    loop and goes through the portal.
+    """
+
+    def __init__(self, server: ReplayServer, portal: anyio.from_thread.BlockingPortal) -> None:
+        self.server = server
+        self._portal = portal
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    @property
+    def port(self) -> int:
+        return self.server.port
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        return self.server.requests
+
+    @property
+    def disconnects(self) -> list[str]:
+        return self.server.disconnects
+
+    @property
+    def errors(self) -> list[BaseException]:
+        return self.server.errors
+
+    @property
+    def connections(self) -> int:
+        return self.server.connections
+
+    def add(
+        self,
+        path: str,
+        body: bytes,
+        *,
+        status: int = 200,
+        content_type: str = "text/event-stream",
+        headers: Mapping[str, str] | None = None,
+        chunk_size: int | None = None,
+        delay: float = 0.0,
+        cut_after: int | None = None,
+    ) -> None:
+        """See :meth:`ReplayServer.add`."""
+        self.server.add(
+            path,
+            body,
+            status=status,
+            content_type=content_type,
+            headers=headers,
+            chunk_size=chunk_size,
+            delay=delay,
+            cut_after=cut_after,
+        )
+
+    def default(
+        self,
+        body: bytes,
+        *,
+        status: int = 200,
+        content_type: str = "text/event-stream",
+        headers: Mapping[str, str] | None = None,
+        chunk_size: int | None = None,
+        delay: float = 0.0,
+        cut_after: int | None = None,
+    ) -> None:
+        """See :meth:`ReplayServer.default`."""
+        self.server.default(
+            body,
+            status=status,
+            content_type=content_type,
+            headers=headers,
+            chunk_size=chunk_size,
+            delay=delay,
+            cut_after=cut_after,
+        )
+
+    def add_file(
+        self,
+        path: str,
+        file_path: str | os.PathLike[str],
+        *,
+        status: int = 200,
+        content_type: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        chunk_size: int | None = None,
+        delay: float = 0.0,
+        cut_after: int | None = None,
+    ) -> None:
+        """See :meth:`ReplayServer.add_file`."""
+        self.server.add_file(
+            path,
+            file_path,
+            status=status,
+            content_type=content_type,
+            headers=headers,
+            chunk_size=chunk_size,
+            delay=delay,
+            cut_after=cut_after,
+        )
+
+    def wait_disconnect(self, timeout: float | None = 5.0, *, count: int = 1) -> bool:
+        """Blocking version of :meth:`ReplayServer.wait_disconnect`."""
+
+        async def wait() -> bool:
+            return await self.server.wait_disconnect(timeout, count=count)
+
+        return self._portal.call(wait)
