@@ -27,6 +27,7 @@ from pydantic import BaseModel
 
 from .errors import ToolArgumentsError
 from .fragments import BytesBuffer, TextBuffer
+from .partial_json import PartialJSON
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -176,7 +177,7 @@ class ToolCallBlock(Block):
     stream cut off (e.g. at max_tokens).
     """
 
-    __slots__ = ("_input", "incomplete", "name")
+    __slots__ = ("_input", "_partial", "_partial_fed", "incomplete", "name")
     type: ClassVar[str] = "tool_call"
 
     def __init__(
@@ -191,6 +192,8 @@ class ToolCallBlock(Block):
         self.id = id or new_block_id("call")
         self.name = name
         self._input = TextBuffer(input)
+        self._partial: PartialJSON | None = None
+        self._partial_fed = 0
         self.incomplete = incomplete
         self.metadata = metadata if metadata is not None else {}
 
@@ -202,6 +205,38 @@ class ToolCallBlock(Block):
     @input.setter
     def input(self, value: str) -> None:
         self._input.replace(value)
+        self._partial = None  # the text was replaced, not extended: parse afresh
+        self._partial_fed = 0
+
+    @property
+    def partial_arguments(self) -> Any:
+        """The best-known arguments so far, cheap to read after every delta.
+
+        An incremental parser consumes only the text added since the last read,
+        so reading after every fragment costs O(total bytes) over a stream.
+        Objects and arrays appear as they open, strings may be partial, numbers
+        and literals appear only once complete, keys only once named (see
+        :class:`~streamkit.partial_json.PartialJSON`). Once the block is complete
+        the value equals ``json.loads(input)``. Invalid JSON raises
+        :class:`~streamkit.partial_json.PartialJSONError` with the offset; the
+        raw text stays in :attr:`input`. Do not mutate the returned object.
+        """
+        text = self.input
+        parser = self._partial
+        if parser is None:
+            parser = self._partial = PartialJSON()
+        if len(text) > self._partial_fed:
+            parser.feed(text[self._partial_fed:])
+            self._partial_fed = len(text)
+        return parser.value
+
+    @property
+    def partial_parser(self) -> PartialJSON:
+        """The incremental parser behind :attr:`partial_arguments` (for
+        ``is_complete(path)`` / ``open_path``), brought up to date."""
+        _ = self.partial_arguments
+        assert self._partial is not None
+        return self._partial
 
     @overload
     def arguments(self) -> Any: ...

