@@ -24,7 +24,6 @@ def test_view_grows_with_each_fragment_and_ends_equal_to_json_loads() -> None:
     assert call.partial_parser.done and call.partial_parser.is_complete(("units",))
     assert views[0] == "{}"  # '{"c' : the key is not complete yet
     assert any('"city": "Pa"' in v for v in views)  # partial strings show
-    assert not any('"days": 3' in v for v in views[:-3]) or True
     for view in views:  # numbers never appear half-typed
         loaded = json.loads(view)
         assert loaded.get("days") in (None, 3)
