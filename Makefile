@@ -3,11 +3,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck bench bench-micro clean
+.PHONY: demo test lint typecheck bench bench-foundation bench-micro clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
 
 $(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[dev,cli]'
@@ -17,8 +16,13 @@ $(VENV)/.cli-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[cli]'
 	touch $@
 
-$(VENV)/.bench-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[dev,cli,bench]'
+# The rivals of bench/ live in their own venv so they never leak into the tests' one.
+BENCH_VENV := .venv-bench
+BENCH_BIN := $(BENCH_VENV)/bin
+
+$(BENCH_VENV)/.installed: pyproject.toml
+	test -x $(BENCH_BIN)/python || $(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_BIN)/python -m pip install -q -e '.[dev,cli,bench]'
 	touch $@
 
 demo: $(VENV)/.cli-installed
@@ -33,11 +37,14 @@ typecheck: $(VENV)/.dev-installed
 test: lint typecheck
 	$(BIN)/python -m pytest -q
 
-bench: $(VENV)/.bench-installed
-	$(BIN)/python bench/compare.py
+bench: $(BENCH_VENV)/.installed
+	$(BENCH_BIN)/python bench/compare.py
 
-bench-micro: $(VENV)/.bench-installed
-	$(BIN)/python -m pytest bench/micro -q --benchmark-only -p no:cacheprovider
+bench-foundation: $(BENCH_VENV)/.installed
+	$(BENCH_BIN)/python bench/foundation.py
+
+bench-micro: $(BENCH_VENV)/.installed
+	$(BENCH_BIN)/python -m pytest bench/micro -q --benchmark-only -p no:cacheprovider
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(BENCH_VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -51,7 +51,9 @@ from .events import (
     event_to_dict,
 )
 from .merge import DeltaMismatchError, apply_delta, apply_snapshot
+from .pipeline import Pipeline, replay
 from .response import ChatResponse, FinishReason
+from .stream import Stream, SyncStream, stream
 from .usage import ChatUsage, merge_usage
 
 __version__ = "0.1.0"
@@ -78,6 +80,7 @@ __all__ = [
     "IncompleteStreamError",
     "LimitExceeded",
     "MetadataDelta",
+    "Pipeline",
     "ProtocolError",
     "ProviderError",
     "RawBlock",
@@ -85,7 +88,9 @@ __all__ = [
     "ResponseMetadata",
     "ResponseStart",
     "SignatureDelta",
+    "Stream",
     "StreamError",
+    "SyncStream",
     "TextBlock",
     "TextDelta",
     "ThinkingBlock",
@@ -103,4 +108,6 @@ __all__ = [
     "block_from_dict",
     "event_to_dict",
     "merge_usage",
+    "replay",
+    "stream",
 ]

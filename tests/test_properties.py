@@ -3,6 +3,7 @@ events and append_* calls agree, and serialisation is lossless."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from hypothesis import given, settings
@@ -36,7 +37,7 @@ def split(data: Any, cuts: list[int]) -> list[Any]:
     """``data`` cut at the given positions (sorted, clipped, duplicates allowed)."""
     points = sorted({min(max(c, 0), len(data)) for c in cuts})
     edges = [0, *points, len(data)]
-    return [data[a:b] for a, b in zip(edges, edges[1:], strict=False)]
+    return [data[a:b] for a, b in itertools.pairwise(edges)]
 
 
 @given(st.text(), st.lists(st.integers(0, 200), max_size=20))

@@ -38,18 +38,37 @@ def provider_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def get_parser(name: str = "auto", **options: Any) -> Parser:
-    """A fresh parser for ``name`` (see :func:`provider_names`); ``options``
-    go to the parser (e.g. ``audio_media_type`` for OpenAI audio)."""
+def _entry(name: str) -> tuple[str, str, dict[str, Any]]:
     try:
-        module_name, class_name, fixed = _REGISTRY[name.lower()]
+        return _REGISTRY[name.lower()]
     except KeyError:
         raise ValueError(
             f"unknown provider {name!r}; known: {', '.join(provider_names())}"
         ) from None
+
+
+def parser_class(name: str) -> type[Parser]:
+    """The parser class registered under ``name``."""
+    module_name, class_name, _ = _entry(name)
     module = importlib.import_module(f"{__name__}.{module_name}")
-    parser: Parser = getattr(module, class_name)(**{**fixed, **options})
+    cls: type[Parser] = getattr(module, class_name)
+    return cls
+
+
+def get_parser(name: str = "auto", **options: Any) -> Parser:
+    """A fresh parser for ``name`` (see :func:`provider_names`); ``options``
+    go to the parser (e.g. ``audio_media_type`` for OpenAI audio)."""
+    fixed = _entry(name)[2]
+    parser: Parser = parser_class(name)(**{**fixed, **options})
     return parser
 
 
-__all__ = ["OPENAI_COMPATIBLE", "Framing", "Parser", "decode_json", "get_parser", "provider_names"]
+__all__ = [
+    "OPENAI_COMPATIBLE",
+    "Framing",
+    "Parser",
+    "decode_json",
+    "get_parser",
+    "parser_class",
+    "provider_names",
+]

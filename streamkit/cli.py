@@ -1,0 +1,248 @@
+"""``python -m streamkit demo`` and ``python -m streamkit replay FILE``.
+
+The demo starts a :class:`~streamkit.testing.ReplayServer` in-process, streams a
+bundled recorded conversation over real HTTP (thinking, text, a tool call,
+then spoken audio) and renders every block live as it arrives: with ``rich``
+on a terminal, as plain lines otherwise. ``replay`` prints the normalised
+events of any recorded stream and the final response.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any, TextIO
+
+import anyio
+import httpx
+
+from .blocks import Block, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from .events import BlockDelta, BlockEnd, BlockStart, Event, event_to_dict
+from .pipeline import replay
+from .response import ChatResponse
+from .stream import Stream, stream
+from .testing import ReplayServer, load_recording
+
+DEMO_TURNS = (
+    ("thinking-signature.sse", "anthropic", "Claude thinks, then answers"),
+    ("tool-use.sse", "anthropic", "Claude calls a tool"),
+    ("openai-chat-audio.sse", "openai", "GPT speaks (24 kHz PCM audio)"),
+)
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def _block_line(block: Block, width: int = 100) -> tuple[str, str]:
+    """(style, text) describing a block's current state in one line or more."""
+    if isinstance(block, ThinkingBlock):
+        body = block.thinking or ("[redacted]" if block.redacted else "")
+        sig = " [signed]" if block.signature else ""
+        return "dim italic", f"thinking{sig}: {body}"
+    if isinstance(block, TextBlock):
+        return ("red" if block.refusal else ""), block.text
+    if isinstance(block, ToolCallBlock):
+        return "cyan", f"tool call {block.name}({block.input})"
+    if isinstance(block, DataBlock):
+        seconds = block.duration
+        got = f"{seconds:.2f} s of audio" if seconds is not None else f"{len(block.data)} bytes"
+        transcript = f" — “{block.transcript}”" if block.transcript else ""
+        return "magenta", f"audio {block.media_type}: {got} received{transcript}"
+    return "yellow", f"{block.type} block"
+
+
+def summarise(response: ChatResponse) -> list[str]:
+    """A few lines about a final response: blocks, usage, finish reason."""
+    lines = [f"blocks: {', '.join(b.type for b in response.content) or 'none'}"]
+    usage = response.usage
+    if usage is not None:
+        known = {k: v for k, v in usage.to_dict().items()
+                 if k.endswith("tokens") and v is not None}
+        lines.append("usage: " + ", ".join(f"{k}={v}" for k, v in known.items()))
+    lines.append(f"finish: {response.finished_reason} (provider said {response.stop_reason!r}"
+                 f"{'' if response.terminated else ', no terminator seen'})")
+    return lines
+
+
+class PlainRenderer:
+    """Line-oriented output for pipes and logs: no cursor movement, no colour."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self._audio_printed = 0
+
+    def title(self, text: str) -> None:
+        self.out.write(f"\n== {text} ==\n")
+
+    def event(self, event: Event) -> None:
+        if isinstance(event, BlockStart):
+            self.out.write(f"[{event.block.type}] ")
+        elif isinstance(event, BlockDelta) and event.block is not None:
+            delta = event.delta
+            text = getattr(delta, "text", None) or getattr(delta, "thinking", None) \
+                or getattr(delta, "partial_json", None)
+            if text and type(delta).__name__ != "TranscriptDelta":
+                self.out.write(text)
+        elif isinstance(event, BlockEnd) and event.block is not None:
+            if isinstance(event.block, DataBlock):
+                self.out.write(_block_line(event.block)[1])
+            self.out.write("\n")
+        self.out.flush()
+
+    def finish(self, response: ChatResponse, wav: Path | None) -> None:
+        for line in summarise(response):
+            self.out.write(f"  {line}\n")
+        if wav is not None:
+            self.out.write(f"  audio written to {wav}\n")
+
+
+class RichRenderer:
+    """Live terminal rendering with rich: every block redrawn as it grows."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+
+        self.console = Console()
+        self._live: Any = None
+        self._blocks: list[Block] = []
+
+    def title(self, text: str) -> None:
+        from rich.live import Live
+
+        self._stop()
+        self.console.rule(f"[bold]{text}")
+        self._blocks = []
+        self._live = Live(self._render(), console=self.console, refresh_per_second=20,
+                          transient=False)
+        self._live.start()
+
+    def _render(self) -> Any:
+        from rich.console import Group
+        from rich.text import Text
+
+        return Group(*(Text(line, style=style)
+                       for style, line in (_block_line(b) for b in self._blocks)))
+
+    def event(self, event: Event) -> None:
+        if isinstance(event, BlockStart):
+            self._blocks.append(event.block)
+        if isinstance(event, (BlockStart, BlockDelta, BlockEnd)) and self._live is not None:
+            self._live.update(self._render())
+
+    def _stop(self) -> None:
+        if self._live is not None:
+            self._live.update(self._render(), refresh=True)
+            self._live.stop()
+            self._live = None
+
+    def finish(self, response: ChatResponse, wav: Path | None) -> None:
+        self._stop()
+        for line in summarise(response):
+            self.console.print(f"  {line}", style="green")
+        if wav is not None:
+            self.console.print(f"  audio written to {wav}", style="bold green")
+
+
+def _renderer(plain: bool) -> PlainRenderer | RichRenderer:
+    if not plain and sys.stdout.isatty():
+        try:
+            return RichRenderer()
+        except ImportError:
+            pass
+    return PlainRenderer(sys.stdout)
+
+
+# ---------------------------------------------------------------- demo
+
+
+async def run_demo(*, plain: bool = False, delay: float = 0.004, chunk_size: int = 64,
+                   wav_dir: Path | None = None) -> list[ChatResponse]:
+    """Stream the bundled conversation over real HTTP and render it live."""
+    renderer = _renderer(plain)
+    data = resources.files("streamkit") / "demo_data"
+    finals: list[ChatResponse] = []
+    async with ReplayServer() as server, httpx.AsyncClient(base_url=server.url) as client:
+        for number, (name, provider, title) in enumerate(DEMO_TURNS, 1):
+            body, content_type = load_recording(Path(str(data / name)))
+            size = chunk_size if "audio" not in name else chunk_size * 64
+            server.add(f"/turn/{number}", body, content_type=content_type, chunk_size=size,
+                       delay=delay)
+            renderer.title(f"turn {number}: {title} ({provider}, {len(body):,} bytes)")
+            async with client.stream("POST", f"/turn/{number}", json={"turn": number}) as http:
+                events: Stream = stream(http, provider)
+                async with events:
+                    async for item in events:
+                        if not isinstance(item, ChatResponse):
+                            renderer.event(item)
+                    final = events.response
+            wav = _write_audio(final, wav_dir or Path.cwd())
+            renderer.finish(final, wav)
+            finals.append(final)
+    return finals
+
+
+def _write_audio(response: ChatResponse, directory: Path) -> Path | None:
+    for block in response.data_blocks:
+        if block.is_pcm and block.data:
+            path = directory / "demo-audio.wav"
+            path.write_bytes(block.to_wav())
+            return path
+    return None
+
+
+# ---------------------------------------------------------------- replay
+
+
+def run_replay(path: Path, provider: str, as_json: bool, out: TextIO) -> ChatResponse:
+    """Print the normalised events of a recorded stream, then the final response."""
+    body, _ = load_recording(path) if path.suffix != ".txt" else (path.read_bytes(), "")
+    events, final = replay(body, provider)
+    for event in events:
+        if as_json:
+            out.write(json.dumps(event_to_dict(event), default=str) + "\n")
+        else:
+            out.write(_event_line(event) + "\n")
+    if as_json:
+        out.write(final.to_json().decode() + "\n")
+    else:
+        out.write("final response:\n")
+        for line in summarise(final):
+            out.write(f"  {line}\n")
+        for block in final.content:
+            out.write(f"  - {_block_line(block)[1][:300]}\n")
+    return final
+
+
+def _event_line(event: Event) -> str:
+    fields = event_to_dict(event)
+    kind = fields.pop("type")
+    fields.pop("block", None)
+    text = json.dumps(fields, default=str)
+    return f"{kind:<18} {text[:200]}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m streamkit``."""
+    parser = argparse.ArgumentParser(prog="python -m streamkit", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    demo = sub.add_parser("demo", help="stream a recorded conversation over real HTTP, live")
+    demo.add_argument("--plain", action="store_true", help="plain lines, no live rendering")
+    demo.add_argument("--delay", type=float, default=0.004, help="seconds between chunks")
+    demo.add_argument("--wav-dir", type=Path, default=None, help="where to write the audio")
+    rep = sub.add_parser("replay", help="print the normalised events of a recorded stream")
+    rep.add_argument("file", type=Path)
+    rep.add_argument("--provider", default="auto")
+    rep.add_argument("--json", action="store_true", help="JSON lines")
+    args = parser.parse_args(argv)
+    if args.command == "demo":
+        started = time.perf_counter()
+        anyio.run(lambda: run_demo(plain=args.plain, delay=args.delay, wav_dir=args.wav_dir))
+        print(f"\ndemo finished in {time.perf_counter() - started:.1f} s")
+        return 0
+    run_replay(args.file, args.provider, args.json, sys.stdout)
+    return 0

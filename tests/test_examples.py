@@ -1,0 +1,41 @@
+"""Every example runs and prints what it promises, so the examples never rot."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).parent.parent
+AUDIO_SHA256 = "4cd1edd3d9c943ae1156b41d4fe25dc1f56dd32b1296afcddf5a1e8d719b8cee"
+
+
+def run(name: str, *args: str, cwd: Path = ROOT) -> str:
+    done = subprocess.run([sys.executable, str(ROOT / "examples" / name), *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_accumulate_by_hand() -> None:
+    out = run("accumulate_by_hand.py")
+    assert "arguments: {'city': 'Paris'}" in out
+    assert "round trip equal: True" in out
+    assert "signature='sig-abc'" in out
+
+
+def test_consume_stream() -> None:
+    out = run("consume_stream.py")
+    assert "[tool_use starts]" not in out and "[tool_call starts]" in out
+    assert "final: tool_calls" in out
+    assert "run get_weather with {'location': 'Paris'}" in out
+
+
+def test_collect_audio(tmp_path: Path) -> None:
+    wav = tmp_path / "a.wav"
+    out = run("collect_audio.py", str(wav))
+    assert f"sha256 {AUDIO_SHA256}" in out
+    assert "Hello from stream kit." in out
+    data = wav.read_bytes()
+    assert data[:4] == b"RIFF" and hashlib.sha256(data[44:]).hexdigest() == AUDIO_SHA256

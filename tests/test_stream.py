@@ -1,0 +1,336 @@
+"""streamkit.stream over real sockets: every format end to end, both anyio
+backends, cancellation, broken transports, HTTP errors, limits, sync twin."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+import streamkit
+from streamkit import (
+    BlockDelta,
+    ChatResponse,
+    FinishReason,
+    IncompleteStreamError,
+    LimitExceeded,
+    ProtocolError,
+    ProviderError,
+    TextDelta,
+    replay,
+)
+from streamkit.testing import ReplayServer, load_recording
+
+FIXTURES = Path(__file__).parent / "fixtures"
+ALL_RECORDINGS = sorted(
+    p for p in FIXTURES.rglob("*")
+    if p.suffix in (".sse", ".ndjson") or p.name.endswith(".chunks.jsonl")
+    if "edge" not in p.parts
+)
+# (file, provider name auto-detection must find)
+FORMATS = [
+    ("openai-chat/text-with-usage-chunk.sse", "openai-chat"),
+    ("openai-responses/text.sse", "openai-responses"),
+    ("anthropic/text-basic.sse", "anthropic"),
+    ("gemini/text.sse", "gemini"),
+    ("openai-compatible/qwen-dashscope-tool-call.chunks.jsonl", "openai-chat"),
+]
+OPENAI_TEXT = FIXTURES / "openai-chat/text-with-usage-chunk.sse"
+
+
+@pytest.fixture(params=["asyncio", "trio"])
+def anyio_backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def openai_expected_text(path: Path) -> str:
+    """The text of an OpenAI Chat recording, read straight from its JSON."""
+    parts = []
+    for line in path.read_text().splitlines():
+        if line.startswith("data: {"):
+            for choice in json.loads(line[6:])["choices"]:
+                parts.append(choice["delta"].get("content") or "")
+    return "".join(parts)
+
+
+async def collect(http: httpx.Response, **options: Any) -> tuple[list[Any], streamkit.Stream]:
+    s = streamkit.stream(http, **options)
+    items = [item async for item in s]
+    return items, s
+
+
+GENERATED_ID = re.compile(r"^[a-z_]+_[0-9a-f]{24}$")
+
+
+def comparable(response: ChatResponse) -> dict[str, Any]:
+    """The response as a dict without the ids streamkit generates at random."""
+    d = response.to_dict()
+    for key in ("id", "created_at"):
+        d.pop(key)
+    for block in d["content"]:
+        if GENERATED_ID.match(block["id"]):
+            block.pop("id")
+    return d
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("name", "provider"), FORMATS)
+async def test_every_format_end_to_end_over_real_http(name: str, provider: str) -> None:
+    body, content_type = load_recording(FIXTURES / name)
+    _, expected = replay(body, provider)
+    async with ReplayServer() as server, httpx.AsyncClient() as client:
+        server.add("/v1/stream", body, content_type=content_type, chunk_size=97)
+        async with client.stream("POST", server.url + "/v1/stream", json={"stream": True}) as http:
+            items, s = await collect(http)
+    final = items[-1]
+    assert isinstance(final, ChatResponse) and final.is_last
+    assert s.provider == provider
+    assert comparable(final) == comparable(expected)
+    assert final.content, "every one of these recordings has content"
+    assert server.requests[0].json() == {"stream": True}
+
+
+@pytest.mark.anyio
+async def test_openai_text_and_text_stream() -> None:
+    body, content_type = load_recording(OPENAI_TEXT)
+    async with ReplayServer() as server, httpx.AsyncClient() as client:
+        server.add("/s", body, content_type=content_type, chunk_size=13)
+        async with client.stream("POST", server.url + "/s") as http:
+            s = streamkit.stream(http, "openai")
+            texts = [t async for t in s.text_stream]
+    assert "".join(texts) == openai_expected_text(OPENAI_TEXT) == s.response.text
+    assert s.response.usage is not None and s.response.usage.total_tokens == 44
+    assert s.response.finished_reason is FinishReason.STOP and s.response.terminated
+
+
+@pytest.mark.anyio
+async def test_final_drains_and_returns_the_response() -> None:
+    body, content_type = load_recording(FIXTURES / "anthropic/text-basic.sse")
+    async with ReplayServer() as server, httpx.AsyncClient() as client:
+        server.add("/s", body, content_type=content_type, chunk_size=5)
+        async with client.stream("POST", server.url + "/s") as http:
+            final = await streamkit.stream(http).final()
+    assert final.text == "Hello there!" and final.is_last
+    assert final.usage is not None and final.usage.output_tokens == 6
+
+
+@pytest.mark.parametrize("path", ALL_RECORDINGS, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_one_byte_chunks_equal_one_chunk(path: Path) -> None:
+    body, _ = load_recording(path)
+    events_whole, whole = replay(body)
+    events_bytes, by_byte = replay([body[i:i + 1] for i in range(len(body))])
+    assert comparable(whole) == comparable(by_byte)
+    assert [type(e).__name__ for e in events_whole] == [type(e).__name__ for e in events_bytes]
+
+
+async def _slow_server(server: ReplayServer, path: str = "/slow") -> None:
+    body, content_type = load_recording(OPENAI_TEXT)
+    server.add(path, body * 1, content_type=content_type, chunk_size=40, delay=0.05)
+
+
+@pytest.mark.anyio
+async def test_break_closes_the_response_at_once() -> None:
+    async with ReplayServer() as server, httpx.AsyncClient() as client:
+        await _slow_server(server)
+        async with client.stream("POST", server.url + "/slow") as http, \
+                streamkit.stream(http) as s:
+            async for item in s:
+                if isinstance(item, BlockDelta):
+                    break
+        assert await server.wait_disconnect(timeout=5)
+    assert s.response.finished_reason is FinishReason.INTERRUPTED
+    assert s.response.content  # what arrived is kept
+
+
+@pytest.mark.anyio
+async def test_cancel_scope_timeout_keeps_the_partial() -> None:
+    async with ReplayServer() as server, httpx.AsyncClient() as client:
+        await _slow_server(server)
+        async with client.stream("POST", server.url + "/slow") as http:
+            s = streamkit.stream(http)
+            with anyio.move_on_after(1.5):
+                async for _ in s:
+                    pass
+            await s.aclose()
+        assert await server.wait_disconnect(timeout=5)
+    assert s.response.finished_reason is FinishReason.INTERRUPTED
+    assert 0 < len(s.response.text) < len(openai_expected_text(OPENAI_TEXT))
+
+
+@pytest.mark.anyio
+async def test_connection_cut_mid_event_raises_incomplete_with_partial() -> None:
+    body, content_type = load_recording(OPENAI_TEXT)
+    cut = body.index(b"data:", len(body) // 2) + 30  # inside an event
+    async with ReplayServer() as server, httpx.AsyncClient() as client:
+        server.add("/cut", body, content_type=content_type, chunk_size=50, cut_after=cut)
+        async with client.stream("POST", server.url + "/cut") as http:
+            s = streamkit.stream(http)
+            with pytest.raises(IncompleteStreamError) as info:
+                async for _ in s:
+                    pass
+    partial = info.value.partial
+    assert partial is s.response and partial.finished_reason is FinishReason.INTERRUPTED
+    assert partial.text and openai_expected_text(OPENAI_TEXT).startswith(partial.text)
+    assert not partial.is_last
+
+
+@pytest.mark.anyio
+async def test_on_error_return_ends_with_the_partial() -> None:
+    body, content_type = load_recording(OPENAI_TEXT)
+    async with ReplayServer() as server, httpx.AsyncClient() as client:
+        server.add("/cut", body, content_type=content_type, chunk_size=50, cut_after=len(body) // 2)
+        async with client.stream("POST", server.url + "/cut") as http:
+            items, s = await collect(http, on_error="return")
+    assert isinstance(items[-1], ChatResponse) and items[-1] is s.response
+    assert isinstance(s.error, IncompleteStreamError)
+    assert items[-1].finished_reason is FinishReason.INTERRUPTED and items[-1].text
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("status", [429, 500])
+async def test_http_error_status_is_a_provider_error(status: int) -> None:
+    error = {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit"}}
+    async with ReplayServer() as server, httpx.AsyncClient() as client:
+        server.add("/e", json.dumps(error).encode(), status=status,
+                   content_type="application/json")
+        async with client.stream("POST", server.url + "/e") as http:
+            with pytest.raises(ProviderError) as info:
+                await streamkit.stream(http).final()
+    exc = info.value
+    assert (exc.status, exc.code, exc.message, exc.error_type) == (
+        status, "rate_limit", "Rate limit reached", "requests")
+    assert exc.raw == error and exc.partial is not None and exc.partial.content == []
+
+
+@pytest.mark.anyio
+async def test_json_body_instead_of_a_stream() -> None:
+    async with ReplayServer() as server, httpx.AsyncClient() as client:
+        server.add("/j", b'{"id": "chatcmpl-1", "object": "chat.completion"}',
+                   content_type="application/json")
+        server.add("/g", b'[{"error": {"code": 400, "message": "bad key", "status": '
+                   b'"INVALID_ARGUMENT"}}]', content_type="application/json")
+        async with client.stream("POST", server.url + "/j") as http:
+            with pytest.raises(ProtocolError, match="expected a streamed response"):
+                await streamkit.stream(http).final()
+        async with client.stream("POST", server.url + "/g") as http:
+            with pytest.raises(ProviderError) as info:
+                await streamkit.stream(http).final()
+    assert (info.value.code, info.value.error_type) == ("400", "INVALID_ARGUMENT")
+
+
+@pytest.mark.anyio
+async def test_oversized_event_is_limit_exceeded_with_partial() -> None:
+    first = b'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,' \
+            b'"delta":{"content":"kept"}}]}\n\n'
+    huge = b"data: " + b"x" * 5000 + b"\n\n"
+    async with ReplayServer() as server, httpx.AsyncClient() as client:
+        server.add("/big", first + huge, chunk_size=512)
+        async with client.stream("POST", server.url + "/big") as http:
+            with pytest.raises(LimitExceeded) as info:
+                await streamkit.stream(http, max_event_bytes=1024).final()
+    assert info.value.limit == "max_event_bytes" and info.value.value == 1024
+    assert info.value.partial is not None and info.value.partial.text == "kept"
+
+
+@pytest.mark.anyio
+async def test_stream_without_terminator_ends_normally() -> None:
+    body, content_type = load_recording(OPENAI_TEXT)
+    cut = body.index(b'"finish_reason":"stop"')
+    cut = body.rindex(b"data:", 0, cut)
+    async with ReplayServer() as server, httpx.AsyncClient() as client:
+        server.add("/n", body[:cut], content_type=content_type, chunk_size=64)
+        async with client.stream("POST", server.url + "/n") as http:
+            final = await streamkit.stream(http).final()
+    assert final.is_last and not final.terminated
+    assert final.finished_reason is FinishReason.UNKNOWN
+    assert final.text == openai_expected_text(OPENAI_TEXT)
+
+
+def test_sync_client_and_sync_stream() -> None:
+    body, content_type = load_recording(FIXTURES / "anthropic/text-basic.sse")
+    with ReplayServer.in_thread() as server, httpx.Client() as client:
+        server.add("/s", body, content_type=content_type, chunk_size=11)
+        with client.stream("POST", server.url + "/s") as http, streamkit.stream(http) as s:
+            items = list(s)
+    assert isinstance(s, streamkit.SyncStream)
+    assert isinstance(items[-1], ChatResponse) and items[-1].text == "Hello there!"
+    assert [t for t in (i.delta.text for i in items if isinstance(i, BlockDelta)
+                        and isinstance(i.delta, TextDelta))] == ["Hello", " there", "!"]
+
+
+def test_sync_break_closes_the_response() -> None:
+    body, content_type = load_recording(OPENAI_TEXT)
+    with ReplayServer.in_thread() as server, httpx.Client() as client:
+        server.add("/slow", body, content_type=content_type, chunk_size=40, delay=0.05)
+        with client.stream("POST", server.url + "/slow") as http, streamkit.stream(http) as s:
+            for item in s:
+                if isinstance(item, BlockDelta):
+                    break
+        assert server.wait_disconnect(timeout=5)
+    assert s.response.finished_reason is FinishReason.INTERRUPTED
+
+
+@pytest.mark.anyio
+async def test_async_byte_iterator_and_no_read_ahead() -> None:
+    body, _ = load_recording(FIXTURES / "anthropic/text-basic.sse")
+    pieces = body.split(b"\n\n")
+    chunks = [p + b"\n\n" for p in pieces if p]
+    pulled = 0
+
+    async def source() -> AsyncIterator[bytes]:
+        nonlocal pulled
+        for chunk in chunks:
+            pulled += 1
+            yield chunk
+
+    s = streamkit.stream(source())
+    async for item in s:
+        if isinstance(item, BlockDelta):
+            # the first text delta is in the 4th event; nothing beyond it was read
+            assert pulled == 4
+            break
+    await s.aclose()
+    assert s.response.text == "Hello"
+
+
+def test_httpx_sse_events_are_a_source() -> None:
+    from httpx_sse import ServerSentEvent
+
+    body, _ = load_recording(FIXTURES / "anthropic/text-basic.sse")
+    events: list[ServerSentEvent] = []
+    for block in body.decode().split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
+        if "data" in lines:
+            events.append(ServerSentEvent(event=lines.get("event", "message"),
+                                          data=lines["data"]))
+    final = streamkit.stream(iter(events)).final()
+    assert final.text == "Hello there!" and final.terminated
+
+
+def test_sync_byte_iterator_transport_error_is_incomplete() -> None:
+    body, _ = load_recording(OPENAI_TEXT)
+
+    def source() -> Iterator[bytes]:
+        yield body[: len(body) // 2]
+        raise ConnectionResetError("peer reset")
+
+    s = streamkit.stream(source())
+    with pytest.raises(IncompleteStreamError, match="ConnectionResetError") as info:
+        s.final()
+    assert info.value.partial is not None and info.value.partial.text
+    assert info.value.partial.finished_reason is FinishReason.INTERRUPTED
+
+
+def test_in_stream_provider_error_raises_after_everything_is_applied() -> None:
+    body, _ = load_recording(FIXTURES / "openai-responses/error-then-failed.chunks.jsonl")
+    s = streamkit.stream(iter([body]))
+    with pytest.raises(ProviderError) as info:
+        s.final()
+    assert info.value.partial is s.response
+    assert s.response.finished_reason is FinishReason.ERROR
