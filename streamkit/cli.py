@@ -81,7 +81,8 @@ class PlainRenderer:
 
     def event(self, event: Event) -> None:
         if isinstance(event, BlockStart):
-            self.out.write(f"[{event.block.type}] ")
+            name = getattr(event.block, "name", None)
+            self.out.write(f"[{event.block.type}{' ' + name if name else ''}] ")
         elif isinstance(event, BlockDelta) and event.block is not None:
             delta = event.delta
             text = getattr(delta, "text", None) or getattr(delta, "thinking", None) \
