@@ -152,7 +152,9 @@ class Accumulator:
         state = self._choice(event.choice)
         response = state.response
         reason = FinishReason.parse(event.finish_reason)
-        if reason is not None:
+        if response.finished_reason is FinishReason.ERROR:
+            pass  # an in-stream error stays the reason, whatever end follows it
+        elif reason is not None:
             response.finished_reason = reason
         elif response.finished_reason is None:
             response.finished_reason = FinishReason.UNKNOWN

@@ -129,3 +129,18 @@ def test_unknown_finish_word_becomes_unknown_and_raw_is_kept() -> None:
     r = acc.response
     assert r.finished_reason is FinishReason.UNKNOWN and r.stop_reason == "weird"
     assert not r.terminated
+
+
+def test_an_error_stays_the_finish_reason_after_a_later_end() -> None:
+    acc = Accumulator()
+    acc.apply(ErrorEvent(message="overloaded"))
+    acc.apply(ResponseEnd(finish_reason="unknown", terminated=False))
+    assert acc.response.finished_reason is FinishReason.ERROR and acc.response.is_last
+
+
+def test_truncated_json_payload_reports_its_end_as_offset() -> None:
+    from streamkit.providers import decode_json
+
+    with pytest.raises(ProtocolError) as info:
+        decode_json(b'{"type": "message_st', "message_start")
+    assert info.value.offset == 20 and info.value.event == "message_start"

@@ -53,6 +53,8 @@ def decode_json(data: bytes | str, event: str | None = None) -> Any:
     except msgspec.DecodeError as exc:
         match = _BYTE_OFFSET.search(str(exc))
         offset = int(match.group(1)) if match else None
+        if offset is None and "truncated" in str(exc):
+            offset = len(data)  # the payload ended inside a value
         raw = data if isinstance(data, str) else bytes(data)
         shown = raw[:200]
         raise ProtocolError(
