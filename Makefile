@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck bench bench-foundation bench-micro clean
+.PHONY: demo test lint typecheck bench bench-foundation bench-partial bench-sse bench-micro clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,12 @@ bench: $(BENCH_VENV)/.installed
 
 bench-foundation: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/foundation.py
+
+bench-partial: $(BENCH_VENV)/.installed
+	$(BENCH_BIN)/python bench/partial_args.py
+
+bench-sse: $(BENCH_VENV)/.installed
+	$(BENCH_BIN)/python bench/sse_decoders.py
 
 bench-micro: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python -m pytest bench/micro -q --benchmark-only -p no:cacheprovider

@@ -40,6 +40,8 @@ FORMATS = [
     ("anthropic/text-basic.sse", "anthropic"),
     ("gemini/text.sse", "gemini"),
     ("openai-compatible/qwen-dashscope-tool-call.chunks.jsonl", "openai-chat"),
+    ("edge/ollama-chat-thinking-tools.ndjson", "ollama"),
+    ("ollama/docs-generate-midstream-error.ndjson", "ollama"),
 ]
 OPENAI_TEXT = FIXTURES / "openai-chat/text-with-usage-chunk.sse"
 
@@ -87,9 +89,10 @@ async def test_every_format_end_to_end_over_real_http(name: str, provider: str) 
     async with ReplayServer() as server, httpx.AsyncClient() as client:
         server.add("/v1/stream", body, content_type=content_type, chunk_size=97)
         async with client.stream("POST", server.url + "/v1/stream", json={"stream": True}) as http:
-            items, s = await collect(http)
+            items, s = await collect(http, on_error="return")  # the Ollama doc ends in an error
     final = items[-1]
-    assert isinstance(final, ChatResponse) and final.is_last
+    assert isinstance(final, ChatResponse) and final.is_last  # the body was read to its end
+    assert s.error is None or isinstance(s.error, ProviderError)
     assert s.provider == provider
     assert comparable(final) == comparable(expected)
     assert final.content, "every one of these recordings has content"
@@ -334,3 +337,14 @@ def test_in_stream_provider_error_raises_after_everything_is_applied() -> None:
         s.final()
     assert info.value.partial is s.response
     assert s.response.finished_reason is FinishReason.ERROR
+
+
+@pytest.mark.anyio
+async def test_httpx2_response_is_a_source() -> None:
+    httpx2 = pytest.importorskip("httpx2")
+    body, content_type = load_recording(FIXTURES / "anthropic/text-basic.sse")
+    async with ReplayServer() as server, httpx2.AsyncClient() as client:
+        server.add("/s", body, content_type=content_type, chunk_size=16)
+        async with client.stream("POST", server.url + "/s") as http:
+            final = await streamkit.stream(http).final()
+    assert final.text == "Hello there!" and final.terminated
