@@ -12,6 +12,8 @@ jiter; 12 KB -> 200 KB in ~4-byte fragments grows at most ~24x.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import random
 import sys
@@ -29,8 +31,8 @@ from streamkit import ChatResponse
 def make_doc(target: int, seed: int = 1) -> dict[str, Any]:
     """A realistic tool document (a file edit plan) of about ``target`` bytes."""
     rnd = random.Random(seed)
-    words = ("the quick brown fox jumps over lazy dog résumé naïve 東京 line\nbreak "
-             '"quoted" tab\there').split(" ")
+    words = ["the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "résumé", "naïve",
+             "東京", "line\nbreak", '"quoted"', "tab\there"]
 
     def sentence(n: int) -> str:
         return " ".join(rnd.choice(words) for _ in range(n))
@@ -54,7 +56,7 @@ def fragments(text: str, *, count: int | None = None, size: int | None = None) -
         assert size is not None
         cuts = list(range(size, len(text), size))
     edges = [0, *cuts, len(text)]
-    return [text[a:b] for a, b in zip(edges, edges[1:], strict=False)]
+    return [text[a:b] for a, b in itertools.pairwise(edges)]
 
 
 def streamkit_view(frags: list[str]) -> Callable[[], object]:
@@ -89,10 +91,8 @@ def pjp_view(frags: list[str]) -> Callable[[], object]:
         view: Any = None
         for fragment in frags:
             buf += fragment
-            try:
+            with contextlib.suppress(Exception):  # it rejects some prefixes: keep the last view
                 view = loads(buf)
-            except Exception:  # it rejects some prefixes; a UI would keep the last view
-                pass
         return view
     return run
 
