@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .blocks import Base64Source, Block, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from .blocks import (
+    Base64Source,
+    Block,
+    DataBlock,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+)
 from .events import (
     CitationDelta,
     DataDelta,
@@ -107,7 +115,8 @@ def apply_snapshot(block: Block, snapshot: Block) -> None:
     the deltas already gave everything, nothing changes. Grown fields are
     replaced only when the snapshot holds more, so a snapshot can never erase
     streamed content. Set-once fields (name, signature, opaque data) are filled
-    when still empty; metadata keys the block lacks are added.
+    when still empty; metadata keys the block lacks are added. A raw item's
+    ``data`` takes the snapshot's values key by key (it has no deltas).
     """
     for key, value in snapshot.metadata.items():
         block.metadata.setdefault(key, value)
@@ -132,3 +141,8 @@ def apply_snapshot(block: Block, snapshot: Block) -> None:
             block.source.replace(snapshot.data)
         if len(snapshot.transcript) > len(block.transcript):
             block.transcript = snapshot.transcript
+    elif isinstance(block, RawBlock) and isinstance(snapshot, RawBlock):
+        # A raw provider item never gets deltas: its final state (an OpenAI Responses
+        # web search's status, action and sources) arrives whole in the snapshot and
+        # updates the item key by key; keys only the block has stay.
+        block.data.update(snapshot.data)
