@@ -348,3 +348,25 @@ async def test_httpx2_response_is_a_source() -> None:
         async with client.stream("POST", server.url + "/s") as http:
             final = await streamkit.stream(http).final()
     assert final.text == "Hello there!" and final.terminated
+
+
+def test_n2_choices_are_all_reachable() -> None:
+    body = (FIXTURES / "edge/openai-chat-n2-choices.sse").read_bytes()
+    s = streamkit.stream(iter([body]))
+    final = s.final()
+    assert len(s.choices) == 2 and s.choices[0] is final
+    assert all(c.text for c in s.choices) and s.choices[0].text != s.choices[1].text
+
+
+@pytest.mark.parametrize("body", [
+    b'{\n  "error": {\n    "code": 429,\n    "message": "Resource exhausted",\n'
+    b'    "status": "RESOURCE_EXHAUSTED"\n  }\n}\n',
+    b'[{\n  "error": {\n    "code": 429,\n    "message": "Resource exhausted",\n'
+    b'    "status": "RESOURCE_EXHAUSTED"\n  }\n}\n]\n',
+])
+def test_raw_json_error_body_in_a_stream_is_a_provider_error(body: bytes) -> None:
+    chunks = [body[i:i + 9] for i in range(0, len(body), 9)]
+    with pytest.raises(ProviderError) as info:
+        streamkit.stream(iter(chunks)).final()
+    assert info.value.message == "Resource exhausted"
+    assert (info.value.code, info.value.error_type) == ("429", "RESOURCE_EXHAUSTED")

@@ -46,6 +46,8 @@ def detect_provider(payload: Any, event: str | None = None) -> str | None:
 
 
 def _error_event(payload: Any) -> ErrorEvent | None:
+    if isinstance(payload, list) and len(payload) == 1:
+        payload = payload[0]  # Gemini wraps the error of a non-SSE call in an array
     if not isinstance(payload, dict) or "error" not in payload:
         return None
     error = payload["error"]
