@@ -33,7 +33,7 @@ from .errors import IncompleteStreamError, ProtocolError, ProviderError, StreamE
 from .events import BlockDelta, Event, TextDelta
 from .pipeline import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_TOTAL_BYTES, Pipeline
 from .providers import Parser
-from .response import ChatResponse
+from .response import ChatResponse, FinishReason
 
 OnError = Literal["raise", "return"]
 StreamItem = Event | ChatResponse
@@ -139,7 +139,10 @@ class _Driver:
                 f"{type(exc).__name__}: {exc}"
             )
             error.__cause__ = exc
-        if isinstance(error, IncompleteStreamError):
+        if isinstance(error, ProviderError):
+            for response in self.pipeline.responses:
+                response.finished_reason = response.finished_reason or FinishReason.ERROR
+        else:  # the transport broke, or we stopped a malformed or oversized stream
             self.interrupt()
         self.finished = True
         error.partial = self.pipeline.response
@@ -259,12 +262,12 @@ class Stream(_BaseStream):
                 if driver.on_error == "raise":
                     raise error from (exc if error is not exc else None)
             yield driver.pipeline.response
-        finally:
+        finally:  # drained, failed, closed early or cancelled: release the response now
             if not driver.finished:
                 driver.interrupt()
                 driver.finished = True
-                with anyio.CancelScope(shield=True):
-                    await _aclose_source(self._source)
+            with anyio.CancelScope(shield=True):
+                await _aclose_source(self._source)
 
 
 async def _aclose_source(source: Any) -> None:
@@ -348,11 +351,11 @@ class SyncStream(_BaseStream):
                 if driver.on_error == "raise":
                     raise error from (exc if error is not exc else None)
             yield driver.pipeline.response
-        finally:
+        finally:  # drained, failed or closed early: release the response now
             if not driver.finished:
                 driver.interrupt()
                 driver.finished = True
-                _close_source(self._source)
+            _close_source(self._source)
 
 
 def _close_source(source: Any) -> None:

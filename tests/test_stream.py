@@ -370,3 +370,30 @@ def test_raw_json_error_body_in_a_stream_is_a_provider_error(body: bytes) -> Non
         streamkit.stream(iter(chunks)).final()
     assert info.value.message == "Resource exhausted"
     assert (info.value.code, info.value.error_type) == ("429", "RESOURCE_EXHAUSTED")
+
+
+@pytest.mark.anyio
+async def test_a_stopped_hostile_stream_is_closed_and_marked() -> None:
+    first = b'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,' \
+            b'"delta":{"content":"kept"}}]}\n\n'
+    async with ReplayServer() as server, httpx.AsyncClient() as client:
+        server.add("/big", first + b"data: " + b"x" * 200_000, chunk_size=4096, delay=0.01)
+        async with client.stream("POST", server.url + "/big") as http:
+            s = streamkit.stream(http, max_event_bytes=8192)
+            with pytest.raises(LimitExceeded):
+                await s.final()
+            assert http.is_closed  # closed by the stream, before the client's context exits
+        assert await server.wait_disconnect(timeout=5)
+    assert s.response.finished_reason is FinishReason.INTERRUPTED and s.response.text == "kept"
+
+
+@pytest.mark.anyio
+async def test_http_error_marks_the_partial_as_error() -> None:
+    async with ReplayServer() as server, httpx.AsyncClient() as client:
+        server.add("/e", b'{"error": {"message": "overloaded"}}', status=529,
+                   content_type="application/json")
+        async with client.stream("POST", server.url + "/e") as http:
+            with pytest.raises(ProviderError) as info:
+                await streamkit.stream(http).final()
+    assert info.value.partial is not None
+    assert info.value.partial.finished_reason is FinishReason.ERROR
