@@ -48,3 +48,27 @@ def test_deep_nesting_is_an_error_not_a_recursion_error() -> None:
     call = ToolCallBlock("c", "f", "[" * 10_000)
     with pytest.raises(PartialJSONError):
         _ = call.partial_arguments
+
+
+def test_gemini_partial_args_and_complete_args_give_the_same_view() -> None:
+    from pathlib import Path
+
+    from streamkit import Pipeline, replay
+    from streamkit.testing import load_recording
+
+    fixtures = Path(__file__).parent / "fixtures"
+    body, _ = load_recording(fixtures / "gemini/vertex-function-call-partialArgs.chunks.jsonl")
+    views: list[object] = []
+    pipeline = Pipeline("gemini")
+    for i in range(0, len(body), 64):  # read the view after every network chunk
+        pipeline.feed(body[i:i + 64])
+        views += [json.dumps(c.partial_arguments) for c in pipeline.response.tool_calls]
+    pipeline.finish()
+    streamed = [c.partial_arguments for c in pipeline.response.tool_calls]
+    assert streamed == [c.arguments() for c in pipeline.response.tool_calls]
+    assert streamed == [{"location": "Boston"}, {"location": "San Francisco"}]
+    assert len(set(views)) > 2  # the view grew while the arguments streamed
+    body, _ = load_recording(fixtures / "gemini/function-call-thought-signature.sse")
+    _, final = replay(body, "gemini")
+    (call,) = final.tool_calls
+    assert call.partial_arguments == call.arguments() != {}
