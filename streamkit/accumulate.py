@@ -26,7 +26,7 @@ from .events import (
     ResponseStart,
     UsageUpdate,
 )
-from .merge import apply_delta, apply_snapshot
+from .merge import DELTA_APPLIERS, apply_snapshot
 from .response import ChatResponse, FinishReason
 from .usage import merge_usage
 
@@ -48,6 +48,8 @@ class Accumulator:
 
     def __init__(self) -> None:
         self._choices: dict[int, _Choice] = {}
+        #: The provider's in-stream errors, in order (the stream raises the first).
+        self.errors: list[ErrorEvent] = []
         self._handlers: dict[type, Callable[[Any], None]] = {
             BlockDelta: self._delta,
             BlockStart: self._start_block,
@@ -97,13 +99,14 @@ class Accumulator:
     # ------------------------------------------------------------ handlers
 
     def _delta(self, event: BlockDelta) -> None:
-        state = self._choices.get(event.choice) or self._choice(event.choice)
-        block = state.blocks.get(event.index)
+        state = self._choices.get(event.choice)
+        block = state.blocks.get(event.index) if state is not None else None
         if block is None:
             raise ProtocolError(
                 f"delta for block {event.index} of choice {event.choice}, which was never started"
             )
-        apply_delta(block, event.delta)
+        delta = event.delta
+        DELTA_APPLIERS[type(delta)](block, delta)  # merge.apply_delta, one call less
         event.block = block
 
     def _start_block(self, event: BlockStart) -> None:
@@ -165,6 +168,7 @@ class Accumulator:
         state.ended = True
 
     def _error(self, event: ErrorEvent) -> None:
+        self.errors.append(event)
         response = self._choice(event.choice).response
         response.finished_reason = FinishReason.ERROR
         response.metadata["error"] = {

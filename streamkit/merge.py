@@ -91,7 +91,7 @@ def _metadata(block: Block, delta: MetadataDelta) -> None:
     block.metadata.update(delta.metadata)
 
 
-_APPLY: dict[type, Callable[[Any, Any], None]] = {
+DELTA_APPLIERS: dict[type, Callable[[Any, Any], None]] = {
     TextDelta: _text,
     ThinkingDelta: _thinking,
     SignatureDelta: _signature,
@@ -105,7 +105,7 @@ _APPLY: dict[type, Callable[[Any, Any], None]] = {
 
 def apply_delta(block: Block, delta: Delta) -> None:
     """Merge one delta into ``block`` in place (amortised O(1) per fragment)."""
-    _APPLY[type(delta)](block, delta)
+    DELTA_APPLIERS[type(delta)](block, delta)
 
 
 def apply_snapshot(block: Block, snapshot: Block) -> None:

@@ -37,7 +37,8 @@ class Pipeline:
 
     ``max_event_bytes`` bounds one SSE event or JSON line and
     ``max_total_bytes`` the whole body, so a hostile stream cannot eat memory;
-    both raise :class:`~streamkit.errors.LimitExceeded`. ``think_tags`` turns
+    both raise :class:`~streamkit.errors.LimitExceeded`. :attr:`errors` lists
+    the provider's in-stream errors. ``think_tags`` turns
     inline ``<think>...</think>`` text into thinking blocks (``True``, or an
     ``(open, close)`` tag pair; by default the dialect decides), and
     ``start_in_thinking`` is for models whose template already opened the tag. ``errors`` collects
@@ -65,7 +66,6 @@ class Pipeline:
             tags = think_tags if isinstance(think_tags, tuple) else ("<think>", "</think>")
             self._think = ThinkTagFilter(*tags, start_in_thinking=start_in_thinking)
         self.accumulator = Accumulator()
-        self.errors: list[ErrorEvent] = []
         self.max_event_bytes = max_event_bytes
         self.max_total_bytes = max_total_bytes
         self.bytes_received = 0
@@ -129,20 +129,20 @@ class Pipeline:
     def _feed_sse_events(self, sse_events: list[Any]) -> list[Event]:
         if not sse_events:
             return []
+        self.payloads += len(sse_events)
         out: list[Event] = []
         feed = self.parser.feed
-        apply = self.accumulator.apply_all
-        think = self._think
-        for sse in sse_events:
-            self.payloads += 1
-            event_name = sse.event
-            events = feed(sse.data, None if event_name == "message" else event_name)
-            if think is not None and events:
-                events = think.process(events)
-            if events:
-                apply(events)
-                out += events
-        self._note_errors(out)
+        try:
+            for sse in sse_events:
+                event_name = sse.event
+                events = feed(sse.data, None if event_name == "message" else event_name)
+                if events:
+                    out += events
+        finally:  # apply what the chunk gave, also when a later payload in it was bad
+            if out:
+                if self._think is not None:
+                    out = self._think.process(out)
+                self.accumulator.apply_all(out)
         return out
 
     def _feed_lines(self, lines: list[bytes]) -> list[Event]:
@@ -172,13 +172,12 @@ class Pipeline:
             events = self._think.process(events)
         if events:
             self.accumulator.apply_all(events)
-            self._note_errors(events)
         return events
 
-    def _note_errors(self, events: list[Event]) -> None:
-        for event in events:
-            if type(event) is ErrorEvent:
-                self.errors.append(event)
+    @property
+    def errors(self) -> list[ErrorEvent]:
+        """The provider's in-stream errors so far, in order."""
+        return self.accumulator.errors
 
     def finish(self) -> list[Event]:
         """Flush framing and parser at a clean end of input (idempotent)."""
@@ -199,7 +198,6 @@ class Pipeline:
             tail = self._think.process(tail)
         if tail:
             self.accumulator.apply_all(tail)
-            self._note_errors(tail)
             out += tail
         return out
 

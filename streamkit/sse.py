@@ -84,6 +84,7 @@ class SSEDecoder:
         "_error",
         "_event",
         "_last_comment",
+        "_names",
         "_parts",
         "_received",
         "_retry",
@@ -115,6 +116,7 @@ class SSEDecoder:
         self._retry: int | None = None  # retry seen in the pending event's block
         self._received = 0
         self._error: LimitExceeded | None = None
+        self._names: dict[bytes, str] = {}  # b"event: NAME" line -> NAME
 
     @property
     def bytes_received(self) -> int:
@@ -192,6 +194,7 @@ class SSEDecoder:
         # The pending event lives in locals for the loop and is stored back after.
         events: list[SSEEvent] = []
         append = events.append
+        names = self._names
         parts = self._parts
         size = self._size
         etype = self._event
@@ -205,7 +208,8 @@ class SSEDecoder:
                     # Blank line: dispatch if any data line was seen (even an empty
                     # one); the event type and block-scoped retry reset either way.
                     if parts:
-                        data = b"\n".join(parts).decode("utf-8", "replace")
+                        joined = parts[0] if len(parts) == 1 else b"\n".join(parts)
+                        data = joined.decode("utf-8", "replace")
                         append(SSEEvent(etype, data, last_id, retry))
                         parts = []
                         size = 0
@@ -216,7 +220,7 @@ class SSEDecoder:
                     parts.append(value)
                     size += len(value) + 1
                 elif line.startswith(b"event: "):  # Anthropic / Responses framing
-                    etype = line[7:].decode("utf-8", "replace") or "message"
+                    etype = names.get(line) or self._event_name(line)
                 elif line[0] == _COLON:
                     self.comment_count += 1
                     self._last_comment = line[1:]
@@ -255,6 +259,14 @@ class SSEDecoder:
         self._retry = retry
         self.last_event_id = last_id
         return events
+
+    def _event_name(self, line: bytes) -> str:
+        """Decode an ``event: NAME`` line's name, remembering the few names a
+        provider uses so the hot loop decodes each only once."""
+        name = line[7:].decode("utf-8", "replace") or "message"
+        if len(self._names) < 64:
+            self._names[line] = name
+        return name
 
     def flush(self) -> list[SSEEvent]:
         """Signal end of input; return the events still pending.

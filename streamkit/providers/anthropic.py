@@ -178,6 +178,28 @@ class _JSONShape:
         return self.opened and self.depth <= 0 and not self.in_string
 
 
+# The hot path: a content_block_delta carrying text or tool JSON and nothing else.
+# Decoding into these strict Structs is about twice as fast as a dict decode; any
+# other shape (an extra field, another delta type) fails and takes the general path.
+class _FastText(msgspec.Struct, tag_field="type", tag="text_delta",
+                forbid_unknown_fields=True, gc=False):
+    text: str
+
+
+class _FastJSON(msgspec.Struct, tag_field="type", tag="input_json_delta",
+                forbid_unknown_fields=True, gc=False):
+    partial_json: str
+
+
+class _FastDelta(msgspec.Struct, tag_field="type", tag="content_block_delta",
+                 forbid_unknown_fields=True, gc=False):
+    index: int
+    delta: _FastText | _FastJSON
+
+
+_FAST_DECODE = msgspec.json.Decoder(_FastDelta).decode
+
+
 class _Open:
     """What the parser remembers about one open Anthropic content block."""
 
@@ -229,6 +251,15 @@ class AnthropicParser:
     def feed(self, data: bytes | str, event: str | None = None) -> list[Event]:
         """Events implied by one SSE payload; the payload's own ``type`` wins
         over the SSE event name (they agree on every real stream)."""
+        if event == "content_block_delta" or event is None:
+            try:
+                fast = _FAST_DECODE(data)
+            except msgspec.DecodeError:  # another shape (or bad JSON): the general path
+                pass
+            else:
+                events = self._fast_delta(fast)
+                if events is not None:
+                    return events
         payload = decode_json(data, event)
         if type(payload) is dict:
             kind = payload.get("type") or event
@@ -377,6 +408,25 @@ class AnthropicParser:
             new = RawBlock(str(kind), block, id=block.get("id") or None)
         out.append(BlockStart(index=index, block=new))
         return _Open(index, type(new), new.id)
+
+    def _fast_delta(self, fast: _FastDelta) -> list[Event] | None:
+        """The one event of a plain text or tool-JSON delta into its open block,
+        or ``None`` when the general path must decide."""
+        state = self._open.get(fast.index)
+        if state is None:
+            return None
+        delta = fast.delta
+        if type(delta) is _FastText:
+            if state.cls is TextBlock:
+                return [BlockDelta(index=state.index, delta=TextDelta(delta.text))]
+        elif (isinstance(delta, _FastJSON) and state.cls is ToolCallBlock and state.saw_input
+              and state.shape is not None):
+            fragment = delta.partial_json
+            if not fragment:
+                return []
+            state.shape.feed(fragment)
+            return [BlockDelta(index=state.index, delta=ToolInputDelta(fragment))]
+        return None
 
     def _content_block_delta(self, payload: dict[str, Any]) -> list[Event]:
         delta = payload.get("delta")
