@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .blocks import ContentBlock
+from .blocks import ContentBlock, ToolCallBlock
 from .errors import ProtocolError
 from .events import (
     BlockDelta,
@@ -27,8 +27,19 @@ from .events import (
     UsageUpdate,
 )
 from .merge import DELTA_APPLIERS, apply_snapshot
+from .partial_json import is_truncated
 from .response import ChatResponse, FinishReason
 from .usage import merge_usage
+
+
+def _mark_truncated(block: ToolCallBlock) -> None:
+    """A tool call whose JSON arguments never closed (cut at max_tokens, by any
+    provider) is marked ``incomplete``; its raw text stays as it is. Free-form
+    custom-tool input is not JSON and is left alone."""
+    meta = block.metadata
+    custom = meta.get("custom") or meta.get("type") == "custom"
+    if not block.incomplete and not custom and is_truncated(block.input):
+        block.incomplete = True
 
 
 class _Choice:
@@ -128,6 +139,8 @@ class Accumulator:
             state.response.add_block(block)  # type: ignore[arg-type]
         elif event.snapshot is not None:
             apply_snapshot(block, event.snapshot)
+        if type(block) is ToolCallBlock:
+            _mark_truncated(block)
         event.block = block
 
     def _start(self, event: ResponseStart) -> None:

@@ -750,3 +750,26 @@ class JSONPathBuilder:
 
 def _escape_key(name: str) -> str:
     return json.dumps(name, ensure_ascii=False) + ":"
+
+
+def is_truncated(text: str) -> bool:
+    """Whether ``text`` is the beginning of a JSON value that was cut off.
+
+    ``False`` for empty text (no arguments), complete JSON and JSON that is
+    invalid before its end; ``True`` only when every character so far is valid
+    and the value never closed (a tool call cut at max_tokens). The common case,
+    complete JSON, costs one C-level ``json.loads``.
+    """
+    if not text.strip():
+        return False
+    try:
+        json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        parser = PartialJSON()
+        try:
+            parser.feed(text)
+        except PartialJSONError:
+            return False  # invalid, not merely cut off
+        return not parser.done
+    return False
+

@@ -144,3 +144,25 @@ def test_truncated_json_payload_reports_its_end_as_offset() -> None:
     with pytest.raises(ProtocolError) as info:
         decode_json(b'{"type": "message_st', "message_start")
     assert info.value.offset == 20 and info.value.event == "message_start"
+
+
+@pytest.mark.parametrize(("text", "cut"), [
+    ('{"city": "Par', True), ('{"a": [1, 2', True), ('{"a": 1}', False), ("", False),
+    ('{"a": x}', False),  # invalid before its end: not a cut-off
+    ('{"a": 1}   ', False), ('{"a": "\\', True),
+])
+def test_cut_off_tool_json_is_marked_incomplete_for_any_provider(text: str, cut: bool) -> None:
+    acc = Accumulator()
+    acc.apply(BlockStart(index=0, block=ToolCallBlock("c", "f")))
+    acc.apply(BlockDelta(index=0, delta=ToolInputDelta(text)))
+    acc.apply(BlockEnd(index=0))
+    (call,) = acc.response.tool_calls
+    assert call.incomplete is cut and call.input == text
+
+
+def test_custom_tool_free_text_is_never_marked() -> None:
+    acc = Accumulator()
+    acc.apply(BlockStart(index=0, block=ToolCallBlock("c", "sh", metadata={"custom": True})))
+    acc.apply(BlockDelta(index=0, delta=ToolInputDelta('{"not json, just text')))
+    acc.apply(BlockEnd(index=0))
+    assert not acc.response.tool_calls[0].incomplete

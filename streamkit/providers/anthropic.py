@@ -28,7 +28,6 @@ ends with the stop reason ``message_delta`` gave (``unknown`` if none) and
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -101,8 +100,6 @@ _IMPLIED: dict[type[Block] | None, str] = {
     TextBlock: "text", ThinkingBlock: "thinking", ToolCallBlock: "tool_use",
 }
 
-# An escape pair (inert), a lone trailing backslash, or a quote / bracket.
-_JSON_TOKENS = re.compile(r'\\.|\\$|["{}\[\]]', re.DOTALL).findall
 _ENCODE = msgspec.json.encode
 
 
@@ -135,49 +132,6 @@ def map_usage(usage: dict[str, Any]) -> ChatUsage:
     )
 
 
-class _JSONShape:
-    """Whether streamed JSON text is complete, without keeping the text.
-
-    Only the tokens that change nesting are looked at: quotes, brackets and
-    backslash escapes (an escape pair is one inert token, a backslash ending a
-    fragment escapes the next fragment's first character). One ``findall`` per
-    fragment, so a cut-off argument stream is detected at ``content_block_stop``
-    / ``message_stop`` in O(1) memory.
-    """
-
-    __slots__ = ("depth", "escape", "in_string", "opened")
-
-    def __init__(self) -> None:
-        self.depth = 0
-        self.in_string = False
-        self.escape = False  # the fragment before ended in a backslash
-        self.opened = False  # a top-level container was opened
-
-    def feed(self, fragment: str) -> None:
-        if self.escape:
-            self.escape = False
-            fragment = fragment[1:]
-        depth = self.depth
-        in_string = self.in_string
-        for token in _JSON_TOKENS(fragment):
-            if token == '"':
-                in_string = not in_string
-            elif in_string:
-                if token == "\\":  # a lone backslash: the fragment ends mid-escape
-                    self.escape = True
-            elif token == "{" or token == "[":
-                depth += 1
-                self.opened = True
-            elif token == "}" or token == "]":
-                depth -= 1
-        self.depth = depth
-        self.in_string = in_string
-
-    @property
-    def complete(self) -> bool:
-        return self.opened and self.depth <= 0 and not self.in_string
-
-
 # The hot path: a content_block_delta carrying text or tool JSON and nothing else.
 # Decoding into these strict Structs is about twice as fast as a dict decode; any
 # other shape (an extra field, another delta type) fails and takes the general path.
@@ -203,7 +157,7 @@ _FAST_DECODE = msgspec.json.Decoder(_FastDelta).decode
 class _Open:
     """What the parser remembers about one open Anthropic content block."""
 
-    __slots__ = ("block_id", "cls", "index", "name", "saw_input", "shape", "start_input")
+    __slots__ = ("block_id", "cls", "index", "name", "saw_input", "start_input")
 
     def __init__(self, index: int, cls: type[Block], block_id: str = "", name: str = "") -> None:
         self.index = index  # streamkit's block index
@@ -211,7 +165,6 @@ class _Open:
         self.block_id = block_id
         self.name = name
         self.saw_input = False  # a non-empty input_json_delta arrived
-        self.shape: _JSONShape | None = None
         self.start_input: str | None = None  # complete input sent in content_block_start
 
 
@@ -396,7 +349,6 @@ class AnthropicParser:
             call = ToolCallBlock(block.get("id") or None, _str(block.get("name")),
                                  metadata=metadata)
             state = _Open(index, ToolCallBlock, call.id, call.name)
-            state.shape = _JSONShape()
             tool_input = block.get("input")
             if tool_input:  # complete input, used at the stop unless deltas follow
                 state.start_input = _ENCODE(tool_input).decode()
@@ -419,12 +371,10 @@ class AnthropicParser:
         if type(delta) is _FastText:
             if state.cls is TextBlock:
                 return [BlockDelta(index=state.index, delta=TextDelta(delta.text))]
-        elif (isinstance(delta, _FastJSON) and state.cls is ToolCallBlock and state.saw_input
-              and state.shape is not None):
+        elif isinstance(delta, _FastJSON) and state.cls is ToolCallBlock and state.saw_input:
             fragment = delta.partial_json
             if not fragment:
                 return []
-            state.shape.feed(fragment)
             return [BlockDelta(index=state.index, delta=ToolInputDelta(fragment))]
         return None
 
@@ -438,13 +388,12 @@ class AnthropicParser:
                 text = delta.get("text")
                 if type(text) is str and delta.get("type") == "text_delta":
                     return [BlockDelta(index=state.index, delta=TextDelta(text))]
-            elif cls is ToolCallBlock and state.saw_input and state.shape is not None:
+            elif cls is ToolCallBlock and state.saw_input:
                 # the argument hot path, once the arguments have begun
                 fragment = delta.get("partial_json")
                 if type(fragment) is str and delta.get("type") == "input_json_delta":
                     if not fragment:
                         return []
-                    state.shape.feed(fragment)
                     return [BlockDelta(index=state.index, delta=ToolInputDelta(fragment))]
         if type(delta) is not dict:
             return self._unknown_event(payload, "content_block_delta")
@@ -473,8 +422,6 @@ class AnthropicParser:
                 if not state.saw_input and fragment.isspace():
                     return out  # only whitespace so far: still "no arguments"
                 state.saw_input = True
-                if state.shape is not None:
-                    state.shape.feed(fragment)
                 out.append(BlockDelta(index=state.index, delta=ToolInputDelta(fragment)))
         elif kind == "citations_delta":
             state = self._ensure(payload, state, TextBlock, out)
@@ -513,15 +460,13 @@ class AnthropicParser:
 
     def _end(self, state: _Open) -> list[Event]:
         """``BlockEnd`` for one block; for a tool call the snapshot carries what
-        the deltas could not: ``{}`` for no arguments, the input sent in
-        ``content_block_start``, or the incomplete mark for cut-off JSON."""
+        the deltas could not: ``{}`` for no arguments or the input sent in
+        ``content_block_start`` (cut-off JSON is marked by the accumulator)."""
         if state.cls is not ToolCallBlock:
             return [BlockEnd(index=state.index)]
         snapshot: ToolCallBlock | None = None
         if not state.saw_input:
             snapshot = ToolCallBlock(state.block_id, state.name, state.start_input or "{}")
-        elif state.shape is not None and not state.shape.complete:
-            snapshot = ToolCallBlock(state.block_id, state.name, incomplete=True)
         return [BlockEnd(index=state.index, snapshot=snapshot)]
 
     def _close_all(self) -> list[Event]:
