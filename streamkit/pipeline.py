@@ -107,7 +107,7 @@ class Pipeline:
                 limit="max_total_bytes", value=self.max_total_bytes, observed=self.bytes_received,
             )
         if self._sse is not None:
-            return self._feed_sse_events(self._sse.feed(chunk))
+            return self._feed_sse_events(self._sse.feed_payloads(chunk))
         if self._lines is not None:
             return self._feed_lines(self._lines.feed(chunk))
         return self._choose_framing(chunk)
@@ -124,18 +124,17 @@ class Pipeline:
             self._lines = NDJSONDecoder(self.max_event_bytes)
             return self._feed_lines(self._lines.feed(chunk))
         self._sse = SSEDecoder(self.max_event_bytes)
-        return self._feed_sse_events(self._sse.feed(chunk))
+        return self._feed_sse_events(self._sse.feed_payloads(chunk))
 
-    def _feed_sse_events(self, sse_events: list[Any]) -> list[Event]:
+    def _feed_sse_events(self, sse_events: list[tuple[str, bytes]]) -> list[Event]:
         if not sse_events:
             return []
         self.payloads += len(sse_events)
         out: list[Event] = []
         feed = self.parser.feed
         try:
-            for sse in sse_events:
-                event_name = sse.event
-                events = feed(sse.data, None if event_name == "message" else event_name)
+            for event_name, data in sse_events:
+                events = feed(data, None if event_name == "message" else event_name)
                 if events:
                     out += events
         finally:  # apply what the chunk gave, also when a later payload in it was bad
@@ -186,7 +185,7 @@ class Pipeline:
         self._finished = True
         out: list[Event] = []
         if self._sse is not None:
-            out += self._feed_sse_events(self._sse.flush())
+            out += self._feed_sse_events(self._sse.flush_payloads())
         if self._lines is not None:
             out += self._feed_lines(self._lines.flush())
         if self._pending_json:

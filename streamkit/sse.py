@@ -22,6 +22,8 @@ decoder in the loop.
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from .errors import LimitExceeded
@@ -145,6 +147,19 @@ class SSEDecoder:
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         """Consume one chunk of the stream; return the events it completed, in order."""
+        events: list[SSEEvent] = self._decode(chunk, False)
+        return events
+
+    def feed_payloads(self, chunk: bytes) -> list[tuple[str, bytes]]:
+        """Like :meth:`feed`, but each completed event is just ``(event type, data
+        bytes)``: no event object and no UTF-8 decode, for a consumer that hands
+        the data straight to a JSON decoder (which reads bytes). Do not mix with
+        :meth:`feed` on one decoder."""
+        payloads: list[tuple[str, bytes]] = self._decode(chunk, True)
+        return payloads
+
+    def _decode(self, chunk: bytes, raw: bool) -> list[Any]:
+        """The line loop behind :meth:`feed` and :meth:`feed_payloads`."""
         if self._error is not None:
             raise self._error
         if not chunk:
@@ -192,7 +207,7 @@ class SSEDecoder:
                 lines[0] = lines[0][3:]
 
         # The pending event lives in locals for the loop and is stored back after.
-        events: list[SSEEvent] = []
+        events: list[Any] = []
         append = events.append
         names = self._names
         parts = self._parts
@@ -209,8 +224,11 @@ class SSEDecoder:
                     # one); the event type and block-scoped retry reset either way.
                     if parts:
                         joined = parts[0] if len(parts) == 1 else b"\n".join(parts)
-                        data = joined.decode("utf-8", "replace")
-                        append(SSEEvent(etype, data, last_id, retry))
+                        if raw:
+                            append((etype, joined))
+                        else:
+                            append(SSEEvent(etype, joined.decode("utf-8", "replace"), last_id,
+                                            retry))
                         parts = []
                         size = 0
                     etype = "message"
@@ -268,6 +286,11 @@ class SSEDecoder:
             self._names[line] = name
         return name
 
+    def flush_payloads(self) -> list[tuple[str, bytes]]:
+        """:meth:`flush` for a decoder driven with :meth:`feed_payloads`."""
+        payloads: list[tuple[str, bytes]] = self._flush(True)
+        return payloads
+
     def flush(self) -> list[SSEEvent]:
         """Signal end of input; return the events still pending.
 
@@ -280,10 +303,14 @@ class SSEDecoder:
         # Implemented as feeding the missing line end(s) so there is one code path:
         # LF ends the buffered line (if any) and a further LF is the blank line that
         # dispatches. A pending CR must not swallow the synthetic LF as its pair.
+        events: list[SSEEvent] = self._flush(False)
+        return events
+
+    def _flush(self, raw: bool) -> list[Any]:
         self._cr = False
         received = self._received
         try:
-            events = self.feed(b"\n\n" if self._buf else b"\n")
+            events = self._decode(b"\n\n" if self._buf else b"\n", raw)
         finally:
             self._received = received
         self._start = True

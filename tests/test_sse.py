@@ -607,3 +607,15 @@ def test_openrouter_keepalive_comments() -> None:
     assert dec.comment_count == 4
     assert dec.last_comment == " OPENROUTER PROCESSING"
     assert events[-1].data == "[DONE]"
+
+
+@pytest.mark.parametrize("path", SSE_FIXTURES, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_feed_payloads_equals_feed(path: Path) -> None:
+    raw = path.read_bytes()
+    events = decode(raw, 7)
+    decoder = SSEDecoder()
+    payloads: list[tuple[str, bytes]] = []
+    for i in range(0, len(raw), 7):
+        payloads += decoder.feed_payloads(raw[i:i + 7])
+    payloads += decoder.flush_payloads()
+    assert payloads == [(e.event, e.data.encode()) for e in events]

@@ -397,3 +397,10 @@ async def test_http_error_marks_the_partial_as_error() -> None:
                 await streamkit.stream(http).final()
     assert info.value.partial is not None
     assert info.value.partial.finished_reason is FinishReason.ERROR
+
+
+def test_invalid_utf8_in_a_payload_is_replaced_not_fatal() -> None:
+    body = (b'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,'
+            b'"delta":{"content":"caf\xc3"}}]}\n\ndata: [DONE]\n\n')
+    final = streamkit.stream(iter([body])).final()
+    assert final.text == "caf\ufffd"

@@ -51,6 +51,11 @@ def decode_json(data: bytes | str, event: str | None = None) -> Any:
     try:
         return _JSON.decode(data)
     except msgspec.DecodeError as exc:
+        if not isinstance(data, str):  # invalid UTF-8 is replaced, as SSE decoding does
+            try:
+                return _JSON.decode(bytes(data).decode("utf-8", "replace"))
+            except msgspec.DecodeError:
+                pass
         match = _BYTE_OFFSET.search(str(exc))
         offset = int(match.group(1)) if match else None
         if offset is None and "truncated" in str(exc):
