@@ -97,8 +97,12 @@ class Accumulator:
     def apply_all(self, events: list[Event]) -> None:
         """Apply several events in order."""
         handlers = self._handlers
+        delta_handler = self._delta
         for event in events:
-            handlers[type(event)](event)
+            if type(event) is BlockDelta:  # the per-token case: skip the lookup
+                delta_handler(event)
+            else:
+                handlers[type(event)](event)
 
     def interrupt(self) -> None:
         """Mark every unfinished response as interrupted (the transport broke,

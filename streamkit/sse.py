@@ -210,6 +210,7 @@ class SSEDecoder:
         events: list[Any] = []
         append = events.append
         names = self._names
+        last_name_line, last_name = b"", "message"
         parts = self._parts
         size = self._size
         etype = self._event
@@ -238,7 +239,10 @@ class SSEDecoder:
                     parts.append(value)
                     size += len(value) + 1
                 elif line.startswith(b"event: "):  # Anthropic / Responses framing
-                    etype = names.get(line) or self._event_name(line)
+                    if line != last_name_line:  # runs of one event type are the norm
+                        last_name_line = line
+                        last_name = names.get(line) or self._event_name(line)
+                    etype = last_name
                 elif line[0] == _COLON:
                     self.comment_count += 1
                     self._last_comment = line[1:]

@@ -209,10 +209,18 @@ class AnthropicParser:
                 fast = _FAST_DECODE(data)
             except msgspec.DecodeError:  # another shape (or bad JSON): the general path
                 pass
-            else:
-                events = self._fast_delta(fast)
-                if events is not None:
-                    return events
+            else:  # the per-token case, inline: one fragment -> one event
+                state = self._open.get(fast.index)
+                if state is not None:
+                    delta = fast.delta
+                    if isinstance(delta, _FastText):
+                        if state.cls is TextBlock:
+                            return [BlockDelta(index=state.index, delta=TextDelta(delta.text))]
+                    elif state.cls is ToolCallBlock and state.saw_input:
+                        fragment = delta.partial_json
+                        if not fragment:
+                            return []
+                        return [BlockDelta(index=state.index, delta=ToolInputDelta(fragment))]
         payload = decode_json(data, event)
         if type(payload) is dict:
             kind = payload.get("type") or event
@@ -360,23 +368,6 @@ class AnthropicParser:
             new = RawBlock(str(kind), block, id=block.get("id") or None)
         out.append(BlockStart(index=index, block=new))
         return _Open(index, type(new), new.id)
-
-    def _fast_delta(self, fast: _FastDelta) -> list[Event] | None:
-        """The one event of a plain text or tool-JSON delta into its open block,
-        or ``None`` when the general path must decide."""
-        state = self._open.get(fast.index)
-        if state is None:
-            return None
-        delta = fast.delta
-        if type(delta) is _FastText:
-            if state.cls is TextBlock:
-                return [BlockDelta(index=state.index, delta=TextDelta(delta.text))]
-        elif isinstance(delta, _FastJSON) and state.cls is ToolCallBlock and state.saw_input:
-            fragment = delta.partial_json
-            if not fragment:
-                return []
-            return [BlockDelta(index=state.index, delta=ToolInputDelta(fragment))]
-        return None
 
     def _content_block_delta(self, payload: dict[str, Any]) -> list[Event]:
         delta = payload.get("delta")
