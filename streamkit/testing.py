@@ -641,6 +641,10 @@ class ThreadedReplayServer:
     def __init__(self, server: ReplayServer, portal: anyio.from_thread.BlockingPortal) -> None:
         self.server = server
         self._portal = portal
+        # registering a route only stores data the server thread reads: call it directly
+        self.add = server.add
+        self.default = server.default
+        self.add_file = server.add_file
 
     @property
     def url(self) -> str:
@@ -665,76 +669,6 @@ class ThreadedReplayServer:
     @property
     def connections(self) -> int:
         return self.server.connections
-
-    def add(
-        self,
-        path: str,
-        body: bytes,
-        *,
-        status: int = 200,
-        content_type: str = "text/event-stream",
-        headers: Mapping[str, str] | None = None,
-        chunk_size: int | None = None,
-        delay: float = 0.0,
-        cut_after: int | None = None,
-    ) -> None:
-        """See :meth:`ReplayServer.add`."""
-        self.server.add(
-            path,
-            body,
-            status=status,
-            content_type=content_type,
-            headers=headers,
-            chunk_size=chunk_size,
-            delay=delay,
-            cut_after=cut_after,
-        )
-
-    def default(
-        self,
-        body: bytes,
-        *,
-        status: int = 200,
-        content_type: str = "text/event-stream",
-        headers: Mapping[str, str] | None = None,
-        chunk_size: int | None = None,
-        delay: float = 0.0,
-        cut_after: int | None = None,
-    ) -> None:
-        """See :meth:`ReplayServer.default`."""
-        self.server.default(
-            body,
-            status=status,
-            content_type=content_type,
-            headers=headers,
-            chunk_size=chunk_size,
-            delay=delay,
-            cut_after=cut_after,
-        )
-
-    def add_file(
-        self,
-        path: str,
-        file_path: str | os.PathLike[str],
-        *,
-        status: int = 200,
-        content_type: str | None = None,
-        headers: Mapping[str, str] | None = None,
-        chunk_size: int | None = None,
-        delay: float = 0.0,
-        cut_after: int | None = None,
-    ) -> None:
-        """See :meth:`ReplayServer.add_file`."""
-        self.server.add_file(
-            path,
-            file_path,
-            status=status,
-            content_type=content_type,
-            headers=headers,
-            chunk_size=chunk_size,
-            delay=delay,
-            cut_after=cut_after,
-        )
 
     def wait_disconnect(self, timeout: float | None = 5.0, *, count: int = 1) -> bool:
         """Blocking version of :meth:`ReplayServer.wait_disconnect`."""
