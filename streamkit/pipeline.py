@@ -22,6 +22,7 @@ from .errors import LimitExceeded, ProtocolError
 from .events import ErrorEvent, Event
 from .ndjson import NDJSONDecoder
 from .providers import Parser, get_parser
+from .providers.base import feed_each
 from .providers.detect import AutoParser
 from .response import ChatResponse
 from .sse import SSEDecoder
@@ -131,12 +132,8 @@ class Pipeline:
             return []
         self.payloads += len(sse_events)
         out: list[Event] = []
-        feed = self.parser.feed
         try:
-            for event_name, data in sse_events:
-                events = feed(data, None if event_name == "message" else event_name)
-                if events:
-                    out += events
+            feed_each(self.parser, sse_events, out)
         finally:  # apply what the chunk gave, also when a later payload in it was bad
             if out:
                 if self._think is not None:

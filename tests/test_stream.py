@@ -404,3 +404,14 @@ def test_invalid_utf8_in_a_payload_is_replaced_not_fatal() -> None:
             b'"delta":{"content":"caf\xc3"}}]}\n\ndata: [DONE]\n\n')
     final = streamkit.stream(iter([body])).final()
     assert final.text == "caf\ufffd"
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "auto"])
+def test_a_bad_payload_keeps_what_came_before_it_in_the_same_chunk(provider: str) -> None:
+    body, _ = load_recording(FIXTURES / "anthropic/text-basic.sse")
+    cut = body.index(b"event: content_block_stop")
+    bad = body[:cut] + b"event: content_block_delta\ndata: {\"type\": oops}\n\n"
+    with pytest.raises(ProtocolError) as info:
+        streamkit.stream(iter([bad]), provider).final()  # one network chunk
+    assert info.value.partial is not None and info.value.partial.text == "Hello there!"
+    assert info.value.event == "content_block_delta"

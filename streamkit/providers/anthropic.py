@@ -28,7 +28,7 @@ ends with the stop reason ``message_delta`` gave (``unknown`` if none) and
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import msgspec
@@ -204,23 +204,42 @@ class AnthropicParser:
     def feed(self, data: bytes | str, event: str | None = None) -> list[Event]:
         """Events implied by one SSE payload; the payload's own ``type`` wins
         over the SSE event name (they agree on every real stream)."""
-        if event == "content_block_delta" or event is None:
-            try:
-                fast = _FAST_DECODE(data)
-            except msgspec.DecodeError:  # another shape (or bad JSON): the general path
-                pass
-            else:  # the per-token case, inline: one fragment -> one event
-                state = self._open.get(fast.index)
-                if state is not None:
-                    delta = fast.delta
-                    if isinstance(delta, _FastText):
-                        if state.cls is TextBlock:
-                            return [BlockDelta(index=state.index, delta=TextDelta(delta.text))]
-                    elif state.cls is ToolCallBlock and state.saw_input:
-                        fragment = delta.partial_json
-                        if not fragment:
-                            return []
-                        return [BlockDelta(index=state.index, delta=ToolInputDelta(fragment))]
+        out: list[Event] = []
+        self.feed_into([(event or "message", data)], out)
+        return out
+
+    def feed_into(self, payloads: Sequence[tuple[str, bytes | str]], out: list[Event]) -> None:
+        """Append the events of several ``(SSE event type, data)`` payloads to ``out``.
+
+        The pipeline calls this once per network chunk: the per-token case runs
+        inline, with no call per payload; ``out`` keeps the events of the
+        payloads before one that raises.
+        """
+        opened = self._open
+        append = out.append
+        for name, data in payloads:
+            if name == "content_block_delta" or name == "message":
+                try:
+                    fast = _FAST_DECODE(data)
+                except msgspec.DecodeError:  # another shape (or bad JSON): the general path
+                    pass
+                else:  # one text or tool-JSON fragment into its open block: one event
+                    state = opened.get(fast.index)
+                    if state is not None:
+                        delta = fast.delta
+                        if isinstance(delta, _FastText):
+                            if state.cls is TextBlock:
+                                append(BlockDelta(index=state.index, delta=TextDelta(delta.text)))
+                                continue
+                        elif state.cls is ToolCallBlock and state.saw_input:
+                            if delta.partial_json:
+                                append(BlockDelta(index=state.index,
+                                                  delta=ToolInputDelta(delta.partial_json)))
+                            continue
+            out += self._payload(data, None if name == "message" else name)
+
+    def _payload(self, data: bytes | str, event: str | None) -> list[Event]:
+        """The general path: decode the payload and dispatch on its ``type``."""
         payload = decode_json(data, event)
         if type(payload) is dict:
             kind = payload.get("type") or event

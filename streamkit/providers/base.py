@@ -12,6 +12,7 @@ which block index each provider item maps to.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any, ClassVar, Literal, Protocol
 
 import msgspec
@@ -43,6 +44,21 @@ class Parser(Protocol):
     def done(self) -> bool:
         """Whether the provider's own terminator has been seen."""
         ...
+
+
+def feed_each(parser: Parser, payloads: Sequence[tuple[str, bytes | str]],
+              out: list[Event]) -> None:
+    """Append the events of several ``(SSE event type, data)`` payloads to ``out``:
+    a parser's ``feed_into`` when it has one (its per-token path runs without a
+    call per payload), else ``feed`` per payload. ``out`` keeps the events of the
+    payloads before one that raises."""
+    feed_into = getattr(parser, "feed_into", None)
+    if feed_into is not None:
+        feed_into(payloads, out)
+        return
+    feed = parser.feed
+    for name, data in payloads:
+        out += feed(data, None if name == "message" else name)
 
 
 def decode_json(data: bytes | str, event: str | None = None) -> Any:

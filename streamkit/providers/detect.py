@@ -10,11 +10,12 @@ reported as an error event and detection waits for the next payload.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ..errors import ProtocolError
 from ..events import ErrorEvent, Event
-from .base import Framing, Parser, decode_json
+from .base import Framing, Parser, decode_json, feed_each
 
 _ANTHROPIC_EVENTS = frozenset({
     "message_start", "message_delta", "message_stop", "content_block_start",
@@ -112,6 +113,14 @@ class AutoParser:
             )
         self.parser = _build(name, self._options)
         return self.parser.feed(data, event)
+
+    def feed_into(self, payloads: Sequence[tuple[str, bytes | str]], out: list[Event]) -> None:
+        """Detect on the first payloads, then hand the rest to the detected parser."""
+        for position, (name, data) in enumerate(payloads):
+            if self.parser is not None:
+                feed_each(self.parser, payloads[position:], out)
+                return
+            out += self.feed(data, None if name == "message" else name)
 
     def finish(self) -> list[Event]:
         """Flush the detected parser (nothing to flush before detection)."""

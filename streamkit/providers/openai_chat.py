@@ -55,6 +55,7 @@ real one wins; some vendors send a new id on every chunk).
 from __future__ import annotations
 
 import binascii
+from collections.abc import Sequence
 from typing import Any, ClassVar, Final, Literal
 
 import msgspec
@@ -350,19 +351,37 @@ class OpenAIChatParser:
 
     def feed(self, data: bytes | str, event: str | None = None) -> list[Event]:
         """Events implied by one SSE payload (``event`` is the SSE event name)."""
+        out: list[Event] = []
+        self.feed_into([(event or "message", data)], out)
+        return out
+
+    def feed_into(self, payloads: Sequence[tuple[str, bytes | str]], out: list[Event]) -> None:
+        """Append the events of several ``(SSE event type, data)`` payloads to ``out``.
+
+        The pipeline calls this once per network chunk, so the per-token case
+        costs no call per payload; ``out`` keeps the events of the payloads
+        before one that raises.
+        """
+        for name, data in payloads:
+            if name == "message" and self._seen_chunk and not self._done \
+                    and not self._finished and data not in _DONE_MARKERS:
+                try:
+                    fast = _FAST_DECODE(data)
+                except msgspec.DecodeError:  # any other shape (or bad JSON): general path
+                    pass
+                else:
+                    events = self._fast_text(fast)
+                    if events is not None:
+                        out += events
+                        continue
+            out += self._payload(data, None if name == "message" else name)
+
+    def _payload(self, data: bytes | str, event: str | None) -> list[Event]:
+        """The general path for one payload."""
         if data in _DONE_MARKERS:
             return self._on_done()
         if self._finished:
             return []
-        if event is None and self._seen_chunk and not self._done:
-            try:
-                fast = _FAST_DECODE(data)
-            except msgspec.DecodeError:  # any other shape (or bad JSON): the general path
-                pass
-            else:
-                events = self._fast_text(fast)
-                if events is not None:
-                    return events
         try:
             payload = decode_json(data, event)
         except ProtocolError:
