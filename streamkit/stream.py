@@ -96,21 +96,30 @@ class _Driver:
         self.error: StreamError | None = None
         self.finished = False
 
-    def check_status(self, status: int, content_type: str) -> bool:
-        """Whether the response must be read whole as an error body."""
-        kind = content_type.split(";", 1)[0].strip().lower()
-        return status >= 400 or kind == "application/json" or kind.startswith("text/html")
+    def must_read_body(self, response: Any) -> bool:
+        """Whether an HTTP response must be read whole as an error body (an error
+        status, or JSON / HTML where a stream was expected)."""
+        kind = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        return (int(response.status_code) >= 400 or kind == "application/json"
+                or kind.startswith("text/html"))
 
-    def body_error(self, status: int, body: bytes, content_type: str) -> StreamError:
-        if status >= 400:
-            return provider_error_from_body(status, body, content_type)
-        error = provider_error_from_body(status, body, content_type)
-        if isinstance(error.raw, dict) and "error" in error.raw:
+    def body_error(self, response: Any, body: bytes) -> StreamError:
+        """The error an HTTP response read whole stands for."""
+        status = int(response.status_code)
+        content_type = response.headers.get("content-type", "")
+        error = provider_error_from_body(status, body[:_MAX_ERROR_BODY], content_type)
+        if status >= 400 or (isinstance(error.raw, dict) and "error" in error.raw):
             return error
         return ProtocolError(
             f"expected a streamed response, got {content_type!r} (was stream=true requested?)",
             raw=body[:2000],
         )
+
+    def feed(self, item: Any) -> list[Event]:
+        """Events of one source item: a network chunk, or an httpx-sse event."""
+        if isinstance(item, (bytes, bytearray)):
+            return self.pipeline.feed(bytes(item))
+        return self.pipeline.feed_payload(item.data, item.event or None)
 
     def end(self) -> list[Event]:
         """Flush at a clean end of input; the first in-stream provider error
@@ -232,11 +241,8 @@ class Stream(_BaseStream):
     async def _chunks(self) -> AsyncIterator[Any]:
         source = self._source
         if _is_response(source):
-            status = int(source.status_code)
-            content_type = source.headers.get("content-type", "")
-            if self._driver.check_status(status, content_type):
-                body = await source.aread()
-                raise self._driver.body_error(status, body[:_MAX_ERROR_BODY], content_type)
+            if self._driver.must_read_body(source):
+                raise self._driver.body_error(source, await source.aread())
             async for chunk in source.aiter_bytes():
                 yield chunk
         else:
@@ -245,13 +251,10 @@ class Stream(_BaseStream):
 
     async def _iterate(self) -> AsyncIterator[StreamItem]:
         driver = self._driver
-        pipeline = driver.pipeline
         try:
             try:
                 async for chunk in self._chunks():
-                    events = (pipeline.feed(bytes(chunk)) if isinstance(chunk, (bytes, bytearray))
-                              else pipeline.feed_payload(chunk.data, chunk.event or None))
-                    for event in events:
+                    for event in driver.feed(chunk):
                         yield event
                 for event in driver.end():
                     yield event
@@ -325,24 +328,18 @@ class SyncStream(_BaseStream):
     def _chunks(self) -> Iterator[Any]:
         source = self._source
         if _is_response(source):
-            status = int(source.status_code)
-            content_type = source.headers.get("content-type", "")
-            if self._driver.check_status(status, content_type):
-                body = source.read()
-                raise self._driver.body_error(status, body[:_MAX_ERROR_BODY], content_type)
+            if self._driver.must_read_body(source):
+                raise self._driver.body_error(source, source.read())
             yield from source.iter_bytes()
         else:
             yield from source
 
     def _iterate(self) -> Iterator[StreamItem]:
         driver = self._driver
-        pipeline = driver.pipeline
         try:
             try:
                 for chunk in self._chunks():
-                    events = (pipeline.feed(bytes(chunk)) if isinstance(chunk, (bytes, bytearray))
-                              else pipeline.feed_payload(chunk.data, chunk.event or None))
-                    yield from events
+                    yield from driver.feed(chunk)
                 yield from driver.end()
             except Exception as exc:
                 if not isinstance(exc, StreamError) and not _is_transport_error(exc):
