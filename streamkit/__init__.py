@@ -38,6 +38,7 @@ from .events import (
     Delta,
     ErrorEvent,
     Event,
+    MetadataAppendDelta,
     MetadataDelta,
     ResponseEnd,
     ResponseMetadata,
@@ -50,9 +51,10 @@ from .events import (
     UsageUpdate,
     event_to_dict,
 )
+from .finish import FinishReason
 from .merge import DeltaMismatchError, apply_delta, apply_snapshot
 from .pipeline import Pipeline, replay
-from .response import ChatResponse, FinishReason
+from .response import ChatResponse
 from .stream import Stream, SyncStream, stream
 from .usage import ChatUsage, merge_usage
 
@@ -79,6 +81,7 @@ __all__ = [
     "FinishReason",
     "IncompleteStreamError",
     "LimitExceeded",
+    "MetadataAppendDelta",
     "MetadataDelta",
     "Pipeline",
     "ProtocolError",

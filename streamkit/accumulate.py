@@ -4,8 +4,13 @@ This is where a stream becomes a :class:`~streamkit.response.ChatResponse`.
 Blocks are keyed by ``(choice, index)`` as the parsers number them; the
 merging itself is :func:`streamkit.merge.apply_delta`, shared with the
 ``ChatResponse.append_*`` methods. ``apply`` is one dict lookup plus O(1)
-work per event, and it fills each delta / end event's ``block`` with the
-block's snapshot for consumers.
+work per event.
+
+Applying never changes the event nor anything it holds: the block of a
+``BlockStart`` and the snapshot of a ``BlockEnd`` are copied (once per block,
+not per delta), so any number of accumulators can fold the same events, and
+the events can be re-applied later, with equal results. :meth:`Accumulator.block`
+is the read-only view of a block's current state that UIs use while it streams.
 """
 
 from __future__ import annotations
@@ -26,9 +31,10 @@ from .events import (
     ResponseStart,
     UsageUpdate,
 )
+from .finish import FinishReason
 from .merge import DELTA_APPLIERS, apply_snapshot
 from .partial_json import is_truncated
-from .response import ChatResponse, FinishReason
+from .response import ChatResponse
 from .usage import merge_usage
 
 
@@ -90,6 +96,15 @@ class Accumulator:
             return [self.response]
         return [self._choices[i].response for i in sorted(self._choices)]
 
+    def block(self, index: int, choice: int = 0) -> ContentBlock:
+        """The live block at parser ``index`` of ``choice``: the accumulator's own
+        state, read-only for the caller, growing as later events are applied
+        (``.copy()`` it to keep a moment's snapshot). ``KeyError`` if never started."""
+        state = self._choices.get(choice)
+        if state is None:
+            raise KeyError((choice, index))
+        return state.blocks[index]
+
     def apply(self, event: Event) -> None:
         """Merge one event into its choice's response."""
         self._handlers[type(event)](event)
@@ -122,11 +137,10 @@ class Accumulator:
             )
         delta = event.delta
         DELTA_APPLIERS[type(delta)](block, delta)  # merge.apply_delta, one call less
-        event.block = block
 
     def _start_block(self, event: BlockStart) -> None:
         state = self._choice(event.choice)
-        block: Any = event.block
+        block: Any = event.block.copy()  # the event keeps its own value
         state.blocks[event.index] = block
         state.response.add_block(block)
 
@@ -142,10 +156,10 @@ class Accumulator:
             state.blocks[event.index] = block  # type: ignore[assignment]
             state.response.add_block(block)  # type: ignore[arg-type]
         elif event.snapshot is not None:
-            apply_snapshot(block, event.snapshot)
+            # a copy, so the block never shares a citation or metadata object with the event
+            apply_snapshot(block, event.snapshot.copy())
         if type(block) is ToolCallBlock:
             _mark_truncated(block)
-        event.block = block
 
     def _start(self, event: ResponseStart) -> None:
         response = self._choice(event.choice).response
@@ -171,7 +185,7 @@ class Accumulator:
     def _end(self, event: ResponseEnd) -> None:
         state = self._choice(event.choice)
         response = state.response
-        reason = FinishReason.parse(event.finish_reason)
+        reason = event.finish_reason
         if response.finished_reason is FinishReason.ERROR:
             pass  # an in-stream error stays the reason, whatever end follows it
         elif reason is not None:

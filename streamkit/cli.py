@@ -79,19 +79,20 @@ class PlainRenderer:
     def title(self, text: str) -> None:
         self.out.write(f"\n== {text} ==\n")
 
-    def event(self, event: Event) -> None:
+    def event(self, event: Event, block: Block | None) -> None:
+        """Render one event; ``block`` is the stream's live block it belongs to."""
         if isinstance(event, BlockStart):
             name = getattr(event.block, "name", None)
             self.out.write(f"[{event.block.type}{' ' + name if name else ''}] ")
-        elif isinstance(event, BlockDelta) and event.block is not None:
+        elif isinstance(event, BlockDelta):
             delta = event.delta
             text = getattr(delta, "text", None) or getattr(delta, "thinking", None) \
                 or getattr(delta, "partial_json", None)
             if text and type(delta).__name__ != "TranscriptDelta":
                 self.out.write(text)
-        elif isinstance(event, BlockEnd) and event.block is not None:
-            if isinstance(event.block, DataBlock):
-                self.out.write(_block_line(event.block)[1])
+        elif isinstance(event, BlockEnd):
+            if isinstance(block, DataBlock):
+                self.out.write(_block_line(block)[1])
             self.out.write("\n")
         self.out.flush()
 
@@ -129,9 +130,10 @@ class RichRenderer:
         return Group(*(Text(line, style=style)
                        for style, line in (_block_line(b) for b in self._blocks)))
 
-    def event(self, event: Event) -> None:
-        if isinstance(event, BlockStart):
-            self._blocks.append(event.block)
+    def event(self, event: Event, block: Block | None) -> None:
+        """Redraw; a new block's live state (``block``) joins the drawn list."""
+        if isinstance(event, BlockStart) and block is not None:
+            self._blocks.append(block)
         if isinstance(event, (BlockStart, BlockDelta, BlockEnd)) and self._live is not None:
             self._live.update(self._render())
 
@@ -178,8 +180,10 @@ async def run_demo(*, plain: bool = False, delay: float = 0.004, chunk_size: int
                 events: Stream = stream(http, provider)
                 async with events:
                     async for item in events:
-                        if not isinstance(item, ChatResponse):
-                            renderer.event(item)
+                        if isinstance(item, (BlockStart, BlockDelta, BlockEnd)):
+                            renderer.event(item, events.block(item))
+                        elif not isinstance(item, ChatResponse):
+                            renderer.event(item, None)
                     final = events.response
             wav = _write_audio(final, wav_dir or Path.cwd())
             renderer.finish(final, wav)

@@ -8,6 +8,7 @@ O(size of the delta).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +25,7 @@ from .events import (
     CitationDelta,
     DataDelta,
     Delta,
+    MetadataAppendDelta,
     MetadataDelta,
     SignatureDelta,
     TextDelta,
@@ -84,11 +86,18 @@ def _transcript(block: Block, delta: TranscriptDelta) -> None:
 def _citation(block: Block, delta: CitationDelta) -> None:
     if type(block) is not TextBlock:
         raise _mismatch(block, delta)
-    block.citations.append(delta.citation)
+    block.citations.append(dict(delta.citation))  # the event keeps its own dict
 
 
 def _metadata(block: Block, delta: MetadataDelta) -> None:
-    block.metadata.update(delta.metadata)
+    block.metadata.update(copy.deepcopy(delta.metadata))  # the event keeps its own values
+
+
+def _metadata_append(block: Block, delta: MetadataAppendDelta) -> None:
+    items = block.metadata.setdefault(delta.key, [])
+    if type(items) is not list:  # a scalar the provider sent earlier under that key
+        items = block.metadata[delta.key] = [items]
+    items.extend(copy.deepcopy(delta.items))  # the event keeps its own items
 
 
 DELTA_APPLIERS: dict[type, Callable[[Any, Any], None]] = {
@@ -100,6 +109,7 @@ DELTA_APPLIERS: dict[type, Callable[[Any, Any], None]] = {
     TranscriptDelta: _transcript,
     CitationDelta: _citation,
     MetadataDelta: _metadata,
+    MetadataAppendDelta: _metadata_append,
 }
 
 

@@ -20,7 +20,6 @@ import builtins
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from enum import StrEnum
 from typing import Any, Literal, Self, TypeVar
 
 import msgspec
@@ -45,34 +44,11 @@ from .events import (
     ThinkingDelta,
     ToolInputDelta,
 )
+from .finish import FinishReason
 from .merge import apply_delta
 from .usage import ChatUsage, merge_usage
 
 BlockT = TypeVar("BlockT", bound=Block)
-
-
-class FinishReason(StrEnum):
-    """Why the model stopped, the same word for every provider."""
-
-    STOP = "stop"
-    LENGTH = "length"
-    TOOL_CALLS = "tool_calls"
-    CONTENT_FILTER = "content_filter"
-    REFUSAL = "refusal"
-    PAUSE = "pause"
-    ERROR = "error"
-    INTERRUPTED = "interrupted"
-    UNKNOWN = "unknown"
-
-    @classmethod
-    def parse(cls, value: str | None) -> FinishReason | None:
-        """``None`` stays ``None``; an unknown word becomes ``UNKNOWN``."""
-        if value is None:
-            return None
-        try:
-            return cls(value)
-        except ValueError:
-            return cls.UNKNOWN
 
 
 def _new_response_id() -> str:

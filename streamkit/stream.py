@@ -29,11 +29,14 @@ from typing import Any, Literal
 import anyio
 import msgspec
 
+from .accumulate import Accumulator
+from .blocks import ContentBlock
 from .errors import IncompleteStreamError, ProtocolError, ProviderError, StreamError
-from .events import BlockDelta, Event, TextDelta
+from .events import BlockDelta, BlockEnd, BlockStart, Event, TextDelta
+from .finish import FinishReason
 from .pipeline import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_TOTAL_BYTES, Pipeline
 from .providers import Parser
-from .response import ChatResponse, FinishReason
+from .response import ChatResponse
 
 OnError = Literal["raise", "return"]
 StreamItem = Event | ChatResponse
@@ -159,10 +162,10 @@ class _Driver:
         return error
 
 
-def _is_answer_text(item: StreamItem) -> bool:
+def _is_answer_text(item: StreamItem, accumulator: Accumulator) -> bool:
     """A text delta of choice 0 that is not a refusal."""
     return (type(item) is BlockDelta and item.choice == 0 and type(item.delta) is TextDelta
-            and not getattr(item.block, "refusal", False))
+            and not getattr(accumulator.block(item.index), "refusal", False))
 
 
 class _BaseStream:
@@ -189,6 +192,13 @@ class _BaseStream:
     def provider(self) -> str | None:
         """The provider's name (detected with ``provider="auto"``)."""
         return self._driver.pipeline.provider
+
+    def block(self, event: BlockStart | BlockDelta | BlockEnd) -> ContentBlock:
+        """The current state of the block an event belongs to: the stream's own live
+        block, read-only for the caller (it keeps growing as the stream goes on;
+        ``.copy()`` it to keep a snapshot). No copy is made, so a UI can call this
+        after every delta at O(1) cost."""
+        return self._driver.pipeline.accumulator.block(event.index, event.choice)
 
 
 class Stream(_BaseStream):
@@ -235,7 +245,7 @@ class Stream(_BaseStream):
 
     async def _texts(self) -> AsyncIterator[str]:
         async for item in self:
-            if _is_answer_text(item):
+            if _is_answer_text(item, self._driver.pipeline.accumulator):
                 yield item.delta.text  # type: ignore[union-attr]
 
     async def _chunks(self) -> AsyncIterator[Any]:
@@ -322,7 +332,7 @@ class SyncStream(_BaseStream):
     def text_stream(self) -> Iterator[str]:
         """Only the text deltas of choice 0 (refusals excluded)."""
         for item in self:
-            if _is_answer_text(item):
+            if _is_answer_text(item, self._driver.pipeline.accumulator):
                 yield item.delta.text  # type: ignore[union-attr]
 
     def _chunks(self) -> Iterator[Any]:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from .blocks import TextBlock, ThinkingBlock
 from .events import BlockDelta, BlockEnd, BlockStart, Event, TextDelta, ThinkingDelta
 from .think import Kind, ThinkSplitter
@@ -93,7 +95,9 @@ class ThinkTagFilter:
         state = self._state(event.choice)
         text_state = state.texts.get(event.index)
         if text_state is None:
-            event.index = state.index_map.get(event.index, event.index)
+            index = state.index_map.get(event.index, event.index)
+            if index != event.index:  # a new event: the parser's one stays as it was
+                event = msgspec.structs.replace(event, index=index)
             out.append(event)
             return
         if type(event.delta) is TextDelta:

@@ -56,8 +56,7 @@ class _Pending:
         if len(self.parts) == 1:
             return self.event
         delta = _MERGEABLE[self.kind][1](self.parts)
-        return BlockDelta(index=self.event.index, delta=delta, choice=self.event.choice,
-                          block=self.event.block)
+        return BlockDelta(index=self.event.index, delta=delta, choice=self.event.choice)
 
 
 class Coalescer:
@@ -95,7 +94,6 @@ class Coalescer:
                 # each block's own deltas stay in order; deltas of different blocks
                 # between two boundaries may be regrouped, which changes nothing
                 pending.parts.append(getattr(item.delta, _MERGEABLE[kind][0]))
-                pending.event = item if item.block is not None else pending.event
             else:
                 pending = _Pending(item, kind)
                 self._pending.append(pending)

@@ -42,11 +42,12 @@ def test_events_build_the_response_in_order_with_snapshots() -> None:
     acc.apply(BlockStart(index=1, block=TextBlock()))
     delta = BlockDelta(index=1, delta=TextDelta("Hi"))
     acc.apply(delta)
-    assert isinstance(delta.block, TextBlock) and delta.block.text == "Hi"
+    live = acc.block(1)
+    assert isinstance(live, TextBlock) and live.text == "Hi"
     acc.apply(BlockEnd(index=1))
     acc.apply(UsageUpdate(usage=ChatUsage(input_tokens=5, output_tokens=1)))
     acc.apply(UsageUpdate(usage=ChatUsage(output_tokens=9)))
-    acc.apply(ResponseEnd(finish_reason="stop", stop_reason="end_turn"))
+    acc.apply(ResponseEnd(finish_reason=FinishReason.STOP, stop_reason="end_turn"))
     r = acc.response
     assert (r.id, r.model, r.metadata) == ("msg_1", "m", {"tier": "x"})
     assert r.thinking == "hm" and r.text == "Hi"
@@ -62,7 +63,7 @@ def test_choices_accumulate_separately() -> None:
     for choice, text in ((0, "zero"), (1, "one")):
         acc.apply(BlockStart(index=0, block=TextBlock(), choice=choice))
         acc.apply(BlockDelta(index=0, delta=TextDelta(text), choice=choice))
-    acc.apply(ResponseEnd(finish_reason="length", choice=1))
+    acc.apply(ResponseEnd(finish_reason=FinishReason.LENGTH, choice=1))
     zero, one = acc.responses
     assert (zero.text, one.text) == ("zero", "one")
     assert one.finished_reason is FinishReason.LENGTH and zero.finished_reason is None
@@ -116,7 +117,7 @@ def test_metadata_data_and_errors() -> None:
 def test_interrupt_marks_unfinished_responses_only() -> None:
     acc = Accumulator()
     acc.apply(BlockStart(index=0, block=TextBlock(), choice=0))
-    acc.apply(ResponseEnd(finish_reason="stop", choice=1))
+    acc.apply(ResponseEnd(finish_reason=FinishReason.STOP, choice=1))
     acc.interrupt()
     zero, one = acc.responses
     assert zero.finished_reason is FinishReason.INTERRUPTED
@@ -125,7 +126,8 @@ def test_interrupt_marks_unfinished_responses_only() -> None:
 
 def test_unknown_finish_word_becomes_unknown_and_raw_is_kept() -> None:
     acc = Accumulator()
-    acc.apply(ResponseEnd(finish_reason="weird", stop_reason="weird", terminated=False))
+    reason = FinishReason.parse("weird")  # what a parser does with a word it does not know
+    acc.apply(ResponseEnd(finish_reason=reason, stop_reason="weird", terminated=False))
     r = acc.response
     assert r.finished_reason is FinishReason.UNKNOWN and r.stop_reason == "weird"
     assert not r.terminated
@@ -134,7 +136,7 @@ def test_unknown_finish_word_becomes_unknown_and_raw_is_kept() -> None:
 def test_an_error_stays_the_finish_reason_after_a_later_end() -> None:
     acc = Accumulator()
     acc.apply(ErrorEvent(message="overloaded"))
-    acc.apply(ResponseEnd(finish_reason="unknown", terminated=False))
+    acc.apply(ResponseEnd(finish_reason=FinishReason.UNKNOWN, terminated=False))
     assert acc.response.finished_reason is FinishReason.ERROR and acc.response.is_last
 
 

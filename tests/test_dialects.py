@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from streamkit.providers import OPENAI_COMPATIBLE
-from streamkit.providers.dialects import (
+from streamkit.providers.openai_chat.dialects import (
     DEFAULT,
     DIALECTS,
     OPENAI_FINISH_REASONS,

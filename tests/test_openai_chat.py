@@ -36,6 +36,7 @@ from streamkit.events import (
     BlockEnd,
     BlockStart,
     ErrorEvent,
+    MetadataAppendDelta,
     MetadataDelta,
     ResponseEnd,
     ResponseMetadata,
@@ -241,9 +242,10 @@ def test_logprobs_are_kept_on_the_text_block() -> None:
         {"token": "Foo", "logprob": -0.0025094282, "bytes": [70, 111, 111], "top_logprobs": []},
         {"token": "!", "logprob": -0.26638845, "bytes": [33], "top_logprobs": []},
     ]
-    # reported once (the list then grows in place): no per-chunk copies
-    metadata_deltas = [e for e in result.of_type(BlockDelta) if type(e.delta) is MetadataDelta]
-    assert len(metadata_deltas) == 1
+    # each chunk's entries are appended, never the list so far again: no per-chunk copies
+    appends = [e.delta for e in result.of_type(BlockDelta)
+               if type(e.delta) is MetadataAppendDelta]
+    assert [len(delta.items) for delta in appends] == [1, 1]
     sdk_logprobs = sdk_snapshot(items).choices[0].logprobs
     assert text.metadata["logprobs"] == [lp.model_dump() for lp in sdk_logprobs.content]
 

@@ -483,7 +483,6 @@ def test_hot_path_is_one_event_per_delta() -> None:
     event = json.dumps(text_delta(" b", logprobs=[], obfuscation="Xy", sequence_number=9))
     (out,) = parser.feed(event, "response.output_text.delta")
     assert type(out) is BlockDelta and out.delta == TextDelta(" b") and out.index == 0
-    assert out.block is None  # the parser keeps no copy of the content
     cases = [
         ({"type": "response.reasoning_summary_text.delta", "output_index": 1,
           "summary_index": 0, "delta": "t"}, ThinkingDelta("t")),

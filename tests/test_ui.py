@@ -19,6 +19,7 @@ from streamkit import (
     DataBlock,
     DataDelta,
     Event,
+    FinishReason,
     ResponseEnd,
     SignatureDelta,
     TextBlock,
@@ -46,7 +47,7 @@ def script(pieces: list[tuple[int, str]]) -> list[Event]:
         if fragment == "!":  # a boundary in the middle of the stream
             events.append(BlockDelta(index=0, delta=SignatureDelta("sig" + str(len(events)))))
     events += [BlockEnd(index=i) for i in range(4)]
-    events.append(ResponseEnd(finish_reason="stop"))
+    events.append(ResponseEnd(finish_reason=FinishReason.STOP))
     return events
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from .base import Framing, Parser, decode_json
 
-# name -> (module, class, fixed keyword options)
+# name -> (wire package or module, class, fixed keyword options)
 _REGISTRY: dict[str, tuple[str, str, dict[str, Any]]] = {
     "openai": ("openai_chat", "OpenAIChatParser", {}),
     "openai-chat": ("openai_chat", "OpenAIChatParser", {}),

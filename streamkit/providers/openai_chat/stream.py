@@ -1,7 +1,7 @@
 """OpenAI Chat Completions (``chat.completion.chunk``) and every vendor that copies it.
 
 One parser serves OpenAI and the OpenAI-compatible vendors; their quirks are
-listed in :mod:`streamkit.providers.dialects` and all of them are handled
+listed in :mod:`streamkit.providers.openai_chat.dialects` and all of them are handled
 whatever ``dialect`` says (a dialect only tunes defaults), because a proxy can
 put any vendor behind any name.
 
@@ -60,9 +60,9 @@ from typing import Any, ClassVar, Final, Literal
 
 import msgspec
 
-from ..blocks import Block, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
-from ..errors import ProtocolError
-from ..events import (
+from ...blocks import Block, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from ...errors import ProtocolError
+from ...events import (
     BlockDelta,
     BlockEnd,
     BlockStart,
@@ -70,6 +70,7 @@ from ..events import (
     DataDelta,
     ErrorEvent,
     Event,
+    MetadataAppendDelta,
     MetadataDelta,
     ResponseEnd,
     ResponseMetadata,
@@ -81,8 +82,9 @@ from ..events import (
     TranscriptDelta,
     UsageUpdate,
 )
-from ..usage import ChatUsage
-from .base import Framing, decode_json
+from ...finish import FinishReason
+from ...usage import ChatUsage
+from ..base import Framing, decode_json
 from .dialects import REASONING_FIELDS, Dialect, get_dialect
 
 __all__ = ["OpenAIChatParser", "map_usage"]
@@ -189,7 +191,7 @@ class _Choice:
     __slots__ = (
         "audio", "audio_id", "audio_meta", "b64_rest", "channel", "channels", "details",
         "ended", "extras", "filters", "finish_reason", "has_refusal", "has_text", "has_tool",
-        "index", "last_tool", "lp_lists", "meta", "next_index", "open", "refusal_block",
+        "index", "last_tool", "meta", "next_index", "open", "refusal_block",
         "seq_index", "seq_kind", "synthetic", "text_block", "tool_ids", "tools", "touched",
     )
 
@@ -211,7 +213,6 @@ class _Choice:
         self.audio_id: str | None = None
         self.audio_meta: dict[str, Any] = {}
         self.b64_rest = ""
-        self.lp_lists: dict[int, list[Any]] = {}
         self.channel: Any = None
         self.channels: dict[int, Any] = {}
         self.meta: dict[str, Any] = {}
@@ -1149,12 +1150,8 @@ class OpenAIChatParser:
             else:
                 self._extra(st, "logprobs." + key, value, out)
                 continue
-            values = st.lp_lists.get(index)
-            if values is None:
-                values = st.lp_lists[index] = []
-                out.append(BlockDelta(index=index, delta=MetadataDelta({"logprobs": values}),
-                                      choice=st.index))
-            values.extend(value)
+            out.append(BlockDelta(index=index, delta=MetadataAppendDelta("logprobs", value),
+                                  choice=st.index))
 
     # ------------------------------------------------------------ the end
 
@@ -1179,7 +1176,7 @@ class OpenAIChatParser:
         for index in st.open:
             out.append(BlockEnd(index=index, choice=st.index, snapshot=snapshots.get(index)))
         st.open.clear()
-        out.append(ResponseEnd(finish_reason=self._finish_reason(st),
+        out.append(ResponseEnd(finish_reason=FinishReason.parse(self._finish_reason(st)),
                                stop_reason=st.finish_reason, terminated=terminated,
                                choice=st.index))
 

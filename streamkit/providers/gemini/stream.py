@@ -50,7 +50,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from ..blocks import (
+from ...blocks import (
     Base64Source,
     Block,
     DataBlock,
@@ -61,7 +61,7 @@ from ..blocks import (
     URLSource,
     new_block_id,
 )
-from ..events import (
+from ...events import (
     BlockDelta,
     BlockEnd,
     BlockStart,
@@ -69,6 +69,7 @@ from ..events import (
     DataDelta,
     ErrorEvent,
     Event,
+    MetadataAppendDelta,
     MetadataDelta,
     ResponseEnd,
     ResponseMetadata,
@@ -79,9 +80,10 @@ from ..events import (
     ToolInputDelta,
     UsageUpdate,
 )
-from ..partial_json import JSONPathBuilder, JSONPathValue
-from ..usage import ChatUsage
-from .base import Framing, decode_json
+from ...finish import FinishReason
+from ...partial_json import JSONPathBuilder, JSONPathValue
+from ...usage import ChatUsage
+from ..base import Framing, decode_json
 
 __all__ = ["GeminiParser", "map_finish_reason", "map_usage"]
 
@@ -181,7 +183,7 @@ class _Open:
         self.mime = mime
         self.signed = False  # a thought signature is already attached
         self.builder: JSONPathBuilder | None = None  # for a streamed call
-        self.unassembled: list[Any] | None = None  # partialArgs the builder refused
+        self.unassembled = False  # partialArgs the builder refused arrived
 
 
 class _Candidate:
@@ -255,7 +257,8 @@ class GeminiParser:
                 continue
             self._close(cand, out, None)
             cand.ended = True
-            out.append(ResponseEnd(finish_reason="error" if self._errored else "unknown",
+            finish = FinishReason.parse("error" if self._errored else "unknown")
+            out.append(ResponseEnd(finish_reason=finish,
                                    terminated=False, choice=cand.choice))
         return out
 
@@ -493,9 +496,9 @@ class GeminiParser:
                      out: list[Event]) -> None:
         """An update the builder cannot place (out of order, unknown value kind):
         kept in the block's metadata and the call marked incomplete at its end."""
-        current.unassembled = [*(current.unassembled or []), update]
+        current.unassembled = True
         out.append(BlockDelta(index=current.index,
-                              delta=MetadataDelta({"unassembledPartialArgs": current.unassembled}),
+                              delta=MetadataAppendDelta("unassembledPartialArgs", [update]),
                               choice=cand.choice))
 
     def _inline_data(self, part: dict[str, Any], cand: _Candidate, out: list[Event]) -> None:
@@ -588,7 +591,8 @@ class GeminiParser:
         self._close(cand, out, raw)
         self._flush_usage(out)
         cand.ended = cand.terminated = True
-        out.append(ResponseEnd(finish_reason=map_finish_reason(raw, cand.called),
+        finish = FinishReason.parse(map_finish_reason(raw, cand.called))
+        out.append(ResponseEnd(finish_reason=finish,
                                stop_reason=raw, terminated=True, choice=cand.choice))
 
     def _citations(self, cand: _Candidate, metadata: Any, out: list[Event]) -> None:
@@ -644,7 +648,8 @@ class GeminiParser:
             if not cand.ended:
                 self._close(cand, out, None)
                 cand.ended = True
-                out.append(ResponseEnd(finish_reason="content_filter", stop_reason=str(reason),
+                finish = FinishReason.parse("content_filter")
+                out.append(ResponseEnd(finish_reason=finish, stop_reason=str(reason),
                                        terminated=True, choice=cand.choice))
 
     def _flush_usage(self, out: list[Event]) -> None:

@@ -81,7 +81,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from ..blocks import (
+from ...blocks import (
     Base64Source,
     Block,
     ContentBlock,
@@ -91,8 +91,8 @@ from ..blocks import (
     ThinkingBlock,
     ToolCallBlock,
 )
-from ..errors import ProtocolError
-from ..events import (
+from ...errors import ProtocolError
+from ...events import (
     BlockDelta,
     BlockEnd,
     BlockStart,
@@ -110,9 +110,10 @@ from ..events import (
     TranscriptDelta,
     UsageUpdate,
 )
-from ..merge import apply_snapshot
-from ..usage import ChatUsage
-from .base import Framing, decode_json
+from ...finish import FinishReason
+from ...merge import apply_snapshot
+from ...usage import ChatUsage
+from ..base import Framing, decode_json
 
 __all__ = ["OpenAIResponsesParser"]
 
@@ -388,7 +389,8 @@ class OpenAIResponsesParser:
         out += self._close_open()
         if not self._ended:
             self._ended = True
-            out.append(ResponseEnd(finish_reason=self._finish_reason or "unknown",
+            finish = FinishReason.parse(self._finish_reason or "unknown")
+            out.append(ResponseEnd(finish_reason=finish,
                                    terminated=False))
         return out
 
@@ -1124,7 +1126,8 @@ class OpenAIResponsesParser:
         if finish == "stop" and self._has_client_call(output):
             finish = "tool_calls"
         self._ended = self._terminated = True
-        out.append(ResponseEnd(finish_reason=finish, stop_reason=stop_reason, terminated=True))
+        out.append(ResponseEnd(finish_reason=FinishReason.parse(finish), stop_reason=stop_reason,
+                               terminated=True))
         return out
 
     def _finish_of(self, status: str, response: dict[str, Any]) -> tuple[str, str]:

@@ -36,8 +36,8 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from ..blocks import Base64Source, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock, new_block_id
-from ..events import (
+from ...blocks import Base64Source, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock, new_block_id
+from ...events import (
     BlockDelta,
     BlockEnd,
     BlockStart,
@@ -50,8 +50,9 @@ from ..events import (
     ThinkingDelta,
     UsageUpdate,
 )
-from ..usage import ChatUsage
-from .base import Framing, decode_json
+from ...finish import FinishReason
+from ...usage import ChatUsage
+from ..base import Framing, decode_json
 
 __all__ = ["OllamaParser", "map_done_reason", "map_usage"]
 
@@ -163,7 +164,8 @@ class OllamaParser:
         self._close(out)
         if not self._ended:
             self._ended = True
-            out.append(ResponseEnd(finish_reason="error" if self._errored else "unknown",
+            finish = FinishReason.parse("error" if self._errored else "unknown")
+            out.append(ResponseEnd(finish_reason=finish,
                                    terminated=False))
         return out
 
@@ -286,7 +288,8 @@ class OllamaParser:
         self._terminated = True
         if not self._ended:
             self._ended = True
-            out.append(ResponseEnd(finish_reason=map_done_reason(reason, self._called),
+            finish = FinishReason.parse(map_done_reason(reason, self._called))
+            out.append(ResponseEnd(finish_reason=finish,
                                    stop_reason=reason, terminated=True))
 
     def _error(self, error: Any, line: dict[str, Any], out: list[Event]) -> None:

@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from ..blocks import (
+from ...blocks import (
     Block,
     RawBlock,
     TextBlock,
@@ -41,7 +41,7 @@ from ..blocks import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from ..events import (
+from ...events import (
     BlockDelta,
     BlockEnd,
     BlockStart,
@@ -57,8 +57,9 @@ from ..events import (
     ToolInputDelta,
     UsageUpdate,
 )
-from ..usage import ChatUsage
-from .base import Framing, decode_json
+from ...finish import FinishReason
+from ...usage import ChatUsage
+from ..base import Framing, decode_json
 
 __all__ = ["AnthropicParser", "map_stop_reason"]
 
@@ -257,7 +258,8 @@ class AnthropicParser:
                 reason: str | None = "error"
             else:
                 reason = map_stop_reason(self._stop_reason) or "unknown"
-            out.append(ResponseEnd(finish_reason=reason, stop_reason=self._stop_reason,
+            finish = FinishReason.parse(reason)
+            out.append(ResponseEnd(finish_reason=finish, stop_reason=self._stop_reason,
                                    terminated=False))
         return out
 
@@ -314,7 +316,8 @@ class AnthropicParser:
             self._ended = True
             reason = "error" if self._errored and self._stop_reason is None else (
                 map_stop_reason(self._stop_reason))
-            out.append(ResponseEnd(finish_reason=reason, stop_reason=self._stop_reason,
+            finish = FinishReason.parse(reason)
+            out.append(ResponseEnd(finish_reason=finish, stop_reason=self._stop_reason,
                                    terminated=True))
         return out
 
