@@ -15,6 +15,7 @@ is the read-only view of a block's current state that UIs use while it streams.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -176,7 +177,13 @@ class Accumulator:
 
     def _metadata(self, event: ResponseMetadata) -> None:
         response = self._choice(event.choice).response
-        response.metadata.update(event.metadata)
+        if event.metadata:
+            response.metadata.update(copy.deepcopy(event.metadata))  # the event keeps its own
+        for key, items in event.append.items():
+            kept = response.metadata.get(key)
+            if type(kept) is not list:
+                kept = response.metadata[key] = []
+            kept.extend(copy.deepcopy(items))
         if event.id:
             response.id = event.id
         if event.model:

@@ -20,21 +20,21 @@ import copy
 import json
 import re
 import struct
-import uuid
 from typing import Any, ClassVar, TypeVar, overload
 
 from pydantic import BaseModel
 
 from .errors import ToolArgumentsError
 from .fragments import BytesBuffer, TextBuffer
+from .ids import new_id
 from .partial_json import PartialJSON
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 def new_block_id(prefix: str = "blk") -> str:
-    """A fresh unique id for blocks whose provider gave none."""
-    return f"{prefix}_{uuid.uuid4().hex[:24]}"
+    """A fresh unique id for blocks whose provider gave none (see :mod:`streamkit.ids`)."""
+    return new_id(prefix)
 
 
 class Block:

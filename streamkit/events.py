@@ -161,9 +161,12 @@ class UsageUpdate(msgspec.Struct, tag="usage", kw_only=True, frozen=True):
 
 class ResponseMetadata(msgspec.Struct, tag="response_metadata", kw_only=True, frozen=True):
     """Response-level extras (a moderation result, a system fingerprint, a new
-    model name): each key replaces the earlier value; ``id`` / ``model`` when set."""
+    model name): each key of ``metadata`` replaces the earlier value, each list
+    of ``append`` extends the list at its key (payloads a parser keeps without
+    understanding them); ``id`` / ``model`` when set."""
 
     metadata: dict[str, Any] = {}
+    append: dict[str, list[Any]] = {}
     id: str | None = None
     model: str | None = None
     choice: int = 0

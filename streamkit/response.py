@@ -17,7 +17,6 @@ code written for it keeps working, with its defects fixed:
 from __future__ import annotations
 
 import builtins
-import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, Self, TypeVar
@@ -45,6 +44,7 @@ from .events import (
     ToolInputDelta,
 )
 from .finish import FinishReason
+from .ids import new_id
 from .merge import apply_delta
 from .usage import ChatUsage, merge_usage
 
@@ -52,7 +52,7 @@ BlockT = TypeVar("BlockT", bound=Block)
 
 
 def _new_response_id() -> str:
-    return f"resp_{uuid.uuid4().hex[:24]}"
+    return new_id("resp")
 
 
 def _timestamp() -> str:

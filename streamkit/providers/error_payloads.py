@@ -1,0 +1,107 @@
+"""Error payloads as data: one mapping from any provider's error object to an
+:class:`~streamkit.events.ErrorEvent`.
+
+Providers agree on the shape more than on the words: an ``error`` object with
+a ``message``, and some of ``code`` (a string, or the HTTP status as a number),
+``type`` (OpenAI, Anthropic) and ``status`` (Google's RPC status word, or a
+number). Every parser and the HTTP error-body path call :func:`error_event`,
+so the same payload gives the same event whoever reads it:
+
+- ``message``: the object's ``message``; else the object as JSON. At most
+  :data:`MAX_ERROR_MESSAGE_CHARS` characters, so a hostile or runaway message
+  cannot flood a log line or ``str(ProviderError)``; ``raw`` keeps the payload,
+  which the event-size limit (``max_event_bytes``) already bounds.
+- ``code``: the object's ``code`` as a string.
+- ``status``: the HTTP status: a numeric ``status``, else a numeric ``code``
+  between 100 and 599, else the status that goes with the error's type word
+  (:data:`TYPE_STATUS`), as an in-stream error has no HTTP status of its own.
+- ``error_type``: the ``type`` word, else the ``status`` word.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ..events import ErrorEvent
+from .coerce import as_int, as_str
+
+MAX_ERROR_MESSAGE_CHARS = 4096
+
+# Error type words and the HTTP status each comes with.
+TYPE_STATUS: dict[str, int] = {
+    # Anthropic (docs.anthropic.com/en/api/errors)
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "billing_error": 402,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "timeout_error": 504,
+    "overloaded_error": 529,
+    # Google RPC status words (Gemini, Vertex: cloud.google.com/apis/design/errors)
+    "INVALID_ARGUMENT": 400,
+    "FAILED_PRECONDITION": 400,
+    "OUT_OF_RANGE": 400,
+    "UNAUTHENTICATED": 401,
+    "PERMISSION_DENIED": 403,
+    "NOT_FOUND": 404,
+    "ABORTED": 409,
+    "ALREADY_EXISTS": 409,
+    "RESOURCE_EXHAUSTED": 429,
+    "CANCELLED": 499,
+    "INTERNAL": 500,
+    "UNKNOWN": 500,
+    "DATA_LOSS": 500,
+    "UNIMPLEMENTED": 501,
+    "UNAVAILABLE": 503,
+    "DEADLINE_EXCEEDED": 504,
+}
+
+
+def bounded_message(message: str) -> str:
+    """``message`` cut to :data:`MAX_ERROR_MESSAGE_CHARS`, saying how much was cut."""
+    if len(message) <= MAX_ERROR_MESSAGE_CHARS:
+        return message
+    more = len(message) - MAX_ERROR_MESSAGE_CHARS
+    return f"{message[:MAX_ERROR_MESSAGE_CHARS]}... [{more} more characters]"
+
+
+def _as_text(value: Any) -> str:
+    if type(value) is str:
+        return value
+    try:
+        return msgspec.json.encode(value).decode()
+    except (TypeError, ValueError, OverflowError):
+        return repr(value)
+
+
+def _http_status(error: dict[str, Any], error_type: str | None) -> int | None:
+    status = as_int(error.get("status"))
+    if status is not None:
+        return status
+    code = as_int(error.get("code"))
+    if code is not None and 100 <= code <= 599:
+        return code
+    return TYPE_STATUS.get(error_type) if error_type is not None else None
+
+
+def error_event(error: Any, raw: Any, *, choice: int = 0) -> ErrorEvent:
+    """The uniform event for a provider's error object (the value of its ``error``
+    field, or the whole payload where the provider puts the fields at the top)."""
+    if type(error) is not dict:
+        return ErrorEvent(message=bounded_message(_as_text(error)), raw=raw, choice=choice)
+    message = error.get("message")
+    code = error.get("code")
+    error_type = as_str(error.get("type")) or as_str(error.get("status"))
+    return ErrorEvent(
+        message=bounded_message(_as_text(message if message is not None else error)),
+        code=None if code is None else _as_text(code),
+        error_type=error_type,
+        status=_http_status(error, error_type),
+        raw=raw,
+        choice=choice,
+    )

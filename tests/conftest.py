@@ -1,0 +1,168 @@
+"""What every test module shares: the recorded fixtures, driving a parser into
+an Accumulator, the event contract every parser keeps, and repeatable ids.
+
+Import the helpers with ``from conftest import ...`` (pytest puts this folder on
+``sys.path``). Payloads are always ``Payload(event, data)``: the SSE event name
+(``None`` for unnamed ``message`` events and JSON lines) and the data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+
+from streamkit import replay
+from streamkit.accumulate import Accumulator
+from streamkit.events import BlockDelta, BlockEnd, BlockStart, Event, ResponseEnd, ResponseStart
+from streamkit.ids import counting_ids, id_factory
+from streamkit.providers.base import Parser
+from streamkit.response import ChatResponse
+from streamkit.sse import SSEDecoder
+from streamkit.testing import load_recording
+
+FIXTURES = Path(__file__).parent / "fixtures"
+EDGE = FIXTURES / "edge"
+_STREAM_SUFFIXES = (".sse", ".ndjson", ".chunks.jsonl")
+
+
+def recordings() -> list[Path]:
+    """Every recorded or edge stream in ``tests/fixtures`` (not the conversations)."""
+    return sorted(
+        path for path in FIXTURES.rglob("*")
+        if path.is_file() and path.name.endswith(_STREAM_SUFFIXES)
+        and "conversations" not in path.parts
+    )
+
+
+def fixture_id(path: Path) -> str:
+    """A readable pytest id: the path below ``tests/fixtures``."""
+    return str(path.relative_to(FIXTURES))
+
+
+class Payload(NamedTuple):
+    """One framed payload: the SSE event name (or ``None``) and its data."""
+
+    event: str | None
+    data: str
+
+
+def _path(fixture: str | Path) -> Path:
+    return fixture if isinstance(fixture, Path) else FIXTURES / fixture
+
+
+def payloads(fixture: str | Path) -> list[Payload]:
+    """The payloads of a fixture in order (``.chunks.jsonl`` / ``.ndjson``: one a line)."""
+    path = _path(fixture)
+    raw = path.read_bytes()
+    if path.name.endswith(".sse"):
+        decoder = SSEDecoder()
+        events = decoder.feed(raw) + decoder.flush()
+        return [Payload(None if e.event == "message" else e.event, e.data) for e in events]
+    return [Payload(None, line) for line in raw.decode().splitlines() if line.strip()]
+
+
+def body(fixture: str | Path) -> bytes:
+    """The fixture as the HTTP body it was recorded from."""
+    return load_recording(_path(fixture))[0]
+
+
+@dataclass
+class Run:
+    """The events a parser produced for a list of payloads, and their accumulation."""
+
+    parser: Any
+    events: list[Event] = field(default_factory=list)
+    accumulator: Accumulator = field(default_factory=Accumulator)
+
+    @property
+    def response(self) -> ChatResponse:
+        return self.accumulator.response
+
+    @property
+    def responses(self) -> list[ChatResponse]:
+        return self.accumulator.responses
+
+    def of_type(self, kind: type[Any]) -> list[Any]:
+        return [e for e in self.events if type(e) is kind]
+
+
+def run_parser(parser: Parser, items: Sequence[tuple[str | None, str]], *,
+               finish: bool = True) -> Run:
+    """Feed ``(event, data)`` payloads one at a time (then ``finish()``), folding
+    every event into an Accumulator."""
+    result = Run(parser)
+    for event, data in items:
+        events = parser.feed(data, event)
+        result.accumulator.apply_all(events)
+        result.events += events
+    if finish:
+        tail = parser.finish()
+        result.accumulator.apply_all(tail)
+        result.events += tail
+    return result
+
+
+def replay_chunked(fixture: str | Path, provider: str = "auto", size: int | None = None,
+                   **options: Any) -> tuple[list[Event], ChatResponse]:
+    """The fixture's body through the whole pipeline, in ``size``-byte chunks
+    (``None``: one chunk)."""
+    raw = body(fixture)
+    chunks = [raw] if size is None else [raw[i:i + size] for i in range(0, len(raw), size)]
+    return replay(chunks, provider, **options)
+
+
+def check_event_contract(events: Sequence[Event]) -> None:
+    """The contract every parser keeps, per choice: block indexes 0, 1, 2... in
+    opening order; a block's deltas come between its BlockStart and its one
+    BlockEnd; every block is ended; one ResponseStart at most, before any block;
+    exactly one ResponseEnd, after every block event of its choice."""
+    opened: dict[int, list[int]] = {}
+    live: dict[int, set[int]] = {}
+    ended: dict[int, set[int]] = {}
+    response_starts: dict[int, int] = {}
+    response_ends: dict[int, int] = {}
+    for event in events:
+        choice = getattr(event, "choice", 0)
+        indexes = opened.setdefault(choice, [])
+        open_now = live.setdefault(choice, set())
+        done = ended.setdefault(choice, set())
+        if isinstance(event, ResponseStart):
+            assert not indexes, f"ResponseStart after blocks in choice {choice}"
+            response_starts[choice] = response_starts.get(choice, 0) + 1
+        elif isinstance(event, BlockStart):
+            assert choice not in response_ends, "block after ResponseEnd"
+            assert event.index == len(indexes), f"index {event.index}, expected {len(indexes)}"
+            indexes.append(event.index)
+            open_now.add(event.index)
+        elif isinstance(event, BlockDelta):
+            assert event.index in open_now, f"delta for block {event.index}, which is not open"
+        elif isinstance(event, BlockEnd):
+            assert event.index in open_now and event.index not in done, f"bad end {event.index}"
+            open_now.discard(event.index)
+            done.add(event.index)
+        elif isinstance(event, ResponseEnd):
+            assert not open_now, f"ResponseEnd with blocks {open_now} still open"
+            response_ends[choice] = response_ends.get(choice, 0) + 1
+    assert all(n == 1 for n in response_starts.values()), response_starts
+    for choice in opened.keys() | {0}:
+        assert response_ends.get(choice) == 1, f"choice {choice}: {response_ends}"
+        assert not live.get(choice), f"choice {choice}: blocks {live[choice]} never ended"
+
+
+def comparable(response: ChatResponse) -> dict[str, Any]:
+    """The response as a dict without its local ``created_at`` (ids are
+    repeatable under the ``repeatable_ids`` fixture, which every test gets)."""
+    out = response.to_dict()
+    out.pop("created_at")
+    return out
+
+
+@pytest.fixture(autouse=True)
+def repeatable_ids() -> Iterator[None]:
+    """Every test makes up the same ids on every run (``text_`` + a counter)."""
+    with id_factory(counting_ids()):
+        yield
