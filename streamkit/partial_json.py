@@ -53,6 +53,8 @@ import json
 import re
 from typing import Any, Final
 
+from .limits import MAX_JSON_DEPTH
+
 __all__ = [
     "JSONPathBuilder",
     "JSONPathValue",
@@ -188,7 +190,7 @@ class PartialJSON:
         "_work",
     )
 
-    def __init__(self, max_depth: int = 512) -> None:
+    def __init__(self, max_depth: int = MAX_JSON_DEPTH) -> None:
         if max_depth < 1:
             raise ValueError("max_depth must be at least 1")
         self._max_depth = max_depth

@@ -22,7 +22,6 @@ from .errors import LimitExceeded, ProtocolError
 from .events import ErrorEvent, Event
 from .ndjson import NDJSONDecoder
 from .providers import Parser, get_parser
-from .providers.base import feed_each
 from .providers.detect import AutoParser
 from .response import ChatResponse
 from .sse import SSEDecoder
@@ -133,7 +132,7 @@ class Pipeline:
         self.payloads += len(sse_events)
         out: list[Event] = []
         try:
-            feed_each(self.parser, sse_events, out)
+            self.parser.feed_into(sse_events, out)
         finally:  # apply what the chunk gave, also when a later payload in it was bad
             if out:
                 if self._think is not None:

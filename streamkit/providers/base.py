@@ -11,6 +11,7 @@ which block index each provider item maps to.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal, Protocol
@@ -19,21 +20,42 @@ import msgspec
 
 from ..errors import ProtocolError
 from ..events import Event
+from ..limits import MAX_JSON_DEPTH
 
 Framing = Literal["sse", "ndjson"]
 
 _JSON = msgspec.json.Decoder()
+
+# Strings (where brackets mean nothing) and the brackets outside them.
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"?', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_BRACKET_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 _BYTE_OFFSET = re.compile(r"byte (\d+)")
+
+
+# One SSE event or JSON line: the SSE event type (``"message"`` when unnamed, as
+# the SSE decoder gives it) and the data.
+Payloads = Sequence[tuple[str, bytes | str]]
 
 
 class Parser(Protocol):
     """The interface the stream layer drives."""
 
-    name: ClassVar[str]
     framing: ClassVar[Framing]
+
+    @property
+    def name(self) -> str:
+        """The provider's registry name (a dialect's own name for OpenAI-compatible vendors)."""
+        ...
 
     def feed(self, data: bytes | str, event: str | None = None) -> list[Event]:
         """Events implied by one payload (``event`` is the SSE event name, if any)."""
+        ...
+
+    def feed_into(self, payloads: Payloads, out: list[Event]) -> None:
+        """Append the events of one network chunk's payloads to ``out``, in order.
+        A parser can run its per-token case here without a call per payload; ``out``
+        keeps the events of the payloads before one that raises."""
         ...
 
     def finish(self) -> list[Event]:
@@ -46,26 +68,47 @@ class Parser(Protocol):
         ...
 
 
-def feed_each(parser: Parser, payloads: Sequence[tuple[str, bytes | str]],
-              out: list[Event]) -> None:
-    """Append the events of several ``(SSE event type, data)`` payloads to ``out``:
-    a parser's ``feed_into`` when it has one (its per-token path runs without a
-    call per payload), else ``feed`` per payload. ``out`` keeps the events of the
-    payloads before one that raises."""
-    feed_into = getattr(parser, "feed_into", None)
-    if feed_into is not None:
-        feed_into(payloads, out)
-        return
+def feed_each(parser: Parser, payloads: Payloads, out: list[Event]) -> None:
+    """``feed`` per payload: the plain ``feed_into`` of parsers with no faster one."""
     feed = parser.feed
     for name, data in payloads:
         out += feed(data, None if name == "message" else name)
 
 
+def json_depth(data: bytes) -> int:
+    """The deepest bracket nesting of a JSON text (brackets inside strings do not
+    count). C-level passes only: the strings are cut out by a regex, every byte
+    but a bracket deleted, and the running depth's maximum taken."""
+    brackets = _JSON_STRING.sub(b"", data).translate(None, _NOT_BRACKETS)
+    if not brackets:
+        return 0
+    return max(itertools.accumulate(map(_BRACKET_STEP.__getitem__, brackets)))
+
+
+def _check_depth(data: bytes | str, event: str | None) -> None:
+    """:class:`ProtocolError` for a payload nested deeper than :data:`MAX_JSON_DEPTH`.
+    Counting the opening brackets is a C-level pass; only a payload with more of
+    them than the limit is measured."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    if raw.count(b"[") + raw.count(b"{") <= MAX_JSON_DEPTH:
+        return
+    depth = json_depth(raw)
+    if depth > MAX_JSON_DEPTH:
+        raise ProtocolError(
+            f"JSON in {event or 'message'} event nested {depth} levels deep; the limit is "
+            f"{MAX_JSON_DEPTH}", event=event, raw=raw[:200])
+
+
 def decode_json(data: bytes | str, event: str | None = None) -> Any:
-    """Decode one JSON payload; malformed JSON raises
-    :class:`~streamkit.errors.ProtocolError` naming the event and byte offset."""
+    """Decode one JSON payload; malformed JSON, or JSON nested deeper than
+    :data:`MAX_JSON_DEPTH`, raises :class:`~streamkit.errors.ProtocolError`
+    naming the event (and the byte offset of a syntax error)."""
+    _check_depth(data, event)
     try:
         return _JSON.decode(data)
+    except RecursionError:  # a deep stack at the caller: still a typed error
+        raise ProtocolError(f"JSON in {event or 'message'} event nested too deeply to decode",
+                            event=event) from None
     except msgspec.DecodeError as exc:
         if not isinstance(data, str):  # invalid UTF-8 is replaced, as SSE decoding does
             try:

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from ..errors import ProtocolError
 from ..events import ErrorEvent, Event
-from .base import Framing, Parser, decode_json, feed_each
+from .base import Framing, Parser, decode_json
 
 _ANTHROPIC_EVENTS = frozenset({
     "message_start", "message_delta", "message_stop", "content_block_start",
@@ -118,7 +118,7 @@ class AutoParser:
         """Detect on the first payloads, then hand the rest to the detected parser."""
         for position, (name, data) in enumerate(payloads):
             if self.parser is not None:
-                feed_each(self.parser, payloads[position:], out)
+                self.parser.feed_into(payloads[position:], out)
                 return
             out += self.feed(data, None if name == "message" else name)
 
