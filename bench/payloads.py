@@ -44,6 +44,13 @@ def split_network(body: bytes, size: int = NETWORK_CHUNK) -> list[bytes]:
     return [body[i:i + size] for i in range(0, len(body), size)]
 
 
+def split_events(body: bytes) -> list[bytes]:
+    """The body as a live stream usually arrives: one SSE event per network read."""
+    events = body.split(b"\n\n")
+    reads = [event + b"\n\n" for event in events[:-1]]
+    return reads + ([events[-1]] if events[-1] else [])
+
+
 def text_tokens(n: int) -> list[str]:
     """``n`` short word-like tokens (4-8 bytes each, like real text deltas)."""
     return [WORDS[i % len(WORDS)] for i in range(n)]

@@ -47,6 +47,7 @@ class Scenario:
     body: bytes
     chunks: list[bytes]
     units: int  # chunks (OpenAI) or events (Anthropic) carrying content
+    live: bool = False  # one SSE event per network read (else 4 KB reads)
     expected: Digest = (0, 0, 0)
 
     def __post_init__(self) -> None:
@@ -80,11 +81,21 @@ class Contender:
     notes: list[str] = field(default_factory=list)
 
 
-def _sse_transport(module: Any, body: bytes) -> Any:
-    """An in-memory HTTP transport (httpx or httpx2) that answers ``body``."""
+def _sse_transport(module: Any, body: bytes, reads: list[bytes] | None = None) -> Any:
+    """An in-memory HTTP transport (httpx or httpx2) that answers ``body``: in
+    one piece, or as the given ``reads`` (the live shape: one SSE event a read)."""
     headers = {"content-type": "text/event-stream"}
-    return module.MockTransport(lambda request: module.Response(200, headers=headers,
-                                                                content=body))
+
+    def answer(request: Any) -> Any:
+        content: Any = body if reads is None else iter(reads)
+        return module.Response(200, headers=headers, content=content)
+
+    return module.MockTransport(answer)
+
+
+def _transport(module: Any, sc: Scenario) -> Any:
+    """The scenario's body, read as its shape says."""
+    return _sse_transport(module, sc.body, sc.chunks if sc.live else None)
 
 
 def _b64_len(data: str | None) -> int:
@@ -107,7 +118,7 @@ def streamkit_replay(sc: Scenario) -> Run:
 
 def streamkit_http(sc: Scenario) -> Run:
     """streamkit.stream() over an httpx response, the path the SDK helpers take."""
-    transport = _sse_transport(httpx, sc.body)
+    transport = _transport(httpx, sc)
 
     def run() -> object:
         with httpx.Client(transport=transport) as client, \
@@ -137,7 +148,7 @@ def floor_digest(result: tuple[str, dict[int, str], bytes]) -> Digest:
 def openai_stream(sc: Scenario) -> Run:
     import openai
 
-    transport = _sse_transport(httpx, sc.body)
+    transport = _transport(httpx, sc)
 
     def run() -> object:
         client = openai.OpenAI(api_key="x", base_url=URL,
@@ -179,7 +190,7 @@ def anthropic_stream(sc: Scenario) -> Run:
     import anthropic
     import httpx2
 
-    transport = _sse_transport(httpx2, sc.body)
+    transport = _transport(httpx2, sc)
 
     def run() -> object:
         client = anthropic.Anthropic(api_key="x", base_url=URL,
@@ -225,7 +236,7 @@ def agentscope_openai_model(sc: Scenario) -> Run:
     from agentscope.message import UserMsg
     from agentscope.model import OpenAIChatModel
 
-    transport = _sse_transport(httpx, sc.body)
+    transport = _transport(httpx, sc)
     credential = OpenAICredential(api_key="x", base_url=URL)  # type: ignore[arg-type]
 
     async def go() -> object:
@@ -245,7 +256,7 @@ def agentscope_anthropic_model(sc: Scenario) -> Run:
     from agentscope.message import UserMsg
     from agentscope.model import AnthropicChatModel
 
-    transport = _sse_transport(httpx2, sc.body)
+    transport = _transport(httpx2, sc)
     credential = AnthropicCredential(api_key="x", base_url=URL)  # type: ignore[arg-type]
 
     async def go() -> object:
@@ -498,7 +509,7 @@ def litellm_completion(sc: Scenario) -> Run:
     import openai
 
     litellm = _litellm()
-    transport = _sse_transport(httpx, sc.body)
+    transport = _transport(httpx, sc)
 
     def run() -> object:
         client = openai.OpenAI(api_key="x", base_url=URL,

@@ -177,7 +177,8 @@ async def run_demo(*, plain: bool = False, delay: float = 0.004, chunk_size: int
                        delay=delay)
             renderer.title(f"turn {number}: {title} ({provider}, {len(body):,} bytes)")
             async with client.stream("POST", f"/turn/{number}", json={"turn": number}) as http:
-                events: Stream = stream(http, provider)
+                events = stream(http, provider)
+                assert isinstance(events, Stream)  # an async client's response
                 async with events:
                     async for item in events:
                         if isinstance(item, (BlockStart, BlockDelta, BlockEnd)):

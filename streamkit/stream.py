@@ -23,8 +23,8 @@ raising, and :attr:`Stream.error` holds the error.
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator, Iterator
-from typing import Any, Literal
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import anyio
 import msgspec
@@ -37,6 +37,9 @@ from .finish import FinishReason
 from .pipeline import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_TOTAL_BYTES, Pipeline
 from .providers import Parser
 from .response import ChatResponse
+
+if TYPE_CHECKING:
+    import httpx
 
 OnError = Literal["raise", "return"]
 StreamItem = Event | ChatResponse
@@ -377,6 +380,48 @@ def _is_async_source(source: Any) -> bool:
     return hasattr(source, "__aiter__")
 
 
+@overload
+def stream(
+    source: AsyncIterable[Any],
+    provider: str | Parser = "auto",
+    *,
+    on_error: OnError = "raise",
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
+    think_tags: bool | tuple[str, str] | None = None,
+    start_in_thinking: bool = False,
+    **parser_options: Any,
+) -> Stream: ...
+
+
+@overload
+def stream(
+    source: httpx.Response,
+    provider: str | Parser = "auto",
+    *,
+    on_error: OnError = "raise",
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
+    think_tags: bool | tuple[str, str] | None = None,
+    start_in_thinking: bool = False,
+    **parser_options: Any,
+) -> Stream | SyncStream: ...
+
+
+@overload
+def stream(
+    source: Iterable[Any],
+    provider: str | Parser = "auto",
+    *,
+    on_error: OnError = "raise",
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
+    think_tags: bool | tuple[str, str] | None = None,
+    start_in_thinking: bool = False,
+    **parser_options: Any,
+) -> SyncStream: ...
+
+
 def stream(
     source: Any,
     provider: str | Parser = "auto",
@@ -391,7 +436,9 @@ def stream(
     """Stream ``source`` as events ending in the final :class:`ChatResponse`.
 
     Returns a :class:`Stream` for async sources (``async for`` / ``async with``)
-    and a :class:`SyncStream` for sync ones (``for`` / ``with``). ``provider``
+    and a :class:`SyncStream` for sync ones (``for`` / ``with``); the overloads
+    tell a type checker which, except for an ``httpx.Response``, whose class is
+    the same for both clients (narrow it with ``isinstance``). ``provider``
     is a registry name (``"openai"``, ``"anthropic"``, ``"gemini"``,
     ``"deepseek"``...) or ``"auto"``; ``max_event_bytes`` / ``max_total_bytes``
     bound memory against a hostile stream; ``on_error="return"`` ends a broken

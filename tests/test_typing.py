@@ -1,0 +1,18 @@
+"""The public API as a user's ``mypy --strict`` sees it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mypy import api
+
+
+def test_stream_is_typed_by_its_source() -> None:
+    """Async sources give a ``Stream``, sync ones a ``SyncStream``: with ``Any``
+    the wrong assignment on the snippet's last line would pass unnoticed."""
+    snippet = Path(__file__).parent / "typing" / "stream_overloads.py"
+    stdout, _, status = api.run(["--strict", "--no-incremental", str(snippet)])
+    errors = [line for line in stdout.splitlines() if ": error:" in line]
+    assert status == 1
+    assert len(errors) == 1, stdout
+    assert "stream_overloads.py:21:" in errors[0] and "SyncStream" in errors[0], stdout
