@@ -84,6 +84,9 @@ class ChatResponse:
     model: str | None = None
     stop_reason: str | None = None
     terminated: bool = False
+    provider: str | None = None
+    """The registry name of the API that produced it (``anthropic``, ``gemini``,
+    ``deepseek``...): what decides whether its signatures can be sent back."""
     _by_id: dict[str, ContentBlock] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -301,6 +304,7 @@ class ChatResponse:
             "model": self.model,
             "stop_reason": self.stop_reason,
             "terminated": self.terminated,
+            "provider": self.provider,
         }
 
     @classmethod
@@ -318,6 +322,7 @@ class ChatResponse:
             model=d.get("model"),
             stop_reason=d.get("stop_reason"),
             terminated=d.get("terminated", False),
+            provider=d.get("provider"),
         )
 
     def to_json(self) -> bytes:

@@ -33,6 +33,16 @@ for _vendor in OPENAI_COMPATIBLE:
     _REGISTRY[_vendor] = ("openai_chat", "OpenAIChatParser", {"dialect": _vendor})
 
 
+def wire_of(name: str) -> tuple[str, str | None]:
+    """The wire format's package under ``streamkit.providers`` for a registry
+    name, and the vendor dialect (``None`` for a wire format's own API)."""
+    if name.lower() == "auto":
+        raise ValueError("name the provider: requests cannot be auto-detected")
+    package, _, fixed = _entry(name)
+    dialect = fixed.get("dialect")
+    return package, dialect if isinstance(dialect, str) else None
+
+
 def provider_names() -> list[str]:
     """Every name :func:`get_parser` accepts."""
     return sorted(_REGISTRY)
@@ -71,4 +81,5 @@ __all__ = [
     "get_parser",
     "parser_class",
     "provider_names",
+    "wire_of",
 ]
