@@ -122,10 +122,15 @@ class Accumulator:
 
     def interrupt(self) -> None:
         """Mark every unfinished response as interrupted (the transport broke,
-        or the consumer stopped early); what was received stays."""
+        or the consumer stopped early); what was received stays. Its tool calls
+        get the check a ``BlockEnd`` gives them: arguments cut off are marked
+        ``incomplete`` (O(argument text), once per interruption)."""
         for state in self._choices.values() or [self._choice(0)]:
             if not state.ended:
                 state.response.finished_reason = FinishReason.INTERRUPTED
+                for block in state.blocks.values():
+                    if type(block) is ToolCallBlock:
+                        _mark_truncated(block)
 
     # ------------------------------------------------------------ handlers
 
@@ -168,8 +173,10 @@ class Accumulator:
             response.id = event.id
         if event.model:
             response.model = event.model
+        if event.provider:
+            response.provider = event.provider
         if event.metadata:
-            response.metadata.update(event.metadata)
+            response.metadata.update(copy.deepcopy(event.metadata))  # the event keeps its own
 
     def _usage(self, event: UsageUpdate) -> None:
         response = self._choice(event.choice).response

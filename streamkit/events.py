@@ -120,6 +120,8 @@ class ResponseStart(msgspec.Struct, tag="response_start", kw_only=True, frozen=T
     model: str | None = None
     metadata: dict[str, Any] = {}
     choice: int = 0
+    provider: str | None = None
+    """The registry name of the API (the parser's name): whose signatures these are."""
 
 
 class BlockStart(msgspec.Struct, tag="block_start", kw_only=True, frozen=True):

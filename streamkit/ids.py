@@ -28,13 +28,14 @@ def new_id(prefix: str) -> str:
 
 
 def counting_ids() -> IdFactory:
-    """A factory of ``prefix_000...001``, ``prefix_000...002``...: one counter for
-    all prefixes, the same shape as the random ids (24 hex digits)."""
-    count = 0
+    """A factory of ``prefix_000...001``, ``prefix_000...002``...: the same shape as
+    the random ids (24 hex digits), counted per prefix, so the ids of a run do not
+    depend on whether its blocks or its responses were made first (a pipeline fed
+    one chunk and one fed payload by payload differ there)."""
+    counts: dict[str, int] = {}
 
     def make(prefix: str) -> str:
-        nonlocal count
-        count += 1
+        counts[prefix] = count = counts.get(prefix, 0) + 1
         return f"{prefix}_{count:024x}"
 
     return make

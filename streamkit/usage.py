@@ -57,6 +57,21 @@ class ChatUsage:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in known})
 
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        """pydantic validates a usage from its ``to_dict()`` shape and dumps it with
+        ``to_dict()`` (see :mod:`streamkit.pydantic_schema`, imported only now)."""
+        from .pydantic_schema import usage_schema
+
+        return usage_schema(cls, handler)
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: Any, handler: Any) -> Any:
+        """The JSON Schema of the ``to_dict()`` shape."""
+        from .pydantic_schema import json_schema
+
+        return json_schema(schema, handler)
+
 
 def merge_usage(old: ChatUsage | None, new: ChatUsage) -> ChatUsage:
     """Merge ``new`` into ``old`` by ``new.accounting``, returning a new object.

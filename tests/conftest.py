@@ -49,7 +49,7 @@ class Payload(NamedTuple):
     """One framed payload: the SSE event name (or ``None``) and its data."""
 
     event: str | None
-    data: str
+    data: str | bytes
 
 
 def _path(fixture: str | Path) -> Path:
@@ -161,6 +161,12 @@ def comparable(response: ChatResponse) -> dict[str, Any]:
     out = response.to_dict()
     out.pop("created_at")
     return out
+
+
+def fresh_ids() -> Any:
+    """A fresh counter for one run (``with fresh_ids(): ...``), so two independent
+    runs of the same bytes make up the same ids."""
+    return id_factory(counting_ids())
 
 
 @pytest.fixture(autouse=True)

@@ -1,37 +1,52 @@
-"""Test helpers for the OpenAI Chat parser: fixture payloads, driving the parser,
-and the official openai SDK accumulator as an oracle."""
+"""Test helpers for the OpenAI Chat parser: its recordings, driving the parser
+with repeatable ids, chunk payloads, and the official openai SDK accumulator as
+an oracle. The shared scaffolding is in ``conftest``."""
 
 from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from harness import (  # noqa: F401  (re-exported for the tests)
-    FIXTURES,
-    Payload,
-    Run,
-    body,
-    check_event_order,
-    normalized,
-    payloads,
-    run_parser,
-)
+from conftest import Payload, Run, payloads, recordings, run_parser
 from openai._models import construct_type
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletionChunk
 
+from streamkit.events import Event
+from streamkit.ids import counting_ids, id_factory
+from streamkit.pipeline import replay
 from streamkit.providers.openai_chat import OpenAIChatParser
 from streamkit.response import ChatResponse
 
 
-def run(items: list[Payload], *, finish: bool = True, **options: Any) -> Run:
-    """Feed payloads one at a time (then ``finish()``), folding into an Accumulator."""
-    return run_parser(OpenAIChatParser(**options), items, finish=finish)
+def chat_recordings() -> list[Path]:
+    """Every recorded or edge stream of the Chat Completions wire format."""
+    return [path for path in recordings()
+            if path.parent.name in ("openai-chat", "openai-compatible")
+            or path.name.startswith("openai-chat")]
 
 
-def run_file(name: str, **options: Any) -> Run:
+def run(items: Sequence[tuple[str | None, str]], *, finish: bool = True,
+        **options: Any) -> Run:
+    """Feed payloads one at a time (then ``finish()``), folding into an Accumulator.
+    Ids are counted afresh on every call (:func:`streamkit.ids.counting_ids`), so two runs
+    can be compared whole."""
+    with id_factory(counting_ids()):
+        return run_parser(OpenAIChatParser(**options), items, finish=finish)
+
+
+def run_file(name: str | Path, **options: Any) -> Run:
     return run(payloads(name), **options)
+
+
+def replay_fresh(chunks: bytes | list[bytes], provider: str = "openai-chat",
+                 **options: Any) -> tuple[list[Event], ChatResponse]:
+    """:func:`streamkit.replay` with ids counted afresh, like :func:`run`."""
+    with id_factory(counting_ids()):
+        return replay(chunks, provider, **options)
 
 
 def chunk(delta: dict[str, Any] | None = None, *, finish: str | None = None, index: int = 0,

@@ -1,22 +1,15 @@
-"""Test helpers for the OpenAI Responses parser: fixture payloads, driving the
-parser, event-order invariants, and the official openai SDK's
-``ResponseStreamState`` as an oracle."""
+"""Test helpers for the OpenAI Responses parser: inline payloads, driving the
+parser, and the official openai SDK's ``ResponseStreamState`` as an oracle. The
+shared scaffolding (fixtures, ``run_parser``, the event contract) is ``conftest``'s."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from harness import (  # noqa: F401  (re-exported for the tests)
-    FIXTURES,
-    Payload,
-    Run,
-    body,
-    check_event_order,
-    normalized,
-    payloads,
-    run_parser,
-)
+from conftest import Payload, Run, payloads, run_parser
 from openai import omit
 from openai._models import construct_type
 from openai.lib.streaming.responses._responses import ResponseStreamState
@@ -28,19 +21,19 @@ from streamkit.response import ChatResponse
 
 def wire(payload: dict[str, Any]) -> Payload:
     """An inline test payload as the SSE layer would hand it over."""
-    return str(payload.get("type")), json.dumps(payload)
+    return Payload(str(payload.get("type")), json.dumps(payload))
 
 
-def run(items: list[Payload], *, finish: bool = True, **options: Any) -> Run:
+def run(items: Sequence[tuple[str | None, str]], *, finish: bool = True, **options: Any) -> Run:
     """Feed payloads one at a time (then ``finish()``), folding into an Accumulator."""
     return run_parser(OpenAIResponsesParser(**options), items, finish=finish)
 
 
-def run_file(name: str, **options: Any) -> Run:
+def run_file(name: str | Path, **options: Any) -> Run:
     return run(payloads(name), **options)
 
 
-def sdk_final(items: list[Payload]) -> Any:
+def sdk_final(items: Sequence[tuple[str | None, str]]) -> Any:
     """The response the openai SDK's ``ResponseStreamState`` ends with: the one it
     returns for ``response.completed`` (or the ``incomplete`` / ``failed`` event's).
     ``[DONE]`` stops it, as the SDK's ``Stream`` does."""

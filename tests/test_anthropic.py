@@ -1,25 +1,28 @@
 """AnthropicParser: every recorded Anthropic stream, checked field by field and
-against the official SDK's accumulator, plus edge cases real vendors produce."""
+against the official SDK's accumulator, plus edge cases real vendors produce,
+the fast decoder against the general path, and hostile payloads (issue #10)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from anthropic.lib.streaming._messages import accumulate_event
-from jiter import from_json
-from native_helpers import (
+from conftest import (
     EDGE,
     FIXTURES,
+    Payload,
+    Run,
     check_event_contract,
     comparable,
     payloads,
-    replay_bytes,
-    run,
-    run_file,
+    replay_chunked,
+    run_parser,
 )
+from jiter import from_json
 
 import streamkit
 from streamkit import (
@@ -37,6 +40,8 @@ from streamkit import (
     ToolCallBlock,
     ToolResultBlock,
 )
+from streamkit.events import ResponseMetadata, ResponseStart
+from streamkit.ids import counting_ids, id_factory
 from streamkit.providers import get_parser
 from streamkit.providers.anthropic import AnthropicParser, map_stop_reason
 from streamkit.response import ChatResponse
@@ -46,10 +51,25 @@ RECORDED = sorted(ANTHROPIC.iterdir())
 ALL = RECORDED + sorted(EDGE.glob("anthropic-*"))
 
 
+def run(parser: AnthropicParser, items: Sequence[tuple[str | None, str]]) -> Run:
+    """Payloads one at a time into ``parser``, then ``finish()``; the contract checked."""
+    result = run_parser(parser, items)
+    check_event_contract(result.events)
+    return result
+
+
 def parse(path: Path) -> ChatResponse:
-    events, response = run_file(AnthropicParser(), path)
-    check_event_contract(events)
-    return response
+    return run(AnthropicParser(), payloads(path)).response
+
+
+def replay_bytes(path: Path, provider: str, size: int = 7, **options: Any) -> ChatResponse:
+    """The fixture's body through the whole pipeline in ``size``-byte chunks."""
+    return replay_chunked(path, provider, size, **options)[1]
+
+
+def fresh_ids() -> Any:
+    """A new id counter, so two runs of one stream make up the same ids."""
+    return id_factory(counting_ids())
 
 
 def sdk_message(path: Path) -> Any:
@@ -57,7 +77,7 @@ def sdk_message(path: Path) -> Any:
     MessageStream skips ``ping`` the same way)."""
     snapshot: Any = None
     json_bufs: dict[int, bytes] = {}
-    for data, _ in payloads(path):
+    for _, data in payloads(path):
         event = json.loads(data)
         if event["type"] == "ping":
             continue
@@ -86,7 +106,7 @@ def test_text_basic() -> None:
 
 def test_text_delta_is_exactly_one_event() -> None:
     parser = AnthropicParser()
-    for data, event in payloads(ANTHROPIC / "text-basic.sse")[:2]:
+    for event, data in payloads(ANTHROPIC / "text-basic.sse")[:2]:
         parser.feed(data, event)
     out = parser.feed('{"type":"content_block_delta","index":0,'
                       '"delta":{"type":"text_delta","text":"Hi"}}', "content_block_delta")
@@ -257,14 +277,18 @@ def test_matches_the_official_sdk_accumulator(path: Path) -> None:
 
 @pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
 def test_payload_at_a_time_equals_the_byte_pipeline(path: Path) -> None:
-    events, acc = run(AnthropicParser(), payloads(path))
-    check_event_contract(events)
-    assert comparable(acc.response) == comparable(replay_bytes(path, "anthropic"))
+    with fresh_ids():
+        result = run(AnthropicParser(), payloads(path))
+    with fresh_ids():
+        assert comparable(result.response) == comparable(replay_bytes(path, "anthropic"))
 
 
 @pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.name)
 def test_auto_detection_picks_anthropic(path: Path) -> None:
-    assert comparable(replay_bytes(path, "auto", size=64)) == comparable(parse(path))
+    with fresh_ids():
+        auto = replay_bytes(path, "auto", size=64)
+    with fresh_ids():
+        assert comparable(auto) == comparable(parse(path))
 
 
 def test_registry_builds_the_parser() -> None:
@@ -277,8 +301,7 @@ def test_registry_builds_the_parser() -> None:
 
 
 def test_interleaved_tool_calls_unknown_events_and_fields() -> None:
-    events, r = run_file(AnthropicParser(), EDGE / "anthropic-interleaved-tools-unknown.sse")
-    check_event_contract(events)
+    r = run(AnthropicParser(), payloads(EDGE / "anthropic-interleaved-tools-unknown.sse")).response
     text, weather, time = r.content
     assert isinstance(text, TextBlock) and text.text == "Checking both cities now."
     assert text.citations == [{"type": "char_location", "cited_text": "Paris is in France.",
@@ -309,8 +332,7 @@ def test_interleaved_tool_calls_unknown_events_and_fields() -> None:
 
 
 def test_server_and_mcp_tools_and_their_results() -> None:
-    events, r = run_file(AnthropicParser(), EDGE / "anthropic-server-tools.sse")
-    check_event_contract(events)
+    r = run(AnthropicParser(), payloads(EDGE / "anthropic-server-tools.sse")).response
     search, search_result, mcp_call, mcp_result, text = r.content
     assert isinstance(search, ToolCallBlock)
     assert (search.id, search.name, search.input) == ("srvtoolu_1", "web_search",
@@ -338,8 +360,7 @@ def test_server_and_mcp_tools_and_their_results() -> None:
 
 def test_error_event_raises_provider_error_with_the_partial() -> None:
     path = EDGE / "anthropic-overloaded-midstream.sse"
-    events, r = run_file(AnthropicParser(), path)
-    check_event_contract(events)
+    r = run(AnthropicParser(), payloads(path)).response
     assert r.text == "Partial ans"
     assert r.finished_reason is FinishReason.ERROR and not r.terminated
     assert r.metadata["error"]["type"] == "overloaded_error"
@@ -354,8 +375,7 @@ def test_error_event_raises_provider_error_with_the_partial() -> None:
 
 
 def test_block_kind_change_orphan_delta_and_missing_message_stop() -> None:
-    events, r = run_file(AnthropicParser(), EDGE / "anthropic-kind-change-no-stop.sse")
-    check_event_contract(events)
+    r = run(AnthropicParser(), payloads(EDGE / "anthropic-kind-change-no-stop.sse")).response
     hello, thought, orphan, cut = r.content
     assert isinstance(hello, TextBlock) and hello.text == "Hello"
     assert isinstance(thought, ThinkingBlock)
@@ -371,8 +391,7 @@ def test_block_kind_change_orphan_delta_and_missing_message_stop() -> None:
 def test_missing_terminator_without_stop_reason_ends_unknown() -> None:
     parser = AnthropicParser()
     items = payloads(ANTHROPIC / "text-basic.sse")[:-2]  # no message_delta, no message_stop
-    events, acc = run(parser, items)
-    check_event_contract(events)
+    acc = run(parser, items).accumulator
     assert not parser.done
     assert acc.response.text == "Hello there!"
     assert acc.response.finished_reason is FinishReason.UNKNOWN
@@ -383,10 +402,10 @@ def test_missing_terminator_without_stop_reason_ends_unknown() -> None:
 def test_done_after_message_stop() -> None:
     parser = AnthropicParser()
     items = payloads(ANTHROPIC / "text-basic.sse")
-    for data, event in items[:-1]:
+    for event, data in items[:-1]:
         parser.feed(data, event)
         assert not parser.done
-    out = parser.feed(*items[-1])
+    out = parser.feed(items[-1].data, items[-1].event)
     assert parser.done
     assert [type(e) for e in out] == [ResponseEnd]
     assert parser.finish() == []  # the stream already ended
@@ -394,38 +413,36 @@ def test_done_after_message_stop() -> None:
 
 def test_deltas_without_index_and_type_only_from_event_name() -> None:
     parser = AnthropicParser()
-    events, acc = run(parser, [
-        ('{"message":{"id":"m1","model":"x"}}', "message_start"),
-        ('{"type":"content_block_delta","delta":{"type":"text_delta","text":"a"}}', None),
-        ('{"type":"content_block_delta","delta":{"type":"text_delta","text":"b"}}', None),
-        ('{"type":"message_stop"}', None),
-    ])
-    check_event_contract(events)
+    acc = run(parser, [
+        Payload("message_start", '{"message":{"id":"m1","model":"x"}}'),
+        Payload(None, '{"type":"content_block_delta","delta":{"type":"text_delta","text":"a"}}'),
+        Payload(None, '{"type":"content_block_delta","delta":{"type":"text_delta","text":"b"}}'),
+        Payload(None, '{"type":"message_stop"}'),
+    ]).accumulator
     assert (acc.response.id, acc.response.text) == ("m1", "ab")
     assert len(acc.response.content) == 1
 
 
 def test_complete_tool_input_in_start_loses_to_following_deltas() -> None:
-    events, acc = run(AnthropicParser(), [
-        ('{"type":"message_start","message":{"id":"m","model":"x"}}', None),
-        ('{"type":"content_block_start","index":0,"content_block":'
-         '{"type":"tool_use","id":"t","name":"f","input":{"stale":true}}}', None),
-        ('{"type":"content_block_delta","index":0,'
-         '"delta":{"type":"input_json_delta","partial_json":"{\\"a\\": 1}"}}', None),
-        ('{"type":"content_block_stop","index":0}', None),
-    ])
-    check_event_contract(events)
+    acc = run(AnthropicParser(), [
+        Payload(None, '{"type":"message_start","message":{"id":"m","model":"x"}}'),
+        Payload(None, '{"type":"content_block_start","index":0,"content_block":'
+                      '{"type":"tool_use","id":"t","name":"f","input":{"stale":true}}}'),
+        Payload(None, '{"type":"content_block_delta","index":0,'
+                      '"delta":{"type":"input_json_delta","partial_json":"{\\"a\\": 1}"}}'),
+        Payload(None, '{"type":"content_block_stop","index":0}'),
+    ]).accumulator
     call = acc.response.content[0]
     assert isinstance(call, ToolCallBlock) and call.input == '{"a": 1}'
 
 
 def test_unknown_block_type_is_kept_whole() -> None:
     block = {"type": "container_upload", "file_id": "file_1"}
-    events, acc = run(AnthropicParser(), [
-        (json.dumps({"type": "content_block_start", "index": 0, "content_block": block}), None),
-        ('{"type":"content_block_stop","index":0}', None),
-    ])
-    check_event_contract(events)
+    acc = run(AnthropicParser(), [
+        Payload(None, json.dumps({"type": "content_block_start", "index": 0,
+                                  "content_block": block})),
+        Payload(None, '{"type":"content_block_stop","index":0}'),
+    ]).accumulator
     raw = acc.response.content[0]
     assert isinstance(raw, RawBlock) and (raw.kind, raw.data) == ("container_upload", block)
 
@@ -441,7 +458,7 @@ def test_malformed_json_is_a_protocol_error_with_offset() -> None:
 
 
 def test_block_start_carries_a_complete_redacted_block_and_end_follows() -> None:
-    events, _ = run_file(AnthropicParser(), ANTHROPIC / "redacted-thinking.sse")
+    events = run(AnthropicParser(), payloads(ANTHROPIC / "redacted-thinking.sse")).events
     starts = [e for e in events if isinstance(e, BlockStart)]
     ends = [e for e in events if isinstance(e, BlockEnd)]
     assert [type(s.block) for s in starts] == [ThinkingBlock, ThinkingBlock, TextBlock]
@@ -461,14 +478,301 @@ def test_block_start_carries_a_complete_redacted_block_and_end_follows() -> None
 def test_tool_json_completeness_is_tracked_across_fragments(
     fragments: list[str], incomplete: bool
 ) -> None:
-    items = [('{"type":"content_block_start","index":0,"content_block":'
-              '{"type":"tool_use","id":"t","name":"f","input":{}}}', None)]
-    items += [(json.dumps({"type": "content_block_delta", "index": 0,
-                           "delta": {"type": "input_json_delta", "partial_json": f}}), None)
+    items = [Payload(None, '{"type":"content_block_start","index":0,"content_block":'
+                           '{"type":"tool_use","id":"t","name":"f","input":{}}}')]
+    items += [Payload(None, json.dumps({"type": "content_block_delta", "index": 0,
+                                        "delta": {"type": "input_json_delta", "partial_json": f}}))
               for f in fragments]
-    items.append(('{"type":"content_block_stop","index":0}', None))
-    _, acc = run(AnthropicParser(), items)
+    items.append(Payload(None, '{"type":"content_block_stop","index":0}'))
+    acc = run(AnthropicParser(), items).accumulator
     call = acc.response.content[0]
     assert isinstance(call, ToolCallBlock) and call.incomplete is incomplete
     if not incomplete:
         assert call.arguments() == json.loads("".join(fragments).strip() or "{}")
+
+
+# ---------------------------------------------------------------- the fast decoder
+
+
+@pytest.mark.parametrize("size", [None, 7], ids=["whole", "7-byte"])
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
+def test_the_fast_decoder_agrees_with_the_general_path(path: Path, size: int | None) -> None:
+    """Every fixture, through the pipeline (several payloads per ``feed_into``)
+    and payload at a time: the same events and response with ``fast_decode`` off."""
+    runs = []
+    for fast_decode in (True, False):
+        with fresh_ids():
+            events, response = replay_chunked(path, "anthropic", size, fast_decode=fast_decode)
+        with fresh_ids():
+            one_by_one = run(AnthropicParser(fast_decode=fast_decode), payloads(path))
+        runs.append((events, comparable(response), one_by_one.events))
+    assert runs[0] == runs[1]
+
+
+def delta_payload(index: int | None, delta: dict[str, Any]) -> str:
+    payload: dict[str, Any] = {"type": "content_block_delta", "delta": delta}
+    if index is not None:
+        payload["index"] = index
+    return json.dumps(payload)
+
+
+ODD_DELTAS = [
+    delta_payload(0, {"type": "text_delta", "text": "a"}),
+    delta_payload(0, {"type": "input_json_delta", "partial_json": ""}),
+    delta_payload(0, {"type": "input_json_delta", "partial_json": " "}),
+    delta_payload(0, {"type": "input_json_delta", "partial_json": "{"}),
+    delta_payload(0, {"type": "input_json_delta", "partial_json": ""}),
+    delta_payload(0, {"type": "text_delta", "text": "b"}),
+    delta_payload(5, {"type": "text_delta", "text": "c"}),
+    delta_payload(5, {"type": "text_delta", "text": "d", "x": 1}),
+    delta_payload(None, {"type": "text_delta", "text": "e"}),
+    '{"type":"content_block_delta","delta":{"type":"text_delta","text":"f"},"index":5}',
+]
+
+
+def test_the_fast_decoder_agrees_on_odd_delta_sequences() -> None:
+    """Kind changes, empty and whitespace-only argument fragments, an index never
+    started, extra fields, fields out of order: the fast path takes only what it
+    can, and the result is the general path's."""
+    start = Payload(None, '{"type":"content_block_start","index":0,"content_block":'
+                          '{"type":"tool_use","id":"t","name":"f","input":{}}}')
+    results = []
+    for fast_decode in (True, False):
+        with fresh_ids():
+            parser = AnthropicParser(fast_decode=fast_decode)
+            events = parser.feed(start.data)
+            parser.feed_into([("message", data) for data in ODD_DELTAS], events)
+            events += parser.finish()
+        check_event_contract(events)
+        results.append(events)
+    assert results[0] == results[1]
+    assert any(isinstance(e, BlockDelta) and e.delta == TextDelta("f") for e in results[0])
+
+
+# ---------------------------------------------------------------- hostile payloads (issue #10)
+
+
+def started(*items: Payload, fast_decode: bool = True) -> Run:
+    """A stream that began normally (a message and an open text block at index
+    0), then ``items``; the contract is checked on what comes out."""
+    prefix = [
+        Payload(None, '{"type":"message_start","message":{"id":"m","model":"x"}}'),
+        Payload(None, '{"type":"content_block_start","index":0,'
+                      '"content_block":{"type":"text","text":""}}'),
+    ]
+    return run(AnthropicParser(fast_decode=fast_decode), [*prefix, *items])
+
+
+HOSTILE = [
+    '{"type":"content_block_start","index":[],"content_block":{"type":"text","text":""}}',
+    '{"type":"content_block_delta","index":[],"delta":{"type":"text_delta","text":"x"}}',
+    '{"type":"content_block_delta","index":{"a":1},"delta":'
+    '{"type":"input_json_delta","partial_json":"{"}}',
+    '{"type":"content_block_stop","index":[]}',
+    '{"type":"message_delta","delta":{"stop_reason":[]}}',
+    '{"type":"message_delta","delta":{"stop_reason":{"a":1}},"usage":[]}',
+    '{"type":"message_delta","delta":[],"usage":{"output_tokens":[]}}',
+    '{"type":[],"index":0}',
+    '{"type":["content_block_delta"],"index":0,"delta":{"type":"text_delta","text":"x"}}',
+    '{"type":"content_block_start","index":1,"content_block":{"type":[],"id":[]}}',
+    '{"type":"content_block_start","index":1,"content_block":'
+    '{"type":"tool_use","id":[],"name":{},"input":[]}}',
+    '{"type":"content_block_start","index":1,"content_block":'
+    '{"type":"thinking","thinking":5,"signature":[]}}',
+    '{"type":"content_block_start","index":1,"content_block":'
+    '{"type":"redacted_thinking","data":[]}}',
+    '{"type":"content_block_start","index":1,"content_block":'
+    '{"type":"web_search_tool_result","tool_use_id":[],"content":"x"}}',
+    '{"type":"content_block_start","index":1,"content_block":'
+    '{"type":"mcp_tool_result","tool_use_id":"t","content":[{"type":"text","text":[]}]}}',
+    '{"type":"content_block_start","index":1,"content_block":{"type":"future","id":{}}}',
+    '{"type":"content_block_start","index":1,"content_block":[]}',
+    '{"type":"content_block_delta","index":0,"delta":{"type":[],"text":"x"}}',
+    '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":5}}',
+    '{"type":"content_block_delta","index":0,"delta":[]}',
+    '{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":"x"}}',
+    '{"type":"content_block_delta","index":true,"delta":{"type":"text_delta","text":"x"}}',
+    '{"type":"content_block_delta","index":1.5,"delta":{"type":"text_delta","text":"x"}}',
+    '{"type":"content_block_delta","index":123456789012345678901234567890,'
+    '"delta":{"type":"text_delta","text":"x"}}',
+    '{"type":"message_start","message":{"id":[],"model":{},"usage":"x","role":[]}}',
+    '{"type":"message_start","message":[]}',
+    '{"type":"message_stop","extra":[]}',
+    '{"type":"error","error":[]}',
+    '{"type":"error","error":{"type":[],"message":{},"code":[]}}',
+    '{"type":"error","error":null}',
+    '{"type":"error"}',
+    "[]",
+    "1",
+    '"x"',
+    "null",
+]
+
+
+@pytest.mark.parametrize("fast_decode", [True, False], ids=["fast", "general"])
+@pytest.mark.parametrize("data", HOSTILE)
+def test_wrongly_typed_fields_never_raise(data: str, fast_decode: bool) -> None:
+    """Whatever the types, the stream goes on and the events still fold: no
+    TypeError from an unhashable index, stop reason, type or id."""
+    result = started(Payload(None, data), fast_decode=fast_decode)
+    assert result.response.id == "m" or "id" in result.response.metadata
+    for block in result.response.content:
+        assert type(block.id) is str
+
+
+def test_an_index_of_the_wrong_type_is_the_block_without_index() -> None:
+    r = started(
+        Payload(None, '{"type":"content_block_delta","index":0,'
+                      '"delta":{"type":"text_delta","text":"a"}}'),
+        Payload(None, '{"type":"content_block_start","index":[1],'
+                      '"content_block":{"type":"text","text":""}}'),
+        Payload(None, '{"type":"content_block_delta","index":[1],'
+                      '"delta":{"type":"text_delta","text":"b"}}'),
+        Payload(None, '{"type":"content_block_delta","delta":{"type":"text_delta","text":"c"}}'),
+        Payload(None, '{"type":"content_block_stop","index":{"i":1}}'),
+    ).response
+    assert [block.text for block in r.content if isinstance(block, TextBlock)] == ["a", "bc"]
+
+
+def test_a_stop_reason_of_the_wrong_type_is_absent_and_kept() -> None:
+    r = started(
+        Payload(None, '{"type":"message_delta","delta":{"stop_reason":["end_turn"]},'
+                      '"usage":{"output_tokens":3}}'),
+        Payload(None, '{"type":"message_stop"}'),
+    ).response
+    assert r.stop_reason is None and r.finished_reason is FinishReason.UNKNOWN
+    assert r.metadata["stop_reason"] == ["end_turn"]
+    assert r.usage is not None and r.usage.output_tokens == 3
+    assert r.terminated
+
+
+def test_a_type_of_the_wrong_type_is_absent() -> None:
+    """The payload's ``type`` names the event; a list there is no name, so the
+    SSE event name decides, and a block or delta without a usable type is kept."""
+    r = started(
+        Payload("content_block_delta", '{"type":["x"],"index":0,'
+                                       '"delta":{"type":"text_delta","text":"a"}}'),
+        Payload(None, '{"type":"content_block_delta","index":0,'
+                      '"delta":{"type":["text_delta"],"text":"b"}}'),
+        Payload(None, '{"type":"content_block_start","index":1,'
+                      '"content_block":{"type":["text"],"text":"c"}}'),
+    ).response
+    text, raw = r.content
+    assert isinstance(text, TextBlock) and text.text == "a"
+    assert isinstance(raw, RawBlock) and raw.kind == "unknown"
+    assert raw.data == {"type": ["text"], "text": "c"}
+    assert r.metadata["unknown_events"] == [
+        {"event": "content_block_delta",
+         "data": {"type": "content_block_delta", "index": 0,
+                  "delta": {"type": ["text_delta"], "text": "b"}}},
+    ]
+
+
+def test_ids_of_the_wrong_type_are_absent_and_kept() -> None:
+    events = run(AnthropicParser(), [
+        Payload(None, '{"type":"message_start","message":{"id":["m"],"model":"x"}}'),
+        Payload(None, '{"type":"content_block_start","index":0,"content_block":'
+                      '{"type":"tool_use","id":{"v":1},"name":["f"],"input":{"a":1}}}'),
+        Payload(None, '{"type":"content_block_stop","index":0}'),
+        Payload(None, '{"type":"content_block_start","index":1,"content_block":'
+                      '{"type":"server_thing","id":[2]}}'),
+        Payload(None, '{"type":"content_block_stop","index":1}'),
+        Payload(None, '{"type":"message_stop"}'),
+    ]).events
+    start = events[0]
+    assert isinstance(start, ResponseStart)
+    assert start.id is None and start.metadata == {"id": ["m"]}
+    call = next(e.block for e in events if isinstance(e, BlockStart))
+    assert isinstance(call, ToolCallBlock)
+    assert call.id.startswith("call_") and call.name == ""
+    assert call.metadata == {"id": {"v": 1}, "name": ["f"]}
+    raw = [e.block for e in events if isinstance(e, BlockStart)][1]
+    assert isinstance(raw, RawBlock) and raw.id.startswith("raw_") and raw.data["id"] == [2]
+
+
+@pytest.mark.parametrize("fast_decode", [True, False], ids=["fast", "general"])
+def test_json_nested_too_deeply_is_a_protocol_error(fast_decode: bool) -> None:
+    """The strict fast decoder hits Python's recursion limit on it; the general
+    path reports the documented limit instead."""
+    deep = "[" * 100_000 + "]" * 100_000
+    data = ('{"type":"content_block_delta","index":0,"delta":{"zzz":' + deep +
+            ',"type":"text_delta","text":"x"}}')
+    parser = AnthropicParser(fast_decode=fast_decode)
+    parser.feed('{"type":"content_block_start","index":0,"content_block":{"type":"text"}}')
+    with pytest.raises(ProtocolError) as info:
+        parser.feed(data, "content_block_delta")
+    assert info.value.event == "content_block_delta"
+    assert "nested" in info.value.message
+
+
+@pytest.mark.parametrize("fast_decode", [True, False], ids=["fast", "general"])
+def test_invalid_utf8_is_replaced(fast_decode: bool) -> None:
+    parser = AnthropicParser(fast_decode=fast_decode)
+    parser.feed('{"type":"content_block_start","index":0,"content_block":{"type":"text"}}')
+    out = parser.feed(b'{"type":"content_block_delta","index":0,'
+                      b'"delta":{"type":"text_delta","text":"a\xffb"}}')
+    assert [e.delta for e in out if isinstance(e, BlockDelta)] == [TextDelta("a\ufffdb")]
+
+
+def test_error_events_go_through_the_shared_mapping() -> None:
+    r = started(Payload("error", '{"type":"error","error":{"type":"rate_limit_error",'
+                                 '"message":"slow down"},"request_id":"req_1"}')).response
+    assert r.metadata["error"] == {
+        "message": "slow down", "code": None, "type": "rate_limit_error", "status": 429,
+        "raw": {"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"},
+                "request_id": "req_1"},
+    }
+    assert r.finished_reason is FinishReason.ERROR
+
+
+def test_fields_beside_a_delta_and_after_message_stop_are_kept() -> None:
+    r = started(
+        Payload(None, '{"type":"content_block_delta","index":0,'
+                      '"delta":{"type":"text_delta","text":"a","logprob":-0.5}}'),
+        Payload(None, '{"type":"message_stop",'
+                      '"amazon-bedrock-invocationMetrics":{"inputTokenCount":3}}'),
+    ).response
+    assert r.text == "a" and r.content[0].metadata == {"logprob": -0.5}
+    assert r.metadata["amazon-bedrock-invocationMetrics"] == {"inputTokenCount": 3}
+
+
+# ---------------------------------------------------------------- linear growth (issue #10)
+
+
+def objects_held(event: ResponseMetadata) -> int:
+    """How many containers (dicts and lists) one metadata event holds, all the
+    way down: constant per event when each event carries only its own payload."""
+    count, stack = 0, [event.metadata, event.append]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            count += 1
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            count += 1
+            stack.extend(value)
+    return count
+
+
+def payloads_carried(event: ResponseMetadata) -> int:
+    """The payloads one metadata event carries: the values it sets and the items it appends."""
+    return len(event.metadata) + sum(len(items) for items in event.append.values())
+
+
+@pytest.mark.parametrize("fast_decode", [True, False], ids=["fast", "general"])
+def test_unknown_events_keep_linear_memory(fast_decode: bool) -> None:
+    """20,000 unknown events (of a new event type, and of a new delta type in an
+    open block): each event carries its own payload only, never the list so far
+    (which made 0.8 MB of body cost 1.5 GB)."""
+    count = 10_000
+    unknown = [Payload("sparkle", json.dumps({"type": "sparkle", "n": n})) for n in range(count)]
+    unknown += [Payload(None, json.dumps({"type": "content_block_delta", "index": 0,
+                                          "delta": {"type": "sparkle_delta", "n": n}}))
+                for n in range(count)]
+    result = started(*unknown, fast_decode=fast_decode)
+    kept = result.of_type(ResponseMetadata)
+    assert len(kept) == 2 * count
+    assert all(payloads_carried(event) == 1 for event in kept)
+    assert max(objects_held(event) for event in kept) <= 6  # the wrapper, the payload
+    assert len(result.response.metadata["unknown_events"]) == 2 * count
+    assert result.response.metadata["unknown_events"][-1]["data"]["delta"]["n"] == count - 1

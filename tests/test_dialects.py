@@ -61,6 +61,7 @@ def test_every_dialect_knows_every_vendor_finish_word(dialect: str) -> None:
         assert mapping[word] == reason
     for reason in mapping.values():
         FinishReason(reason)  # every target is a real FinishReason value
+        assert type(reason) is FinishReason  # typed, not a free string
 
 
 def test_vendor_finish_words() -> None:
@@ -74,3 +75,14 @@ def test_the_table_documents_each_vendor() -> None:
         assert dialect.quirks, f"{dialect.name} lists no quirks"
     assert get_dialect("groq").reasoning_fields[0] == "reasoning"
     assert get_dialect("deepseek").reasoning_fields[0] == "reasoning_content"
+
+
+def test_think_tags_default_only_where_the_server_leaves_them_inline() -> None:
+    """vLLM (without --reasoning-parser) and LM Studio (without its separate
+    reasoning setting) leave ``<think>`` in ``content``; the parser exposes the
+    dialect's default and the pipeline reads it."""
+    inline = {dialect.name for dialect in DIALECTS.values() if dialect.think_tags}
+    assert inline == {"vllm", "lmstudio"}
+    for name in inline:
+        assert any("<think>" in quirk for quirk in get_dialect(name).quirks)
+    assert DEFAULT.think_tags is False

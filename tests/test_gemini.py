@@ -1,37 +1,45 @@
 """GeminiParser: every recorded Gemini stream and the synthetic TTS stream,
-checked field by field, plus the edge cases of the spec."""
+checked field by field, plus the edge cases of the spec and hostile payloads
+(issue #10)."""
 
 from __future__ import annotations
 
 import base64
+import copy
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
-from native_helpers import (
+from conftest import (
     EDGE,
     FIXTURES,
+    Payload,
+    Run,
     check_event_contract,
     comparable,
     payloads,
-    replay_bytes,
-    run,
-    run_file,
+    recordings,
+    replay_chunked,
+    run_parser,
 )
 
 import streamkit
 from streamkit import (
     BlockDelta,
     DataBlock,
+    ErrorEvent,
     FinishReason,
     ProtocolError,
     ProviderError,
     RawBlock,
     ResponseEnd,
     ResponseMetadata,
+    ResponseStart,
     TextBlock,
     TextDelta,
     ThinkingBlock,
@@ -39,22 +47,48 @@ from streamkit import (
     URLSource,
     UsageUpdate,
 )
+from streamkit.events import Event, MetadataAppendDelta, event_to_dict
+from streamkit.ids import counting_ids, id_factory
 from streamkit.providers import get_parser
-from streamkit.providers.gemini import GeminiParser, map_finish_reason
+from streamkit.providers.error_payloads import error_event
+from streamkit.providers.gemini import (
+    FINISH_REASONS,
+    USAGE_FIELDS,
+    GeminiParser,
+    map_finish_reason,
+    map_usage,
+)
 from streamkit.response import ChatResponse
 
 GEMINI = FIXTURES / "gemini"
 TTS = FIXTURES / "synthetic" / "gemini-tts-inline-audio.sse"
 PCM_SHA256 = "4cd1edd3d9c943ae1156b41d4fe25dc1f56dd32b1296afcddf5a1e8d719b8cee"
-RECORDED = [*sorted(GEMINI.iterdir()), TTS]
-ALL = [*RECORDED, *sorted(EDGE.glob("gemini-*"))]
+# Every stream of the Gemini wire format in tests/fixtures: recorded, synthetic, edge.
+ALL = [path for path in recordings()
+       if path.parent == GEMINI or path.name.startswith("gemini-")]
+RECORDED = [path for path in ALL if path.parent != EDGE]
 GENERATED_CALL_ID = r"^call_[0-9a-f]{24}$"
 
 
+def run(parser: GeminiParser, items: Sequence[tuple[str | None, str]]) -> Run:
+    """Payloads one at a time into ``parser``, then ``finish()``; the contract checked."""
+    result = run_parser(parser, items)
+    check_event_contract(result.events)
+    return result
+
+
 def parse(path: Path) -> ChatResponse:
-    events, response = run_file(GeminiParser(), path)
-    check_event_contract(events)
-    return response
+    return run(GeminiParser(), payloads(path)).response
+
+
+def replay_bytes(path: Path, provider: str, size: int = 7) -> ChatResponse:
+    """The fixture's body through the whole pipeline in ``size``-byte chunks."""
+    return replay_chunked(path, provider, size)[1]
+
+
+def fresh_ids() -> Any:
+    """A new id counter, so two runs of one stream make up the same ids."""
+    return id_factory(counting_ids())
 
 
 def chunk(parts: list[dict[str, Any]], **candidate: Any) -> str:
@@ -65,9 +99,8 @@ def chunk(parts: list[dict[str, Any]], **candidate: Any) -> str:
 
 
 def run_chunks(*chunks: str) -> tuple[list[Any], ChatResponse]:
-    events, acc = run(GeminiParser(), [(c, None) for c in chunks])
-    check_event_contract(events)
-    return events, acc.response
+    result = run(GeminiParser(), [Payload(None, c) for c in chunks])
+    return result.events, result.response
 
 
 # ---------------------------------------------------------------- recorded fixtures
@@ -89,8 +122,8 @@ def test_text() -> None:
 def test_text_chunk_is_exactly_one_event_despite_usage_on_every_chunk() -> None:
     parser = GeminiParser()
     first, second, _ = payloads(GEMINI / "text.sse")
-    parser.feed(*first)
-    out = parser.feed(*second)
+    parser.feed(first.data, first.event)
+    out = parser.feed(second.data, second.event)
     assert len(out) == 1
     assert isinstance(out[0], BlockDelta) and out[0].delta == TextDelta(" capital of France")
 
@@ -138,8 +171,8 @@ def test_function_call_with_thought_signature_and_empty_trailing_part() -> None:
 
 def test_vertex_partial_args_are_assembled_as_they_stream() -> None:
     path = GEMINI / "vertex-function-call-partialArgs.chunks.jsonl"
-    events, r = run_file(GeminiParser(), path)
-    check_event_contract(events)
+    result = run(GeminiParser(), payloads(path))
+    events, r = result.events, result.response
     assert r.id == "dqHOab6xGLzWodAPkPuViA4" and r.model == "gemini-3.1-pro-preview"
     first, second = r.content
     assert isinstance(first, ToolCallBlock) and isinstance(second, ToolCallBlock)
@@ -183,14 +216,18 @@ def test_tts_inline_audio_gives_back_the_exact_pcm() -> None:
 
 @pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
 def test_payload_at_a_time_equals_the_byte_pipeline(path: Path) -> None:
-    events, acc = run(GeminiParser(), payloads(path))
-    check_event_contract(events)
-    assert comparable(acc.response) == comparable(replay_bytes(path, "gemini"))
+    with fresh_ids():
+        response = run(GeminiParser(), payloads(path)).response
+    with fresh_ids():
+        assert comparable(response) == comparable(replay_bytes(path, "gemini"))
 
 
 @pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.name)
 def test_auto_detection_picks_gemini(path: Path) -> None:
-    assert comparable(replay_bytes(path, "auto", size=512)) == comparable(parse(path))
+    with fresh_ids():
+        detected = replay_bytes(path, "auto", size=512)
+    with fresh_ids():
+        assert comparable(detected) == comparable(parse(path))
 
 
 def test_registry_builds_the_parser() -> None:
@@ -203,8 +240,8 @@ def test_registry_builds_the_parser() -> None:
 
 
 def test_mixed_parts_parallel_calls_and_trailing_signature() -> None:
-    events, r = run_file(GeminiParser(), EDGE / "gemini-mixed-parts-parallel-calls.sse")
-    check_event_contract(events)
+    result = run(GeminiParser(), payloads(EDGE / "gemini-mixed-parts-parallel-calls.sse"))
+    events, r = result.events, result.response
     thinking, text, weather, clock, code, result, image, done = r.content
     assert isinstance(thinking, ThinkingBlock)
     assert (thinking.thinking, thinking.signature) == ("Let me think.", "c2lnLXRoaW5r")
@@ -241,9 +278,9 @@ def test_mixed_parts_parallel_calls_and_trailing_signature() -> None:
 
 
 def test_two_candidates_end_separately() -> None:
-    events, acc = run(GeminiParser(), payloads(EDGE / "gemini-two-candidates.sse"))
-    check_event_contract(events)
-    first, second = acc.responses
+    result = run(GeminiParser(), payloads(EDGE / "gemini-two-candidates.sse"))
+    events = result.events
+    first, second = result.responses
     assert (first.id, second.id) == ("edge-two", "edge-two")
     assert (first.model, second.model) == ("gemini-2.0-flash", "gemini-2.0-flash")
     assert first.text == "A1 A2" and second.text == "B1 B2"
@@ -290,9 +327,7 @@ def test_blocked_prompt_ends_as_content_filter() -> None:
                "usageMetadata": {"promptTokenCount": 9, "totalTokenCount": 9},
                "modelVersion": "gemini-2.5-flash", "responseId": "blocked-1"}
     parser = GeminiParser()
-    events, acc = run(parser, [(json.dumps(blocked), None)])
-    check_event_contract(events)
-    r = acc.response
+    r = run(parser, [Payload(None, json.dumps(blocked))]).response
     assert parser.done
     assert r.content == [] and r.id == "blocked-1"
     assert r.finished_reason is FinishReason.CONTENT_FILTER
@@ -303,10 +338,8 @@ def test_blocked_prompt_ends_as_content_filter() -> None:
 
 def test_no_finish_reason_ends_unknown_without_terminator() -> None:
     parser = GeminiParser()
-    events, acc = run(parser, [(chunk([{"text": "Hi"}]), None),
-                               (chunk([{"text": " there"}]), None)])
-    check_event_contract(events)
-    r = acc.response
+    r = run(parser, [Payload(None, chunk([{"text": "Hi"}])),
+                     Payload(None, chunk([{"text": " there"}]))]).response
     assert not parser.done
     assert r.text == "Hi there"
     assert r.finished_reason is FinishReason.UNKNOWN and not r.terminated and r.is_last
@@ -425,8 +458,417 @@ def test_malformed_json_is_a_protocol_error_with_offset() -> None:
 def test_done_once_every_candidate_has_its_finish_reason() -> None:
     parser = GeminiParser()
     items = payloads(EDGE / "gemini-two-candidates.sse")
-    parser.feed(*items[0])
-    parser.feed(*items[1])  # candidate 1 finished, candidate 0 still streaming
+    parser.feed(items[0].data, items[0].event)
+    parser.feed(items[1].data, items[1].event)  # candidate 1 finished, candidate 0 still streaming
     assert not parser.done
-    parser.feed(*items[2])
+    parser.feed(items[2].data, items[2].event)
     assert parser.done
+
+
+# ---------------------------------------------------------------- shared tables
+
+
+def test_finish_words_are_a_table() -> None:
+    assert FINISH_REASONS["STOP"] is FinishReason.STOP
+    assert all(isinstance(reason, FinishReason) for reason in FINISH_REASONS.values())
+    assert map_finish_reason("STOP", tool_calls=True) is FinishReason.TOOL_CALLS
+    assert map_finish_reason("FUTURE_REASON") is FinishReason.UNKNOWN
+
+
+def test_usage_reads_the_table_and_sums_audio_over_modalities() -> None:
+    usage = map_usage({
+        "promptTokenCount": 10, "candidatesTokenCount": 20, "totalTokenCount": 35,
+        "thoughtsTokenCount": 5, "cachedContentTokenCount": 4,
+        "promptTokensDetails": [{"modality": "AUDIO", "tokenCount": 3},
+                                {"modality": "TEXT", "tokenCount": 7}],
+        "candidatesTokensDetails": [{"modality": "AUDIO", "tokenCount": 20},
+                                    {"modality": "AUDIO", "tokenCount": "many"}, "junk"],
+    })
+    assert (usage.input_tokens, usage.output_tokens, usage.total_tokens) == (10, 20, 35)
+    assert (usage.reasoning_tokens, usage.cached_tokens, usage.audio_tokens) == (5, 4, 23)
+    assert usage.accounting == "cumulative"
+    wrong = map_usage({"promptTokenCount": [], "promptTokensDetails": {"modality": "AUDIO"}})
+    assert (wrong.input_tokens, wrong.audio_tokens) == (None, None)
+    assert USAGE_FIELDS.accounting == "cumulative"
+
+
+def test_error_payload_gives_the_same_event_as_every_parser() -> None:
+    """``{"error": {"code": 429, ...}}``: the shared mapping, whoever reads it."""
+    payload = {"error": {"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED"}}
+    events = GeminiParser().feed(json.dumps(payload))
+    errors = [e for e in events if isinstance(e, ErrorEvent)]
+    assert errors == [error_event(payload["error"], payload)]
+    error = errors[0]
+    assert (error.message, error.code, error.status, error.error_type) == (
+        "quota", "429", 429, "RESOURCE_EXHAUSTED")
+    assert error.raw == payload
+    # the same error wrapped in a JSON array (a non-SSE error body), or not an object
+    assert [e for e in GeminiParser().feed(json.dumps([payload]))
+            if isinstance(e, ErrorEvent)] == [error]
+    odd = [e for e in GeminiParser().feed('{"error": ["x"]}') if isinstance(e, ErrorEvent)]
+    assert odd[0].message == '["x"]' and odd[0].raw == {"error": ["x"]}
+
+
+# ---------------------------------------------------------------- driving
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
+def test_feed_into_equals_feed_per_payload(path: Path) -> None:
+    """``feed_into`` (one network chunk's payloads at once) emits what ``feed``
+    emits payload by payload; SSE ``message`` is the unnamed event."""
+    items = payloads(path)
+    with fresh_ids():
+        parser = GeminiParser()
+        one_by_one = [event for item in items for event in parser.feed(item.data, item.event)]
+        one_by_one += parser.finish()
+    with fresh_ids():
+        parser = GeminiParser()
+        together: list[Event] = []
+        parser.feed_into([(item.event or "message", item.data) for item in items], together)
+        together += parser.finish()
+    assert [event_to_dict(e) for e in together] == [event_to_dict(e) for e in one_by_one]
+
+
+def test_a_first_chunk_naming_no_response_still_starts_it_first() -> None:
+    """The ResponseStart comes before any block even when the id and model are
+    named only by a later chunk; they are reported then."""
+    first = {"candidates": [{"content": {"parts": [{"text": "a"}]}}]}
+    second = {"candidates": [{"content": {"parts": [{"text": "b"}]}, "finishReason": "STOP"}],
+              "responseId": "late-id", "modelVersion": "late-model"}
+    events, r = run_chunks(json.dumps(first), json.dumps(second))  # contract checked
+    assert isinstance(events[0], ResponseStart) and events[0].id is None
+    assert (r.id, r.model, r.text) == ("late-id", "late-model", "ab")
+    assert "otherResponseIds" not in r.metadata
+
+
+def test_growing_metadata_is_appended_never_re_sent() -> None:
+    """Logprobs per chunk, later response ids and citations outside a text block
+    grow with the stream: each event carries only what is new, and no event
+    emitted earlier changes afterwards (events are values)."""
+    chunks = [
+        json.dumps({"candidates": [{"content": {"parts": [{"text": f"t{n}"}]},
+                                    "logprobsResult": {"chosenCandidates": [n]},
+                                    "citationMetadata": {"citations": [{"uri": f"u{n}"}]}}],
+                    "responseId": f"id-{n % 3}", "modelVersion": "m"})
+        for n in range(6)
+    ]
+    parser = GeminiParser()
+    seen: list[tuple[Event, Any]] = []
+    for data in chunks:
+        for event in parser.feed(data):
+            seen.append((event, copy.deepcopy(event_to_dict(event))))
+    for event, at_emission in seen:
+        assert event_to_dict(event) == at_emission
+    appended = [e for e, _ in seen if isinstance(e, ResponseMetadata) and e.append]
+    assert all(len(items) == 1 for e in appended for items in e.append.values())
+    result = run(GeminiParser(), [Payload(None, data) for data in chunks])
+    r = result.response
+    assert r.metadata["logprobsResult"] == [{"chosenCandidates": [n]} for n in range(6)]
+    assert r.metadata["otherResponseIds"] == ["id-1", "id-2"]
+    assert r.text == "t0t1t2t3t4t5"
+    text = r.content[0]
+    assert isinstance(text, TextBlock)
+    assert text.citations == [{"uri": f"u{n}"} for n in range(6)]
+
+
+def test_citations_outside_a_text_block_are_appended_once_each() -> None:
+    cite = {"citationMetadata": {"citations": [{"uri": "a"}, {"uri": "b"}]}}
+    _, r = run_chunks(
+        chunk([{"functionCall": {"name": "f", "args": {}}}], **cite),
+        chunk([{"functionCall": {"name": "g", "args": {}}}], **cite),
+        chunk([{"functionCall": {"name": "h", "args": {}}}], citationMetadata={
+            "citations": [{"uri": "b"}, {"uri": "c"}]}, finishReason="STOP"),
+    )
+    assert r.metadata["citations"] == [{"uri": "a"}, {"uri": "b"}, {"uri": "c"}]
+
+
+# ---------------------------------------------------------------- hostile payloads (issue #10)
+
+
+@pytest.mark.parametrize("data", ["w", "\u00e9", "aGk=\u00e9", "abcde", "AQ=\u00ff",
+                                  "\u4e2d\u6587"])
+def test_inline_data_that_is_not_base64_is_kept_raw_and_the_stream_goes_on(data: str) -> None:
+    """1 character, non-ASCII, an impossible length: no binascii.Error or
+    ValueError; the part is kept whole as a RawBlock saying why, and the audio
+    around it stays bytes."""
+    def audio(text: str) -> dict[str, Any]:
+        return {"inlineData": {"mimeType": "audio/pcm;rate=24000", "data": text}}
+
+    _, r = run_chunks(
+        chunk([audio("AQI=")]),
+        chunk([audio(data)]),
+        chunk([audio("AwQ="), {"text": "after"}], finishReason="STOP"),
+    )
+    before, raw, after, text = r.content
+    assert isinstance(before, DataBlock) and before.data == b"\x01\x02"
+    assert isinstance(raw, RawBlock) and raw.kind == "inlineData"
+    assert raw.data == audio(data)
+    assert raw.metadata == {"unreadable": "inlineData.data is not base64 text"}
+    assert isinstance(after, DataBlock) and after.data == b"\x03\x04"
+    assert isinstance(text, TextBlock) and text.text == "after"
+    assert r.finished_reason is FinishReason.STOP
+
+
+def test_inline_data_that_is_not_base64_through_the_byte_pipeline() -> None:
+    image = {"inlineData": {"mimeType": "image/png", "data": "w"}}
+    body = f"data: {chunk([image], finishReason='STOP')}\r\n\r\n".encode()
+    final = streamkit.stream(iter([body]), "gemini").final()
+    assert isinstance(final.content[0], RawBlock) and final.terminated
+
+
+def test_inline_data_accepts_url_safe_and_unpadded_base64() -> None:
+    def image(text: str) -> dict[str, Any]:
+        return {"inlineData": {"mimeType": "image/png", "data": text}}
+
+    _, r = run_chunks(chunk([image("-_8"), image("aGk")], finishReason="STOP"))
+    assert [b.data for b in r.content if isinstance(b, DataBlock)] == [b"\xfb\xff", b"hi"]
+
+
+@pytest.mark.parametrize("json_path", [5, ["$.a"], {"path": "$.a"}, None, True])
+def test_partial_args_with_a_json_path_that_is_not_a_string_are_unassembled(
+        json_path: Any) -> None:
+    """No AttributeError: the update is kept in ``unassembledPartialArgs``
+    (a MetadataAppendDelta) and the call marked incomplete; the updates
+    around it are still assembled."""
+    bad = {"jsonPath": json_path, "stringValue": "x"}
+    events, r = run_chunks(
+        chunk([{"functionCall": {"name": "f", "willContinue": True}}]),
+        chunk([{"functionCall": {"partialArgs": [{"jsonPath": "$.a", "numberValue": 1}, bad,
+                                                 {"jsonPath": "$.b", "boolValue": True}],
+                                 "willContinue": True}}]),
+        chunk([{"functionCall": {}}], finishReason="STOP"),
+    )
+    call = r.content[0]
+    assert isinstance(call, ToolCallBlock)
+    assert call.arguments() == {"a": 1, "b": True}
+    assert call.incomplete and call.metadata["unassembledPartialArgs"] == [bad]
+    appends = [e.delta for e in events if isinstance(e, BlockDelta)
+               and isinstance(e.delta, MetadataAppendDelta)]
+    assert appends == [MetadataAppendDelta("unassembledPartialArgs", [bad])]
+
+
+@pytest.mark.parametrize("update", [
+    {"jsonPath": "$.a", "numberValue": "1"},
+    {"jsonPath": "$.a", "numberValue": True},
+    {"jsonPath": "$.a", "boolValue": "true"},
+    {"jsonPath": "$.a", "stringValue": 5},
+    {"jsonPath": "$.a", "stringValue": ["x"]},
+    {"jsonPath": "$.a"},
+    {"jsonPath": "$[" + "9" * 5000 + "]", "numberValue": 1},
+    "not an object",
+    [],
+])
+def test_partial_args_values_of_the_wrong_type_are_unassembled(update: Any) -> None:
+    _, r = run_chunks(
+        chunk([{"functionCall": {"name": "f", "partialArgs": [update], "willContinue": True}}]),
+        chunk([{"functionCall": {}}], finishReason="STOP"),
+    )
+    call = r.content[0]
+    assert isinstance(call, ToolCallBlock) and call.input == "{}"
+    assert call.incomplete and call.metadata["unassembledPartialArgs"] == [update]
+
+
+def test_candidates_that_are_not_a_list_are_kept_and_usage_still_reported() -> None:
+    _, r = run_chunks(
+        json.dumps({"candidates": {"content": {"parts": [{"text": "lost?"}]}},
+                    "usageMetadata": {"totalTokenCount": 3}, "responseId": "r"}),
+    )
+    assert r.content == [] and r.id == "r"
+    assert r.metadata["candidates"] == {"content": {"parts": [{"text": "lost?"}]}}
+    assert r.usage is not None and r.usage.total_tokens == 3
+    assert r.finished_reason is FinishReason.UNKNOWN and not r.terminated
+
+
+@pytest.mark.parametrize("index", [[], [0], {"i": 0}, "0", True, 1.0, None])
+def test_an_index_that_is_not_an_int_is_the_position_and_kept(index: Any) -> None:
+    events, r = run_chunks(
+        json.dumps({"candidates": [{"content": {"parts": [{"text": "a"}]}, "index": index}],
+                    "responseId": "r"}),
+        json.dumps({"candidates": [{"content": {"parts": [{"text": "b"}]}, "index": index,
+                                    "finishReason": "STOP"}]}),
+    )
+    assert {getattr(e, "choice", 0) for e in events} == {0}
+    assert r.text == "ab" and r.finished_reason is FinishReason.STOP
+    if index is not None:
+        assert r.metadata["index"] == index
+
+
+@pytest.mark.parametrize("parts", [{"text": "x"}, "x", 5, None])
+def test_parts_that_are_not_a_list_are_kept(parts: Any) -> None:
+    _, r = run_chunks(json.dumps({"candidates": [{"content": {"parts": parts, "role": "model"},
+                                                  "finishReason": "STOP"}],
+                                  "responseId": "r"}))
+    assert r.content == []
+    assert r.metadata["content.parts"] == parts
+    assert r.finished_reason is FinishReason.STOP
+
+
+def test_parts_and_contents_of_the_wrong_type_are_kept() -> None:
+    _, r = run_chunks(
+        json.dumps({"candidates": [{"content": ["not", "an", "object"]}], "responseId": "r"}),
+        chunk(["a string part", {"text": 5}, {"functionCall": ["f"]},
+               {"inlineData": "AAAA"}, {"fileData": {"fileUri": 7}},
+               {"text": "ok", "thoughtSignature": 9, "thought": "yes"}]),
+        chunk([{"text": "!"}], finishReason=["STOP"]),
+    )
+    assert r.metadata["content"] == ["not", "an", "object"]
+    raws = [b for b in r.content if isinstance(b, RawBlock)]
+    assert [(b.kind, b.metadata["unreadable"]) for b in raws] == [
+        ("unknown", "a part that is not an object"),
+        ("text", "text is not a string"),
+        ("functionCall", "functionCall is not an object"),
+        ("inlineData", "inlineData is not an object"),
+        ("fileData", "fileData.fileUri is not a string"),
+    ]
+    assert raws[0].data == {"unknown": "a string part"} and raws[1].data == {"text": 5}
+    text = r.content[-1]
+    assert isinstance(text, TextBlock) and text.text == "ok!"
+    assert text.metadata == {"thoughtSignature": 9, "thought": "yes"}
+    # a finishReason that is not a string still ends the candidate, as unknown
+    assert r.finished_reason is FinishReason.UNKNOWN and r.stop_reason is None
+    assert r.metadata["finishReason"] == ["STOP"] and r.terminated
+
+
+def test_identity_and_usage_of_the_wrong_type_are_kept() -> None:
+    _, r = run_chunks(
+        json.dumps({"candidates": [{"content": {"parts": [{"text": "a"}]}}],
+                    "responseId": ["r"], "modelVersion": 2, "usageMetadata": [1]}),
+        json.dumps({"candidates": [{"content": {"parts": [{"text": "b"}]},
+                                    "finishReason": "STOP"}],
+                    "responseId": "r-2", "modelVersion": {"m": 1}}),
+    )
+    assert r.id == "r-2" and r.model is None and r.text == "ab"
+    assert r.metadata["responseId"] == ["r"]
+    assert r.metadata["modelVersion"] == {"m": 1}
+    assert r.metadata["usageMetadata"] == [1] and r.usage is None
+
+
+def test_function_call_fields_of_the_wrong_type_are_kept_in_metadata() -> None:
+    _, r = run_chunks(chunk([{"functionCall": {"name": ["f"], "id": 3, "args": [1],
+                                               "willContinue": "no"}}], finishReason="STOP"))
+    call = r.content[0]
+    assert isinstance(call, ToolCallBlock)
+    assert call.name == "" and call.id.startswith("call_") and call.input == "[1]"
+    assert call.metadata == {"name": ["f"], "id": 3, "willContinue": "no"}
+    assert not call.incomplete
+
+
+def test_a_blocked_prompt_with_a_reason_of_the_wrong_type() -> None:
+    parser = GeminiParser()
+    r = run(parser, [Payload(None, '{"promptFeedback": {"blockReason": ["SAFETY"]}}')]).response
+    assert parser.done and r.finished_reason is FinishReason.CONTENT_FILTER
+    assert r.stop_reason is None and r.metadata["promptFeedback"] == {"blockReason": ["SAFETY"]}
+
+
+def test_invalid_utf8_is_replaced() -> None:
+    parser = GeminiParser()
+    parser.feed(chunk([{"text": "a"}]))
+    out = parser.feed(b'{"candidates": [{"content": {"parts": [{"text": "b\xffc"}]}}]}')
+    assert [e.delta for e in out if isinstance(e, BlockDelta)] == [TextDelta("b\ufffdc")]
+
+
+def test_json_nested_too_deeply_is_a_protocol_error() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    parser = GeminiParser()
+    parser.feed(chunk([{"text": "a"}]))
+    with pytest.raises(ProtocolError) as info:
+        parser.feed('{"candidates": [{"content": {"parts": [{"text": "b", "x": ' + deep + '}]}}]}')
+    assert "nested" in info.value.message
+
+
+def test_non_object_payloads_go_to_the_unknown_sink() -> None:
+    _, r = run_chunks('"hello"', "[1, {\"responseId\": \"r\"}]", chunk([{"text": "a"}]))
+    assert r.metadata["unknown_events"] == [{"event": None, "data": "hello"},
+                                            {"event": None, "data": 1}]
+    assert r.id == "r" and r.text == "a"
+
+
+WRONG_VALUES: list[Any] = [None, True, 7, 1.5, "x", "", [], [[]], {}, {"k": []}]
+
+# Hand-built streams that between them use every field the parser reads.
+TEMPLATES: dict[str, list[Any]] = {
+    "text": [
+        {"candidates": [{"content": {"parts": [{"text": "think", "thought": True,
+                                                "thoughtSignature": "s1"}], "role": "model"},
+                         "index": 0, "safetyRatings": [{"category": "C", "probability": "LOW"}]}],
+         "usageMetadata": {"promptTokenCount": 1, "totalTokenCount": 2,
+                           "promptTokensDetails": [{"modality": "AUDIO", "tokenCount": 1}]},
+         "modelVersion": "m", "responseId": "r", "createTime": "t"},
+        {"candidates": [{"content": {"parts": [{"text": "a"},
+                                               {"text": "", "thoughtSignature": "s2"}],
+                                     "role": "model"},
+                         "citationMetadata": {"citations": [{"uri": "u", "startIndex": 0}]},
+                         "logprobsResult": {"topCandidates": []}, "index": 0}],
+         "modelVersion": "m", "responseId": "r"},
+        {"candidates": [{"content": {"parts": [{"text": "b"}]}, "finishReason": "MAX_TOKENS"}],
+         "usageMetadata": {"candidatesTokenCount": 2, "thoughtsTokenCount": 1}},
+        {"usageMetadata": {"totalTokenCount": 9}},
+    ],
+    "calls": [
+        {"candidates": [{"content": {"parts": [
+            {"functionCall": {"name": "f", "args": {"a": [1]}, "id": "c"}, "thoughtSignature": "s"},
+            {"functionCall": {"name": "g", "willContinue": True}}]}}], "responseId": "r"},
+        {"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [
+            {"jsonPath": "$.q.text", "stringValue": "rain", "willContinue": True},
+            {"jsonPath": "$.q.n", "numberValue": 5}, {"jsonPath": "$.f[0]", "boolValue": True},
+            {"jsonPath": "$.f[1]", "nullValue": "NULL_VALUE"}], "willContinue": True}}]}}]},
+        {"candidates": [{"content": {"parts": [{"functionCall": {}, "thoughtSignature": "t"}]},
+                         "finishReason": "STOP"}]},
+    ],
+    "data": [
+        {"candidates": [{"content": {"parts": [
+            {"inlineData": {"mimeType": "audio/pcm;rate=24000", "data": "AQI=",
+                            "displayName": "a"}},
+            {"inlineData": {"mimeType": "audio/pcm;rate=24000", "data": "AwQ="}},
+            {"inlineData": {"mimeType": "image/png", "data": "iVBORw=="}},
+            {"fileData": {"mimeType": "application/pdf", "fileUri": "gs://b/f",
+                          "displayName": "f"}},
+            {"executableCode": {"code": "1"}}]}, "index": 1}], "responseId": "r"},
+        {"candidates": [{"content": {"parts": [{"text": "x"}]}, "index": 1,
+                         "finishReason": "SAFETY"}]},
+    ],
+    "feedback and errors": [
+        {"promptFeedback": {"blockReason": "SAFETY", "safetyRatings": []},
+         "usageMetadata": {"promptTokenCount": 1}, "responseId": "r"},
+        {"error": {"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED"}},
+    ],
+}
+
+
+def mutations(value: Any, path: tuple[Any, ...] = ()) -> Any:
+    """Every (path, container, key) of a JSON value, so that each field and
+    list item can be replaced in turn."""
+    if isinstance(value, dict):
+        for key in value:
+            yield (*path, key), value, key
+            yield from mutations(value[key], (*path, key))
+    elif isinstance(value, list):
+        for position in range(len(value)):
+            yield (*path, position), value, position
+            yield from mutations(value[position], (*path, position))
+
+
+@pytest.mark.parametrize("name", TEMPLATES)
+def test_any_field_of_any_wrong_type_never_raises(name: str) -> None:
+    """Each field (and list item) of each chunk of a hand-built stream replaced,
+    one at a time, by values of every JSON type: the parser raises nothing, the
+    event contract holds, the events fold, and the response serialises."""
+    template = TEMPLATES[name]
+    runs = 0
+    for position in range(len(template)):
+        for where, _, _ in mutations(template[position]):
+            for wrong in WRONG_VALUES:
+                chunks = copy.deepcopy(template)
+                container: Any = chunks[position]
+                for step in where[:-1]:
+                    container = container[step]
+                container[where[-1]] = wrong
+                try:
+                    result = run(GeminiParser(), [Payload(None, json.dumps(c)) for c in chunks])
+                    for response in result.responses:
+                        msgspec.json.encode(response.to_dict())
+                        assert all(type(block.id) is str for block in response.content)
+                except Exception as exc:
+                    raise AssertionError(f"chunk {position} {where} = {wrong!r}: {exc!r}") from exc
+                runs += 1
+    assert runs >= 50

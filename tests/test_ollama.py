@@ -1,23 +1,27 @@
 """OllamaParser: the documented /api/generate error stream and /api/chat,
-/api/generate edge-case streams written from Ollama's documented format."""
+/api/generate edge-case streams written from Ollama's documented format, and
+hostile lines (issue #10)."""
 
 from __future__ import annotations
 
 import base64
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
-from native_helpers import (
+from conftest import (
     EDGE,
     FIXTURES,
+    Payload,
+    Run,
     check_event_contract,
     comparable,
     payloads,
-    replay_bytes,
-    run,
-    run_file,
+    replay_chunked,
+    run_parser,
 )
 
 import streamkit
@@ -32,6 +36,8 @@ from streamkit import (
     ThinkingBlock,
     ToolCallBlock,
 )
+from streamkit.events import ResponseMetadata, ResponseStart
+from streamkit.ids import counting_ids, id_factory
 from streamkit.providers import get_parser
 from streamkit.providers.ollama import OllamaParser, map_done_reason
 from streamkit.response import ChatResponse
@@ -41,14 +47,29 @@ ALL = [DOCS_ERROR, *sorted(EDGE.glob("ollama-*"))]
 GENERATED_CALL_ID = r"^call_[0-9a-f]{24}$"
 
 
+def run(parser: OllamaParser, items: Sequence[tuple[str | None, str]]) -> Run:
+    """Lines one at a time into ``parser``, then ``finish()``; the contract checked."""
+    result = run_parser(parser, items)
+    check_event_contract(result.events)
+    return result
+
+
 def parse(path: Path) -> ChatResponse:
-    events, response = run_file(OllamaParser(), path)
-    check_event_contract(events)
-    return response
+    return run(OllamaParser(), payloads(path)).response
 
 
-def lines(*objects: object) -> list[tuple[str, None]]:
-    return [(json.dumps(o), None) for o in objects]
+def replay_bytes(path: Path, provider: str, size: int = 7) -> ChatResponse:
+    """The fixture's body through the whole pipeline in ``size``-byte chunks."""
+    return replay_chunked(path, provider, size)[1]
+
+
+def fresh_ids() -> Any:
+    """A new id counter, so two runs of one stream make up the same ids."""
+    return id_factory(counting_ids())
+
+
+def lines(*objects: object) -> list[Payload]:
+    return [Payload(None, json.dumps(o)) for o in objects]
 
 
 def chat(content: str = "", done: bool = False, **message: object) -> dict[str, object]:
@@ -128,14 +149,18 @@ def test_generate_thinking_response_and_context() -> None:
 
 @pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
 def test_payload_at_a_time_equals_the_byte_pipeline(path: Path) -> None:
-    events, acc = run(OllamaParser(), payloads(path))
-    check_event_contract(events)
-    assert comparable(acc.response) == comparable(replay_bytes(path, "ollama"))
+    with fresh_ids():
+        result = run(OllamaParser(), payloads(path))
+    with fresh_ids():
+        assert comparable(result.response) == comparable(replay_bytes(path, "ollama"))
 
 
 @pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
 def test_auto_detection_picks_ollama(path: Path) -> None:
-    assert comparable(replay_bytes(path, "auto", size=64)) == comparable(parse(path))
+    with fresh_ids():
+        auto = replay_bytes(path, "auto", size=64)
+    with fresh_ids():
+        assert comparable(auto) == comparable(parse(path))
 
 
 def test_registry_builds_the_parser() -> None:
@@ -159,8 +184,7 @@ def test_text_line_is_exactly_one_event() -> None:
 
 def test_missing_done_line_ends_unknown_without_terminator() -> None:
     parser = OllamaParser()
-    events, acc = run(parser, lines(chat("a"), chat("b")))
-    check_event_contract(events)
+    acc = run(parser, lines(chat("a"), chat("b"))).accumulator
     assert not parser.done
     assert acc.response.text == "ab"
     assert acc.response.finished_reason is FinishReason.UNKNOWN
@@ -177,8 +201,7 @@ def test_done_line_is_the_terminator() -> None:
 
 
 def test_load_reply_has_no_content_and_keeps_its_reason() -> None:
-    events, acc = run(OllamaParser(), lines({**chat(done=True), "done_reason": "load"}))
-    check_event_contract(events)
+    acc = run(OllamaParser(), lines({**chat(done=True), "done_reason": "load"})).accumulator
     r = acc.response
     assert r.content == [] and r.usage is None  # no counters: nothing invented
     assert r.finished_reason is FinishReason.STOP and r.stop_reason == "load"
@@ -186,12 +209,11 @@ def test_load_reply_has_no_content_and_keeps_its_reason() -> None:
 
 
 def test_done_without_reason_and_unknown_fields_survive() -> None:
-    events, acc = run(OllamaParser(), lines(
+    acc = run(OllamaParser(), lines(
         {**chat("x", tool_name="calc"), "remote_host": "https://ollama.com"},
         {**chat("y"), "remote_host": "https://ollama.com"},
         {**chat(done=True), "eval_count": 2},
-    ))
-    check_event_contract(events)
+    )).accumulator
     r = acc.response
     assert r.text == "xy"
     assert r.metadata["remote_host"] == "https://ollama.com"
@@ -203,13 +225,12 @@ def test_done_without_reason_and_unknown_fields_survive() -> None:
 
 def test_string_arguments_given_ids_and_images() -> None:
     png = b"\x89PNG\r\n\x1a\n\x00\x00"
-    events, acc = run(OllamaParser(), lines(
+    acc = run(OllamaParser(), lines(
         chat(tool_calls=[{"id": "call_given", "function": {"name": "f",
                                                            "arguments": '{"a": 1}'}}]),
         chat(images=[base64.b64encode(png).decode()]),
         {**chat(done=True), "done_reason": "stop"},
-    ))
-    check_event_contract(events)
+    )).accumulator
     call, image = acc.response.content
     assert isinstance(call, ToolCallBlock)
     assert (call.id, call.name, call.input) == ("call_given", "f", '{"a": 1}')
@@ -219,9 +240,8 @@ def test_string_arguments_given_ids_and_images() -> None:
 def test_logprobs_accumulate_across_lines() -> None:
     first = [{"token": "a", "logprob": -0.1}]
     second = [{"token": "b", "logprob": -0.2}]
-    events, acc = run(OllamaParser(), lines({**chat("a"), "logprobs": first},
-                                            {**chat("b"), "logprobs": second}))
-    check_event_contract(events)
+    acc = run(OllamaParser(), lines({**chat("a"), "logprobs": first},
+                                    {**chat("b"), "logprobs": second})).accumulator
     assert acc.response.metadata["logprobs"] == first + second
 
 
@@ -240,3 +260,173 @@ def test_malformed_line_is_a_protocol_error_with_offset() -> None:
         OllamaParser().feed(bad)
     assert info.value.offset is not None
     assert bad.index("flase") <= info.value.offset < len(bad)
+
+
+def test_the_response_id_is_stated_by_the_first_event() -> None:
+    """Ollama gives no id: the one streamkit makes up is in ResponseStart, so
+    every accumulator of the events agrees on it."""
+    result = run(OllamaParser(), lines(chat("a"), {**chat(done=True), "done_reason": "stop"}))
+    start = result.events[0]
+    assert isinstance(start, ResponseStart) and start.id is not None
+    assert start.id.startswith("resp_") and result.response.id == start.id
+
+
+def test_logprobs_events_are_values() -> None:
+    """Each line's logprobs are appended by their own event; an event already
+    emitted never grows."""
+    parser = OllamaParser()
+    first = parser.feed(json.dumps({**chat("a"), "logprobs": [{"token": "a"}]}))
+    parser.feed(json.dumps({**chat("b"), "logprobs": [{"token": "b"}]}))
+    kept = [e for e in first if isinstance(e, ResponseMetadata)]
+    assert [e.append for e in kept] == [{"logprobs": [{"token": "a"}]}]
+
+
+# ---------------------------------------------------------------- hostile lines (issue #10)
+
+
+def test_images_that_are_not_base64_are_kept_not_raised() -> None:
+    """One character (binascii.Error), text that is not ASCII (ValueError), a
+    number: each is kept whole; the valid image beside them still decodes."""
+    png = b"\x89PNG\r\n\x1a\n\x00\x00"
+    r = run(OllamaParser(), lines(
+        chat(images=["w", "\u00e9t\u00e9", 123, base64.b64encode(png).decode()]),
+        {**chat(done=True), "done_reason": "stop"},
+    )).response
+    (image,) = r.content
+    assert isinstance(image, DataBlock) and image.data == png
+    assert r.metadata["unknown_events"] == [
+        {"event": "message.images", "data": "w"},
+        {"event": "message.images", "data": "\u00e9t\u00e9"},
+        {"event": "message.images", "data": 123},
+    ]
+
+
+def test_fields_of_the_wrong_type_are_absent_and_kept() -> None:
+    result = run(OllamaParser(), lines(
+        {"model": ["m"], "created_at": "t", "response": [1], "thinking": 7, "done": "no",
+         "logprobs": "x", "message": {"role": "assistant", "content": 5, "thinking": {},
+                                      "tool_calls": {"x": 1}, "images": "abc"}},
+        {"model": "m", "message": "hi", "done": False},
+        {"model": "m", "done": True, "done_reason": ["stop"], "eval_count": "2"},
+    ))
+    r = result.response
+    assert r.content == [] and r.model == "m"
+    assert {key: r.metadata[key] for key in (
+        "response", "thinking", "done", "logprobs", "message.content", "message.thinking",
+        "message.tool_calls", "message.images", "message", "done_reason",
+    )} == {
+        "response": [1], "thinking": 7, "done": "no", "logprobs": "x", "message.content": 5,
+        "message.thinking": {}, "message.tool_calls": {"x": 1}, "message.images": "abc",
+        "message": "hi", "done_reason": ["stop"],
+    }
+    start = result.events[0]
+    assert isinstance(start, ResponseStart) and start.model is None
+    assert r.metadata["model"] == ["m"]  # the first line's model, kept
+    assert r.finished_reason is FinishReason.UNKNOWN and r.stop_reason is None and r.terminated
+    assert r.usage is not None and r.usage.output_tokens is None
+    assert r.usage.raw == {"eval_count": "2"}
+
+
+def test_tool_calls_of_the_wrong_shape_are_kept() -> None:
+    r = run(OllamaParser(), lines(chat(tool_calls=[
+        1, {"function": []}, {"id": [], "function": {"name": 5, "arguments": {"a": 1}}},
+    ]))).response
+    (call,) = r.content
+    assert isinstance(call, ToolCallBlock)
+    assert re.match(GENERATED_CALL_ID, call.id) and call.name == "" and call.input == '{"a":1}'
+    assert call.metadata == {"id": [], "name": 5}
+    assert r.metadata["unknown_events"] == [
+        {"event": "message.tool_calls", "data": 1},
+        {"event": "message.tool_calls", "data": {"function": []}},
+    ]
+
+
+def test_error_objects_go_through_the_shared_mapping() -> None:
+    error = {"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED"}
+    r = run(OllamaParser(), lines(chat("a"), {"error": error})).response
+    assert r.metadata["error"] == {"message": "quota", "code": "429",
+                                   "type": "RESOURCE_EXHAUSTED", "status": 429,
+                                   "raw": {"error": error}}
+    assert r.finished_reason is FinishReason.ERROR and not r.terminated
+
+
+HOSTILE = [
+    '{"model":{},"done":[]}',
+    '{"message":[],"done":null}',
+    '{"message":{"role":[],"content":[],"tool_calls":[[]],"images":[[],{}]}}',
+    '{"message":{"tool_calls":[{"function":{"name":[],"arguments":[1,{"a":[]}]}}]}}',
+    '{"error":[]}',
+    '{"error":{"message":{},"code":[]}}',
+    '{"error":null}',
+    '{"done":true,"done_reason":{},"prompt_eval_count":[],"eval_count":1.5}',
+    '{"done":true,"done_reason":"stop","context":{}}',
+    '{"logprobs":[[],1]}',
+    "[]",
+    "1",
+    '"x"',
+    "null",
+]
+
+
+@pytest.mark.parametrize("data", HOSTILE)
+def test_wrongly_typed_fields_never_raise(data: str) -> None:
+    result = run(OllamaParser(), [*lines(chat("a")), Payload(None, data)])
+    assert result.response.text.startswith("a")
+    for block in result.response.content:
+        assert type(block.id) is str
+
+
+def test_json_nested_too_deeply_is_a_protocol_error() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    with pytest.raises(ProtocolError) as info:
+        OllamaParser().feed('{"model":"m","message":{"role":"assistant","content":' + deep + "}}")
+    assert "nested" in info.value.message
+
+
+def test_invalid_utf8_is_replaced() -> None:
+    parser = OllamaParser()
+    parser.feed(json.dumps(chat("a")))
+    out = parser.feed(b'{"model":"llama3.2","created_at":"t",'
+                      b'"message":{"role":"assistant","content":"b\xffc"},"done":false}')
+    assert [e.delta for e in out if isinstance(e, BlockDelta)] == [TextDelta("b\ufffdc")]
+
+
+# ---------------------------------------------------------------- linear growth (issue #10)
+
+
+def objects_held(event: ResponseMetadata) -> int:
+    """How many containers (dicts and lists) one metadata event holds, all the
+    way down: constant per event when each event carries only its own payload."""
+    count, stack = 0, [event.metadata, event.append]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            count += 1
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            count += 1
+            stack.extend(value)
+    return count
+
+
+def payloads_carried(event: ResponseMetadata) -> int:
+    """The payloads one metadata event carries: the values it sets and the items it appends."""
+    return len(event.metadata) + sum(len(items) for items in event.append.values())
+
+
+def test_unknown_lines_and_logprobs_keep_linear_memory() -> None:
+    """20,000 lines that are not objects, then 20,000 lines with logprobs: each
+    event carries its own line's values only, never the list so far."""
+    count = 20_000
+    items = lines(chat("a"))
+    items += [Payload(None, json.dumps([n])) for n in range(count)]
+    items += lines(*({**chat("b"), "logprobs": [{"token": "b", "logprob": -n}]}
+                     for n in range(count)))
+    result = run(OllamaParser(), items)
+    kept = result.of_type(ResponseMetadata)
+    assert len(kept) == 2 * count
+    assert all(payloads_carried(event) == 1 for event in kept)
+    assert max(objects_held(event) for event in kept) <= 6  # the wrapper, the payload
+    r = result.response
+    assert len(r.metadata["unknown_events"]) == count and len(r.metadata["logprobs"]) == count
+    assert r.metadata["unknown_events"][-1] == {"event": None, "data": [count - 1]}

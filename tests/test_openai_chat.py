@@ -12,17 +12,27 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import random
+from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
-from openai_chat_helpers import (
+from conftest import (
+    FIXTURES,
     Payload,
-    assert_matches_sdk,
     body,
-    check_event_order,
-    chunk,
-    normalized,
+    check_event_contract,
+    comparable,
+    fixture_id,
     payloads,
+    run_parser,
+)
+from openai_chat_helpers import (
+    assert_matches_sdk,
+    chat_recordings,
+    chunk,
+    replay_fresh,
     run,
     run_file,
     sdk_snapshot,
@@ -30,7 +40,7 @@ from openai_chat_helpers import (
 
 import streamkit
 from streamkit.blocks import DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
-from streamkit.errors import ProtocolError, ProviderError
+from streamkit.errors import ProtocolError, ProviderError, StreamError
 from streamkit.events import (
     BlockDelta,
     BlockEnd,
@@ -43,10 +53,14 @@ from streamkit.events import (
     ResponseStart,
     TextDelta,
     UsageUpdate,
+    event_to_dict,
 )
-from streamkit.pipeline import Pipeline, replay
-from streamkit.providers import get_parser
+from streamkit.ids import counting_ids, id_factory
+from streamkit.pipeline import Pipeline
+from streamkit.providers import OPENAI_COMPATIBLE, get_parser, provider_names
 from streamkit.providers.openai_chat import OpenAIChatParser, map_usage
+from streamkit.providers.openai_chat.dialects import get_dialect
+from streamkit.providers.openai_chat.wire import MAX_CHOICES
 from streamkit.response import FinishReason
 
 OWNED = [
@@ -113,19 +127,23 @@ def only_block(response: Any, kind: type[Any]) -> Any:
 # ---------------------------------------------------------------- every fixture
 
 
+def test_the_fixture_lists_hold_every_recording_of_this_wire() -> None:
+    assert sorted(FIXTURES / name for name in OWNED + EDGE) == chat_recordings()
+
+
 @pytest.mark.parametrize("name", OWNED + EDGE)
-def test_event_order_and_block_lifecycle(name: str) -> None:
-    check_event_order(run_file(name).events)
+def test_event_contract(name: str) -> None:
+    check_event_contract(run_file(name).events)
 
 
 @pytest.mark.parametrize("name", OWNED + EDGE)
 def test_network_chunking_does_not_change_the_result(name: str) -> None:
     """Payload-at-a-time and 7-byte network chunks through the pipeline agree."""
     data = body(name)
-    _, piecewise = replay([data[i:i + 7] for i in range(0, len(data), 7)], "openai-chat")
-    _, whole = replay(data, "openai-chat")
+    _, piecewise = replay_fresh([data[i:i + 7] for i in range(0, len(data), 7)])
+    _, whole = replay_fresh(data)
     direct = run_file(name).response
-    assert normalized(piecewise) == normalized(whole) == normalized(direct)
+    assert comparable(piecewise) == comparable(whole) == comparable(direct)
 
 
 @pytest.mark.parametrize("name", sorted(SDK_COMPARABLE))
@@ -143,11 +161,12 @@ def test_final_response_equals_the_openai_sdk(name: str) -> None:
 
 @pytest.mark.parametrize("name", OWNED)
 def test_auto_detection_picks_this_parser(name: str) -> None:
-    pipeline = Pipeline("auto")
-    pipeline.feed(body(name))
-    pipeline.finish()
+    with id_factory(counting_ids()):
+        pipeline = Pipeline("auto")
+        pipeline.feed(body(name))
+        pipeline.finish()
     assert pipeline.provider == "openai-chat"
-    assert normalized(pipeline.response) == normalized(run_file(name).response)
+    assert comparable(pipeline.response) == comparable(run_file(name).response)
 
 
 # ---------------------------------------------------------------- openai-chat fixtures
@@ -357,8 +376,9 @@ def test_openrouter_dialect_none_gives_the_same_result() -> None:
         ("edge/openai-chat-groq-channel.sse", "groq"),
         ("edge/openai-chat-mistral-list-content.sse", "mistral"),
     ]:
-        assert normalized(run_file(name).response) == normalized(
-            run_file(name, dialect=dialect).response)
+        plain, tuned = run_file(name).response, run_file(name, dialect=dialect).response
+        assert (plain.provider, tuned.provider) == ("openai-chat", dialect)
+        assert comparable(plain) | {"provider": None} == comparable(tuned) | {"provider": None}
 
 
 def test_qwen_reasoning_without_done() -> None:
@@ -503,10 +523,10 @@ def test_unknown_event_types_and_fields_survive() -> None:
     assert r.metadata["x_vendor_envelope"] == {"region": "eu"}
     assert r.metadata["padding"] == "xxxxxxxxxxxxxxxx"
     assert r.metadata["x_choice_note"] == "a"
-    assert r.metadata["extras"] == {
-        "x_phase": ["draft", "final"],  # the repeated "draft" is collapsed
-        "events": [{"event": "vendor.ping", "data": {"type": "ping", "seq": 1}}],
-    }
+    assert r.metadata["extras"] == [{"x_phase": "draft"}, {"x_phase": "final"}]  # the
+    # repeated "draft" is kept once; the unknown event type is kept whole
+    assert r.metadata["unknown_events"] == [
+        {"event": "vendor.ping", "data": {"type": "ping", "seq": 1}}]
     # usage on every chunk: cumulative, the last report wins
     assert r.usage is not None
     assert (r.usage.input_tokens, r.usage.output_tokens, r.usage.total_tokens) == (5, 3, 8)
@@ -604,7 +624,7 @@ def test_mistral_list_content() -> None:
     assert [type(b) for b in r.content] == [ThinkingBlock, TextBlock]
     assert r.thinking == "Let me think."
     assert r.text == "The answer is 42."
-    assert r.metadata["extras"] == {"content": [{"type": "reference", "reference_ids": [1]}]}
+    assert r.metadata["extras"] == [{"content": {"type": "reference", "reference_ids": [1]}}]
     assert r.usage is not None and r.usage.total_tokens == 29
     # SDK defect: its types reject list content, and its lenient stream path
     # cannot add a list to the "" it already holds, so every array chunk is
@@ -741,7 +761,7 @@ def test_unknown_reasoning_detail_types_are_kept() -> None:
     odd = {"type": "reasoning.future", "blob": 1}
     r = run([(None, chunk({"reasoning_details": [odd]}))]).response
     assert r.content == []
-    assert r.metadata["extras"] == {"reasoning_details": [odd]}
+    assert r.metadata["extras"] == [{"reasoning_details": odd}]
 
 
 # ---------------------------------------------------------------- response level
@@ -782,7 +802,8 @@ def test_payloads_after_done_are_kept_not_applied() -> None:
     r = run([(None, chunk({"content": "a"})), (None, "[DONE]"),
              (None, chunk({"content": "late"}))]).response
     assert r.text == "a"
-    assert r.metadata["extras"]["after_done"][0]["choices"][0]["delta"] == {"content": "late"}
+    [kept] = r.metadata["extras"]
+    assert kept["after_done"]["choices"][0]["delta"] == {"content": "late"}
 
 
 def test_error_payloads() -> None:
@@ -814,7 +835,8 @@ def test_keepalives_and_odd_payloads_never_crash() -> None:
                (None, chunk(choices=[{"index": 0, "delta": "str"}])),
                (None, chunk({"content": "ok", "role": "tool"}))]).response
     assert odd.text == "ok"
-    assert odd.metadata["extras"] == {"payloads": [[1, 2]], "choices": ["nope"], "delta": ["str"]}
+    assert odd.metadata["unknown_events"] == [{"event": None, "data": [1, 2]}]
+    assert odd.metadata["extras"] == [{"choices": "nope"}, {"delta": "str"}]
     assert odd.metadata["role"] == "tool"
 
 
@@ -908,3 +930,310 @@ def test_registry_names_build_this_parser_with_their_dialect() -> None:
     assert OpenAIChatParser.name == "openai-chat" and OpenAIChatParser.framing == "sse"
     with pytest.raises(ValueError, match="unknown OpenAI-compatible dialect"):
         OpenAIChatParser(dialect="nope")
+
+
+# ---------------------------------------------------------------- provider name, think tags
+
+
+@pytest.mark.parametrize("name", ["openai", "openai-chat", *OPENAI_COMPATIBLE])
+def test_the_reported_name_is_the_name_the_parser_was_built_by(name: str) -> None:
+    """``events.provider`` / ``pipeline.provider`` say ``dashscope`` for dashscope,
+    not ``openai-chat``; the name is a registry name that builds the same parser."""
+    parser = get_parser(name)
+    assert isinstance(parser, OpenAIChatParser)
+    expected = name if name in OPENAI_COMPATIBLE else "openai-chat"
+    assert parser.name == expected and parser.name in provider_names()
+    rebuilt = get_parser(parser.name)
+    assert isinstance(rebuilt, OpenAIChatParser) and rebuilt.dialect is parser.dialect
+    assert Pipeline(name).provider == expected
+    assert OpenAIChatParser.name == "openai-chat"  # the class keeps the wire's name
+
+
+def test_the_stream_reports_the_dialect_name() -> None:
+    recording = body("openai-compatible/qwen-dashscope-tool-call.chunks.jsonl")
+    events = streamkit.stream(iter([recording]), "dashscope")
+    events.final()
+    assert events.provider == "dashscope"
+    assert OpenAIChatParser(dialect=get_dialect("kimi")).name == "moonshot"
+
+
+def think_chat(pieces: list[tuple[str, str]]) -> bytes:
+    """A chat stream of ``(delta field, text)`` pieces."""
+    chunks = [chunk({field: text}) for field, text in pieces] + [chunk(finish="stop"), "[DONE]"]
+    return b"".join(f"data: {data}\n\n".encode() for data in chunks)
+
+
+def test_vllm_and_lmstudio_split_inline_think_tags_by_default() -> None:
+    inline = think_chat([("content", "<think>Wei"), ("content", "gh it.</th"),
+                         ("content", "ink>Yes.")])
+    for name in ("vllm", "lmstudio"):
+        assert get_parser(name).think_tags is True  # type: ignore[attr-defined]
+        _, response = replay_fresh(inline, name)
+        assert (response.thinking, response.text) == ("Weigh it.", "Yes.")
+        _, untouched = replay_fresh(inline, name, think_tags=False)  # the caller decides
+        assert untouched.text == "<think>Weigh it.</think>Yes."
+    for name in ("openai", "deepseek", "qwen", "groq"):
+        assert get_parser(name).think_tags is False  # type: ignore[attr-defined]
+        _, response = replay_fresh(inline, name)
+        assert response.text == "<think>Weigh it.</think>Yes." and response.thinking == ""
+
+
+def test_think_tags_change_nothing_when_the_server_separates_reasoning() -> None:
+    separated = think_chat([("reasoning", "Weigh"), ("reasoning", " it."), ("content", "Yes.")])
+    _, split = replay_fresh(separated, "vllm")
+    _, plain = replay_fresh(separated, "vllm", think_tags=False)
+    assert comparable(split) == comparable(plain)
+    assert (split.thinking, split.text) == ("Weigh it.", "Yes.")
+
+
+# ---------------------------------------------------------------- one hot path
+
+
+class CountingParser(OpenAIChatParser):
+    """Counts the payloads that take the general path."""
+
+    general = 0
+
+    def _payload(self, data: bytes | str, event: str | None) -> list[Any]:
+        type(self).general += 1
+        return super()._payload(data, event)
+
+
+@pytest.mark.parametrize("size", [None, 7], ids=["whole", "7-byte"])
+@pytest.mark.parametrize("path", chat_recordings(), ids=fixture_id)
+def test_the_fast_decode_changes_nothing(path: Path, size: int | None) -> None:
+    """Every recording with the strict fast decode and without it: the same
+    events, the same response."""
+    raw = body(path)
+    chunks = [raw] if size is None else [raw[i:i + size] for i in range(0, len(raw), size)]
+    fast_events, fast = replay_fresh(chunks, fast_decode=True)
+    general_events, general = replay_fresh(chunks, fast_decode=False)
+    assert [event_to_dict(e) for e in fast_events] == [event_to_dict(e) for e in general_events]
+    assert comparable(fast) == comparable(general)
+
+
+def test_the_fast_decode_takes_the_per_token_chunks() -> None:
+    items = payloads("openai-chat/text-with-usage-chunk.sse")
+    CountingParser.general = 0
+    run_parser(CountingParser(), items)
+    assert CountingParser.general < len(items) / 2  # the text chunks took the fast path
+    CountingParser.general = 0
+    run_parser(CountingParser(fast_decode=False), items)
+    assert CountingParser.general == len(items)
+
+
+# ---------------------------------------------------------------- hostile input (issue #10)
+
+
+def started(**options: Any) -> OpenAIChatParser:
+    """A parser past its first chunk (so the fast path is live)."""
+    parser = OpenAIChatParser(**options)
+    parser.feed(chunk({"content": "a"}))
+    return parser
+
+
+DEEP = "[" * 5000 + "]" * 5000
+
+
+@pytest.mark.parametrize("fast_decode", [True, False])
+@pytest.mark.parametrize("template", [
+    '{"id": DEEP, "choices": [{"index": 0, "delta": {"content": "x"}}]}',  # a RecursionError
+    '{"id": "c", "choices": [{"index": 0, "delta": {"content": DEEP}}]}',  # in the fast decode
+    '{"id": "c", "x_vendor": DEEP, "choices": []}',
+    '{"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": DEEP}]}}]}',
+])
+def test_deep_nesting_is_a_protocol_error(template: str, fast_decode: bool) -> None:
+    parser = started(fast_decode=fast_decode)
+    with pytest.raises(ProtocolError, match="nested"):
+        parser.feed(template.replace("DEEP", DEEP).encode())
+
+
+@pytest.mark.parametrize("fast_decode", [True, False])
+def test_invalid_utf8_is_replaced(fast_decode: bool) -> None:
+    parser = started(fast_decode=fast_decode)
+    bad = chunk({"content": "b\x00c"}).encode().replace(b"\\u0000", b"\xff")
+    assert parser.feed(bad) == [BlockDelta(index=0, delta=TextDelta("b\ufffdc"))]
+
+
+@pytest.mark.parametrize("fast_decode", [True, False])
+def test_a_str_payload_with_a_lone_surrogate_is_read(fast_decode: bool) -> None:
+    parser = started(fast_decode=fast_decode)
+    text = '{"id": "c", "choices": [{"index": 0, "delta": {"content": "x\ud800y"}}]}'
+    [event] = parser.feed(text)
+    assert isinstance(event, BlockDelta) and event.delta == TextDelta("x?y")
+
+
+def odd_entry(**fields: Any) -> str:
+    return json.dumps({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+                       "choices": [{"index": 0, **fields}]})
+
+
+def odd_delta(**fields: Any) -> str:
+    return odd_entry(delta=fields)
+
+
+# Wrongly typed and unhashable fields: each is treated as absent or kept, never fatal.
+ODD_PAYLOADS = {
+    "choice index list": odd_entry(index=[], delta={"content": "x"}),
+    "choice index object": odd_entry(index={}, delta={"content": "x"}),
+    "choice index bool": odd_entry(index=True, delta={"content": "x"}),
+    "finish_reason list": odd_entry(delta={}, finish_reason=[]),
+    "finish_reason object": odd_entry(delta={}, finish_reason={"a": 1}),
+    "delta list": odd_entry(delta=["x"]),
+    "logprobs list": odd_entry(delta={}, logprobs=[1]),
+    "logprobs content object": odd_entry(delta={}, logprobs={"content": {}, "refusal": 1}),
+    "top-level id list": json.dumps({"id": [], "model": {}, "created": [], "choices": []}),
+    "object list": json.dumps({"object": [], "choices": [{"index": []}, 3]}),
+    "object object": json.dumps({"object": {"a": 1}}),
+    "choices object": json.dumps({"choices": {"index": 0}}),
+    "usage list": json.dumps({"choices": [], "usage": []}),
+    "usage counts mistyped": json.dumps({"choices": [], "usage": {"prompt_tokens": [],
+                                                                  "completion_tokens": "3"}}),
+    "x_groq usage list": json.dumps({"choices": [], "x_groq": {"usage": []}}),
+    "error list": json.dumps({"error": []}),
+    "error object mistyped": json.dumps({"error": {"message": [], "code": {}, "type": []}}),
+    "role list": odd_delta(role=[]),
+    "content object": odd_delta(content={"type": [], "text": []}),
+    "content parts mistyped": odd_delta(content=[{"type": "thinking", "thinking": {"type": []}},
+                                                 {"type": "text", "text": []}, 1]),
+    "text list": odd_delta(text=[]),
+    "refusal object": odd_delta(refusal={}),
+    "reasoning list": odd_delta(reasoning=[], reasoning_content={}),
+    "reasoning details object": odd_delta(reasoning_details={"type": []}),
+    "reasoning detail fields mistyped": odd_delta(reasoning_details=[
+        {"type": []}, {"type": "reasoning.text", "index": [], "id": [], "text": [],
+                       "signature": {}},
+        {"type": "reasoning.encrypted", "index": {}, "data": []}]),
+    "tool_calls object": odd_delta(tool_calls={"index": 0}),
+    "tool call fields mistyped": odd_delta(tool_calls=[
+        {"index": [], "id": [], "type": [], "function": []},
+        {"index": {}, "id": {}, "function": {"name": [], "arguments": {"a": [1]}}},
+        {"index": 0, "custom": [], "function": {"name": {}, "arguments": None}}, 7]),
+    "function_call list": odd_delta(function_call=[]),
+    "function_call fields mistyped": odd_delta(function_call={"name": [], "arguments": 5}),
+    "audio list": odd_delta(audio=[]),
+    "audio fields mistyped": odd_delta(audio={"id": [], "data": [], "transcript": {},
+                                              "expires_at": []}),
+    "annotations object": odd_delta(annotations={"a": 1}),
+    "annotations items mistyped": odd_delta(annotations=[1, []]),
+    "channel list": odd_delta(channel=[], content="x"),
+}
+
+
+@pytest.mark.parametrize("fast_decode", [True, False])
+@pytest.mark.parametrize("name", sorted(ODD_PAYLOADS))
+def test_wrongly_typed_fields_never_crash(name: str, fast_decode: bool) -> None:
+    items = [Payload(None, chunk({"content": "a"})), Payload(None, ODD_PAYLOADS[name]),
+             Payload(None, chunk({"content": "b"})), Payload("error", ODD_PAYLOADS[name])]
+    result = run(items, fast_decode=fast_decode)
+    check_event_contract(result.events)
+    assert result.response.text.startswith("a")
+
+
+def test_wrongly_typed_fields_are_kept() -> None:
+    r = run([(None, odd_entry(delta={"content": "x"}, finish_reason=[])),
+             (None, odd_delta(text=[])), (None, json.dumps({"choices": [], "usage": []}))]).response
+    assert r.metadata["extras"] == [{"finish_reason": []}, {"text": []}, {"usage": []}]
+    assert r.stop_reason is None and r.finished_reason is FinishReason.UNKNOWN
+
+
+@pytest.mark.parametrize("data", ["éééé", "\u0660\u0661\u0662\u0663"])
+def test_non_ascii_base64_is_a_protocol_error_naming_the_field(data: str) -> None:
+    parser = OpenAIChatParser()
+    with pytest.raises(ProtocolError, match=r"choices\[0\]\.delta\.audio\.data"):
+        parser.feed(chunk({"audio": {"id": "a1", "data": data}}))
+
+
+def test_a_lone_base64_character_is_kept_undecoded() -> None:
+    r = run([(None, chunk({"audio": {"id": "a1", "data": "w"}}))]).response
+    audio = only_block(r, DataBlock)
+    assert audio.data == b"" and audio.metadata["undecoded_data"] == "w"
+
+
+_ODD_VALUES: list[Any] = [[], {}, [[]], {"a": {}}, None, True, 0, -1, 1.5, "", "x", "\u0000"]
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every path to a value inside a decoded payload."""
+    found = [prefix] if prefix else []
+    if type(value) is dict:
+        for key, item in value.items():
+            found += _paths(item, (*prefix, key))
+    elif type(value) is list:
+        for position, item in enumerate(value):
+            found += _paths(item, (*prefix, position))
+    return found
+
+
+def _replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    copy = json.loads(json.dumps(value))
+    target = copy
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = new
+    return copy
+
+
+def test_seeded_field_mutations_of_every_recording_end_typed() -> None:
+    """A bounded mutation loop: one field of one payload of a recording replaced
+    by an odd value; the parser ends cleanly (keeping its event contract) or
+    raises a StreamError, whatever the field."""
+    rng = random.Random(20260110)
+    recordings = [payloads(path) for path in chat_recordings()]
+    for _ in range(400):
+        items = list(rng.choice(recordings))
+        position = rng.randrange(len(items))
+        try:
+            decoded = json.loads(items[position].data)
+        except ValueError:
+            continue  # [DONE]
+        paths = _paths(decoded)
+        if not paths:
+            continue
+        mutated = _replaced(decoded, rng.choice(paths), rng.choice(_ODD_VALUES))
+        items[position] = Payload(items[position].event, json.dumps(mutated))
+        for fast_decode in (True, False):
+            try:
+                result = run(items, fast_decode=fast_decode)
+            except StreamError:
+                continue
+            check_event_contract(result.events)
+
+
+def test_a_choice_index_out_of_range_is_kept_not_applied() -> None:
+    far = odd_entry(index=MAX_CHOICES, delta={"content": "far"})
+    negative = odd_entry(index=-1, delta={"content": "negative"})
+    result = run([(None, chunk({"content": "a"})), (None, far), (None, negative)])
+    assert len(result.responses) == 1 and result.response.text == "a"
+    assert result.response.metadata["extras"] == [
+        {"choices": json.loads(far)["choices"][0]}, {"choices": json.loads(negative)["choices"][0]}]
+
+
+def hostile_stream(n: int, make: Any) -> list[Payload]:
+    return [Payload(None, chunk({"content": "a"})),
+            *(Payload(*make(i)) for i in range(n)), Payload(None, "[DONE]")]
+
+
+def events_size(items: list[Payload]) -> int:
+    """The size of everything the parser emits for ``items``: a measure of its
+    work that no clock can disturb."""
+    return sum(len(msgspec.json.encode(event_to_dict(e))) for e in run(items).events)
+
+
+GROWTH_PROBES = {
+    # every kept thing is appended, never re-sent with what came before it
+    "unknown named events": lambda i: ("vendor.tick", json.dumps({"seq": i})),
+    "an unknown delta field changing per chunk": lambda i: (None, chunk({"x_seq": i})),
+    "payloads after [DONE]": lambda i: (None, f"[{i}]"),
+    "non-object payloads": lambda i: (None, json.dumps([i])),
+    # response metadata goes to every choice: the choices are bounded
+    "a new choice and new metadata per chunk": lambda i: (None, odd_entry(
+        index=i, delta={"content": "x"}).replace('"model": "m"', f'"model": "m", "fp": {i}')),
+}
+
+
+@pytest.mark.parametrize("probe", sorted(GROWTH_PROBES))
+def test_hostile_growth_costs_linear_output(probe: str) -> None:
+    make = GROWTH_PROBES[probe]
+    small, large = (events_size(hostile_stream(n, make)) for n in (500, 2000))
+    assert large <= 4.5 * small, (small, large)

@@ -1,29 +1,32 @@
 """The OpenAI Responses API parser: every fixture checked field by field against
 what the stream says, the official SDK's ``ResponseStreamState`` as an oracle
-where it works, and the robustness edge cases (tests/fixtures/edge/openai-responses-*)."""
+where it works, the robustness edge cases (tests/fixtures/edge/openai-responses-*),
+the fast (typed) decode against the general path on every recording, and hostile
+input (invalid UTF-8, wrong types, bad base64, deep nesting)."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
-from openai_responses_helpers import (
-    assert_matches_sdk,
+from conftest import (
+    FIXTURES,
+    Payload,
     body,
-    check_event_order,
-    normalized,
+    check_event_contract,
+    comparable,
+    fixture_id,
     payloads,
-    run,
-    run_file,
-    sdk_final,
-    wire,
+    recordings,
 )
+from openai_responses_helpers import assert_matches_sdk, run, run_file, sdk_final, wire
 
 from streamkit.blocks import DataBlock, RawBlock, TextBlock, ThinkingBlock, ToolCallBlock
-from streamkit.errors import ProtocolError
+from streamkit.errors import ProtocolError, StreamError
 from streamkit.events import (
     BlockDelta,
     BlockEnd,
@@ -37,10 +40,12 @@ from streamkit.events import (
     ThinkingDelta,
     ToolInputDelta,
     UsageUpdate,
+    event_to_dict,
 )
+from streamkit.ids import counting_ids, id_factory
 from streamkit.pipeline import Pipeline
 from streamkit.providers import get_parser
-from streamkit.providers.openai_responses import OpenAIResponsesParser
+from streamkit.providers.openai_responses import OpenAIResponsesParser, map_usage
 from streamkit.response import FinishReason
 
 RECORDED = [
@@ -61,7 +66,10 @@ EDGE = [
     "edge/openai-responses-incomplete.sse",
     "edge/openai-responses-no-deltas.sse",
 ]
-ALL = RECORDED + EDGE
+# Every stream of this wire format: the recordings above, any added later, and the
+# streamed turns of the recorded conversations.
+ALL = sorted({*(path for path in recordings() if "openai-responses" in fixture_id(path)),
+              *(FIXTURES / "conversations" / "openai-responses").glob("*/turn1.response.sse")})
 AUDIO_SHA256 = "4cd1edd3d9c943ae1156b41d4fe25dc1f56dd32b1296afcddf5a1e8d719b8cee"
 TRANSCRIPT = ("Hello from stream kit. This audio arrived in small chunks, and was put back "
               "together without losing a single byte.")
@@ -164,7 +172,7 @@ def test_openrouter_data_only_reasoning_text_and_done() -> None:
     assert text.text == "4" and text.metadata == {"item_id": "msg_tmp_8cjof4f6zpw"}
     # the reasoning part's .done arrives after the message item: blocks close in
     # their own item's order, each exactly once
-    check_event_order(result.events)
+    check_event_contract(result.events)
     assert r.finished_reason is FinishReason.STOP and r.terminated
     assert result.parser.done  # [DONE] after response.completed
     assert r.usage is not None and r.usage.reasoning_tokens == 22
@@ -358,9 +366,10 @@ def test_unknown_events_and_fields_survive() -> None:
     assert teleport.id == "tp_1"
     assert teleport.data == {"type": "teleport_call", "id": "tp_1", "status": "completed",
                              "destination": "mars", "eta": "3d"}
-    assert [e["type"] for e in r.metadata["unknown_events"]] == [
+    assert [e["data"]["type"] for e in r.metadata["unknown_events"]] == [
         "response.future_feature.delta", "response.teleport_call.warming_up"]
-    assert r.metadata["unknown_events"][0]["delta"] == "zzz"
+    assert r.metadata["unknown_events"][0]["data"]["delta"] == "zzz"
+    assert r.metadata["unknown_events"][0]["event"] == "response.future_feature.delta"
     assert r.metadata["vendor_envelope"] == {"region": "eu"}
     assert r.usage is not None and r.usage.total_tokens == 8
     # counts the provider did not state stay unknown, never 0
@@ -446,21 +455,50 @@ def test_no_deltas_content_from_item_done_and_completed() -> None:
 # ---------------------------------------------------------------- every fixture
 
 
-@pytest.mark.parametrize("name", ALL)
-def test_event_order_invariants(name: str) -> None:
-    check_event_order(run_file(name).events)
+def test_every_listed_fixture_is_in_the_every_fixture_tests() -> None:
+    assert {FIXTURES / name for name in RECORDED + EDGE} <= set(ALL)
 
 
-@pytest.mark.parametrize("name", ALL)
-def test_same_response_through_the_pipeline_in_7_byte_chunks(name: str) -> None:
-    expected = normalized(run_file(name).response)
-    data = body(name)
+@pytest.mark.parametrize("path", ALL, ids=fixture_id)
+def test_event_order_invariants(path: Path) -> None:
+    check_event_contract(run_file(path).events)
+
+
+@pytest.mark.parametrize("path", ALL, ids=fixture_id)
+def test_same_response_through_the_pipeline_in_7_byte_chunks(path: Path) -> None:
+    with id_factory(counting_ids()):  # each run makes up the same ids
+        expected = comparable(run_file(path).response)
+    data = body(path)
     for provider in ("openai-responses", "auto"):
-        pipeline = Pipeline(provider)
-        for i in range(0, len(data), 7):
-            pipeline.feed(data[i:i + 7])
-        pipeline.finish()
-        assert normalized(pipeline.response) == expected, provider
+        with id_factory(counting_ids()):
+            pipeline = Pipeline(provider)
+            for i in range(0, len(data), 7):
+                pipeline.feed(data[i:i + 7])
+            pipeline.finish()
+        assert comparable(pipeline.response) == expected, provider
+
+
+@pytest.mark.parametrize("path", ALL, ids=fixture_id)
+def test_fast_decode_and_the_general_path_agree(path: Path) -> None:
+    """The typed fast decode is only a faster way to the same events: with it off,
+    every payload takes the general path, and nothing changes (payload by payload,
+    and through the pipeline's ``feed_into`` in 7-byte chunks)."""
+    items = payloads(path)
+    runs = []
+    for fast_decode in (True, False):
+        with id_factory(counting_ids()):
+            result = run(items, fast_decode=fast_decode)
+        runs.append(([event_to_dict(e) for e in result.events], comparable(result.response)))
+    assert runs[0] == runs[1]
+    data = body(path)
+    for fast_decode in (True, False):
+        with id_factory(counting_ids()):
+            pipeline = Pipeline("openai-responses", fast_decode=fast_decode)
+            events = [event for i in range(0, len(data), 7)
+                      for event in pipeline.feed(data[i:i + 7])]
+            events += pipeline.finish()
+        assert [event_to_dict(e) for e in events] == runs[0][0]
+        assert comparable(pipeline.response) == runs[0][1]
 
 
 # ---------------------------------------------------------------- inline cases
@@ -525,9 +563,9 @@ def test_mistyped_fields_fall_back_instead_of_crashing() -> None:
                       {"output_index": 0, "content_index": 0, "delta": "!", "extra": 1}))])
     r = result.response
     assert r.text == "ok!" and not result.parser.done
-    kept = r.metadata["unknown_events"]
+    kept = [unknown["data"] for unknown in r.metadata["unknown_events"]]
     assert kept[0]["delta"] == ["not", "text"] and kept[1] == {"type": 7} and kept[2] == [1, 2]
-    check_event_order(result.events)
+    check_event_contract(result.events)
 
 
 def test_clean_end_without_terminator_closes_everything() -> None:
@@ -543,7 +581,7 @@ def test_clean_end_without_terminator_closes_everything() -> None:
     assert type(end) is ResponseEnd and not end.terminated and end.finish_reason == "unknown"
     assert r.text == "par" and r.tool_calls[0].input == '{"x":'
     assert r.finished_reason is FinishReason.UNKNOWN and not r.terminated
-    check_event_order(result.events)
+    check_event_contract(result.events)
     assert result.parser.finish() == []  # finishing twice adds nothing
 
 
@@ -665,7 +703,7 @@ def test_reused_output_index_starts_a_new_item() -> None:
     assert r.text == "A" and r.tool_calls[0].arguments() == {"k": 2}
     assert "unknown_events" not in r.metadata  # the second done was not mistaken for a repeat
     assert r.finished_reason is FinishReason.TOOL_CALLS
-    check_event_order(result.events)
+    check_event_contract(result.events)
 
 
 @pytest.mark.parametrize("arguments_done", [False, True])
@@ -739,3 +777,224 @@ def test_audio_block_stays_open_until_audio_and_transcript_are_done() -> None:
     audio = only(result.response.content, DataBlock)
     assert audio.data == b"\x01\x00\x02\x00" * 2 and audio.transcript == "Hi"
     assert type(result.events[-2]) is BlockEnd  # closed by audio.done, before finish()'s end
+
+
+# ---------------------------------------------------------------- hostile input (issue 10)
+
+BOTH_PATHS = pytest.mark.parametrize("fast_decode", [True, False], ids=["fast", "general"])
+
+
+@BOTH_PATHS
+def test_invalid_utf8_is_replaced_as_every_parser_does(fast_decode: bool) -> None:
+    # was: msgspec.DecodeError re-raised by a bare `raise`
+    alone = b'{"type":"response.output_text.delta","delta":"\xff"}'
+    r = run([(None, alone)], fast_decode=fast_decode).response  # type: ignore[list-item]  # bytes
+    assert r.text == "\ufffd"
+    in_stream = (b'{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,'
+                 b'"content_index":0,"delta":"ok \xff\xfe"}')
+    items: list[Any] = [wire(CREATED), wire(MESSAGE), wire(text_delta("<")),
+                        Payload("response.output_text.delta", in_stream), wire(text_delta(">"))]
+    result = run(items, fast_decode=fast_decode)
+    assert result.response.text == "<ok \ufffd\ufffd>"
+    check_event_contract(result.events)
+    pipeline = Pipeline("openai-responses", fast_decode=fast_decode)
+    pipeline.feed(b"data: " + alone + b"\n\n")
+    pipeline.finish()
+    assert pipeline.response.text == "\ufffd"
+
+
+WRONGLY_TYPED = [
+    # ids and positions of a delta: unhashable, or of another type
+    pytest.param([text_delta("a", item_id=[]), text_delta("b", output_index={}),
+                  text_delta("c", content_index=[]), text_delta("d", item_id={}, output_index=[])],
+                 "abcd", id="delta-ids"),
+    pytest.param([{"type": "response.output_item.added", "output_index": [],
+                   "item": {"type": [], "id": {}, "content": {}}},
+                  {"type": "response.output_item.done", "output_index": {},
+                   "item": {"type": {}, "id": [], "status": []}}], "", id="item-ids"),
+    pytest.param([{"type": "response.content_part.added", "output_index": 0, "content_index": [],
+                   "item_id": {}, "part": {"type": [], "text": {}}},
+                  {"type": "response.output_text.done", "output_index": [], "content_index": {},
+                   "text": []},
+                  {"type": "response.reasoning_summary_part.added", "summary_index": {},
+                   "part": []},
+                  {"type": "response.function_call_arguments.done", "item_id": [], "name": [],
+                   "arguments": {}}], "", id="part-fields"),
+    pytest.param([{"type": "response.output_text.annotation.added", "output_index": 0,
+                   "content_index": [], "item_id": [], "annotation": {"type": []}},
+                  {"type": "response.output_text.annotation.added", "annotation": []}],
+                 "", id="annotations"),
+    pytest.param([{"type": "response.web_search_call.searching", "item_id": [],
+                   "output_index": {}},
+                  {"type": "response.image_generation_call.partial_image", "item_id": {},
+                   "partial_image_index": [], "partial_image_b64": "UE5H",
+                   "output_format": []}], "", id="server-tools"),
+    pytest.param([{"type": [], "delta": "x"}, {"type": {}}, {"type": "error", "error": {
+        "message": [], "code": {}, "type": [], "status": {}}}], "", id="types-and-errors"),
+    # was: TypeError (unhashable type: 'list') reading the final output's item types
+    pytest.param([{"type": "response.incomplete", "response": {
+        "id": [], "model": {}, "status": [], "incomplete_details": {"reason": []},
+        "output": [{"type": []}, {"type": {}}, "x", {"type": "function_call", "call_id": [],
+                                                   "name": {}, "arguments": []}],
+        "usage": {"input_tokens": [], "output_tokens": "3",
+                  "input_tokens_details": []}}}], "", id="terminal-response"),
+]
+
+
+@BOTH_PATHS
+@pytest.mark.parametrize(("hostile", "text"), WRONGLY_TYPED)
+def test_wrongly_typed_fields_are_treated_as_absent(hostile: list[dict[str, Any]], text: str,
+                                                    fast_decode: bool) -> None:
+    items = [wire(CREATED), wire(MESSAGE)] + [wire(payload) for payload in hostile]
+    result = run(items, fast_decode=fast_decode)
+    check_event_contract(result.events)
+    assert result.response.text == text
+    assert result.response.finished_reason is not None
+
+
+@BOTH_PATHS
+def test_wrong_ids_find_the_latest_item(fast_decode: bool) -> None:
+    call = {"type": "response.output_item.added", "output_index": 1,
+            "item": {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "f"}}
+    r = run([wire(CREATED), wire(MESSAGE), wire(text_delta("T")), wire(call),
+             wire({"type": "response.function_call_arguments.delta", "output_index": [],
+                   "item_id": {}, "delta": "{}"})], fast_decode=fast_decode).response
+    assert r.text == "T"
+    assert [(c.id, c.name, c.input) for c in r.tool_calls] == [("call_1", "f", "{}")]
+
+
+@BOTH_PATHS
+@pytest.mark.parametrize("bad", ["é", "w", "abc", "YWJj\u00e9"])
+def test_bad_base64_audio_is_a_protocol_error_naming_the_field(bad: str,
+                                                               fast_decode: bool) -> None:
+    # was: ValueError (non-ASCII) escaping binascii
+    parser = OpenAIResponsesParser(fast_decode=fast_decode)
+    good = base64.b64encode(b"\x01\x00").decode()
+    assert len(parser.feed(json.dumps({"type": "response.audio.delta", "delta": good}))) == 2
+    with pytest.raises(ProtocolError, match=r"delta field of response\.audio\.delta") as info:
+        parser.feed(json.dumps({"type": "response.audio.delta", "delta": bad}))
+    assert info.value.event == "response.audio.delta" and info.value.raw == bad
+
+
+@BOTH_PATHS
+@pytest.mark.parametrize("bad", ["w", "é", "YWJj\u00e9="])
+def test_image_base64_that_does_not_decode_is_kept_raw(bad: str, fast_decode: bool) -> None:
+    # was: binascii.Error from Base64Source; an image is self-contained, so the stream
+    # goes on and the text stays where a user can see it
+    partial = {"type": "response.image_generation_call.partial_image", "output_index": 1,
+               "item_id": "ig_1", "partial_image_index": 0, "partial_image_b64": bad}
+    item = {"type": "image_generation_call", "id": "ig_1", "status": "completed",
+            "result": bad}
+    result = run([wire(CREATED), wire(MESSAGE), wire(text_delta("before")), wire(partial),
+                  wire({"type": "response.output_item.done", "output_index": 1, "item": item}),
+                  wire(text_delta(" after"))], fast_decode=fast_decode)
+    r = result.response
+    assert r.text == "before after" and r.data_blocks == []
+    (raw,) = [b for b in r.content if isinstance(b, RawBlock)]
+    assert raw.kind == "image_generation_call" and raw.data["result"] == bad
+    assert [u["data"] for u in r.metadata["unknown_events"]] == [partial]
+    check_event_contract(result.events)
+
+
+@BOTH_PATHS
+@pytest.mark.parametrize("depth", [600, 100_000])
+def test_json_nested_too_deeply_is_a_protocol_error(depth: int, fast_decode: bool) -> None:
+    nested = "[" * depth + "]" * depth
+    parser = OpenAIResponsesParser(fast_decode=fast_decode)
+    for payload in (CREATED, MESSAGE, text_delta("a")):
+        parser.feed(json.dumps(payload))
+    for data in (  # in the typed decode's logprobs, in an unknown field, at the top
+            f'{{"type":"response.output_text.delta","output_index":0,"content_index":0,'
+            f'"delta":"b","logprobs":{nested}}}',
+            f'{{"type":"response.output_text.delta","delta":"b","extra":{nested}}}',
+            nested):
+        with pytest.raises(ProtocolError, match="nested") as info:
+            parser.feed(data, "response.output_text.delta")
+        assert info.value.event == "response.output_text.delta"
+
+
+@BOTH_PATHS
+def test_nothing_opens_a_block_after_the_response_ended(fast_decode: bool) -> None:
+    late = [text_delta("late"), MESSAGE,
+            {"type": "response.content_part.added", "output_index": 0, "content_index": 1,
+             "part": {"type": "output_text", "text": "late part"}},
+            {"type": "response.created", "response": {"id": "resp_z", "model": "z"}}]
+    result = run([wire(CREATED), wire(MESSAGE), wire(text_delta("on time")),
+                  wire({"type": "response.completed", "response": {
+                      "id": "resp_a", "status": "completed", "output": []}}),
+                  *(wire(payload) for payload in late), Payload(None, "[DONE]"),
+                  wire({"type": "error", "message": "after the end", "code": "late"})],
+                 fast_decode=fast_decode)
+    check_event_contract(result.events)
+    r = result.response
+    assert r.text == "on time" and (r.id, r.model) == ("resp_a", "m")
+    assert [u["data"] for u in r.metadata["unknown_events"]] == late  # kept, not lost
+    assert result.parser.done and r.terminated
+    (error,) = result.of_type(ErrorEvent)  # an error is still reported
+    assert error.message == "after the end" and r.finished_reason is FinishReason.ERROR
+
+
+def test_a_response_object_after_the_first_block_only_updates_metadata() -> None:
+    result = run([wire(text_delta("early")), wire(CREATED)])
+    check_event_contract(result.events)  # never a ResponseStart after a block
+    assert result.of_type(ResponseStart) == []
+    (update,) = result.of_type(ResponseMetadata)
+    assert (update.id, update.model, update.metadata) == ("resp_a", "m", {"status": "in_progress"})
+    r = result.response
+    assert (r.id, r.model, r.text) == ("resp_a", "m", "early")
+
+
+def test_map_usage_is_the_usage_table() -> None:
+    usage = {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7,
+             "input_tokens_details": {"audio_tokens": 1},
+             "output_tokens_details": {"audio_tokens": 2, "reasoning_tokens": "9"}}
+    mapped = map_usage(usage)
+    assert (mapped.input_tokens, mapped.output_tokens, mapped.total_tokens) == (5, 2, 7)
+    assert mapped.audio_tokens == 3 and mapped.reasoning_tokens is None  # "9" is no count
+    assert mapped.raw == usage and mapped.accounting == "cumulative"
+
+
+WRONG_VALUES: list[Any] = [[], {}, "x", None, -1, 1.5, 10**30]
+MUTATED = ["edge/openai-responses-server-tools.sse", "edge/openai-responses-parallel-tools.sse",
+           "edge/openai-responses-missing-index.sse", "edge/openai-responses-incomplete.sse",
+           "openai-responses/error-then-failed.chunks.jsonl"]
+
+
+def _field_paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every field of a payload (the first items of lists too), as key paths."""
+    children: list[tuple[Any, Any]] = []
+    if isinstance(value, dict):
+        children = list(value.items())
+    elif isinstance(value, list):
+        children = list(enumerate(value[:2]))
+    out = []
+    for key, child in children:
+        out.append((*prefix, key))
+        out += _field_paths(child, (*prefix, key))
+    return out
+
+
+@pytest.mark.parametrize("name", MUTATED)
+def test_every_field_wrongly_typed_never_raises_anything_but_a_stream_error(name: str) -> None:
+    """Each field of each payload, one at a time, replaced by a value of every wrong
+    type: the parser ends with a typed error or a response that keeps the event
+    contract (hand-built cases above; this sweeps the rest)."""
+    items = payloads(name)
+    for position, (event, data) in enumerate(items):
+        if data.strip() == "[DONE]":
+            continue
+        payload = json.loads(data)
+        for field_path in _field_paths(payload):
+            for value in WRONG_VALUES:
+                mutated = json.loads(data)
+                target = mutated
+                for key in field_path[:-1]:
+                    target = target[key]
+                target[field_path[-1]] = value
+                changed = [*items[:position], Payload(event, json.dumps(mutated)),
+                           *items[position + 1:]]
+                try:
+                    result = run(changed, fast_decode=position % 2 == 0)
+                except StreamError:
+                    continue
+                check_event_contract(result.events)

@@ -28,6 +28,7 @@ _REGISTRY: dict[str, tuple[str, str, dict[str, Any]]] = {
 OPENAI_COMPATIBLE = (
     "deepseek", "qwen", "dashscope", "glm", "zhipu", "moonshot", "kimi", "openrouter",
     "groq", "mistral", "vllm", "lmstudio", "together", "fireworks", "azure", "xai",
+    "cerebras", "crusoe", "ollama-openai", "gemini-openai",
 )
 for _vendor in OPENAI_COMPATIBLE:
     _REGISTRY[_vendor] = ("openai_chat", "OpenAIChatParser", {"dialect": _vendor})

@@ -11,7 +11,6 @@ which block index each provider item maps to.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal, Protocol
@@ -20,16 +19,12 @@ import msgspec
 
 from ..errors import ProtocolError
 from ..events import Event
-from ..limits import MAX_JSON_DEPTH
+from ..limits import MAX_JSON_DEPTH, too_deep
 
 Framing = Literal["sse", "ndjson"]
 
 _JSON = msgspec.json.Decoder()
 
-# Strings (where brackets mean nothing) and the brackets outside them.
-_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"?', re.DOTALL)
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-_BRACKET_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 _BYTE_OFFSET = re.compile(r"byte (\d+)")
 
 
@@ -75,34 +70,21 @@ def feed_each(parser: Parser, payloads: Payloads, out: list[Event]) -> None:
         out += feed(data, None if name == "message" else name)
 
 
-def json_depth(data: bytes) -> int:
-    """The deepest bracket nesting of a JSON text (brackets inside strings do not
-    count). C-level passes only: the strings are cut out by a regex, every byte
-    but a bracket deleted, and the running depth's maximum taken."""
-    brackets = _JSON_STRING.sub(b"", data).translate(None, _NOT_BRACKETS)
-    if not brackets:
-        return 0
-    return max(itertools.accumulate(map(_BRACKET_STEP.__getitem__, brackets)))
-
-
-def _check_depth(data: bytes | str, event: str | None) -> None:
-    """:class:`ProtocolError` for a payload nested deeper than :data:`MAX_JSON_DEPTH`.
-    Counting the opening brackets is a C-level pass; only a payload with more of
-    them than the limit is measured."""
-    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
-    if raw.count(b"[") + raw.count(b"{") <= MAX_JSON_DEPTH:
-        return
-    depth = json_depth(raw)
-    if depth > MAX_JSON_DEPTH:
+def _check_depth(data: bytes, event: str | None) -> None:
+    """:class:`ProtocolError` for a payload nested deeper than :data:`MAX_JSON_DEPTH`."""
+    depth = too_deep(data)
+    if depth is not None:
         raise ProtocolError(
             f"JSON in {event or 'message'} event nested {depth} levels deep; the limit is "
-            f"{MAX_JSON_DEPTH}", event=event, raw=raw[:200])
+            f"{MAX_JSON_DEPTH}", event=event, raw=data[:200])
 
 
 def decode_json(data: bytes | str, event: str | None = None) -> Any:
     """Decode one JSON payload; malformed JSON, or JSON nested deeper than
     :data:`MAX_JSON_DEPTH`, raises :class:`~streamkit.errors.ProtocolError`
     naming the event (and the byte offset of a syntax error)."""
+    if isinstance(data, str):  # text fed by hand may hold a lone surrogate: "?" for it
+        data = data.encode("utf-8", "replace")
     _check_depth(data, event)
     try:
         return _JSON.decode(data)

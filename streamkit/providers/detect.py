@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from ..errors import ProtocolError
 from ..events import ErrorEvent, Event
 from .base import Framing, Parser, decode_json
+from .error_payloads import error_event
 
 _ANTHROPIC_EVENTS = frozenset({
     "message_start", "message_delta", "message_stop", "content_block_start",
@@ -51,16 +52,7 @@ def _error_event(payload: Any) -> ErrorEvent | None:
         payload = payload[0]  # Gemini wraps the error of a non-SSE call in an array
     if not isinstance(payload, dict) or "error" not in payload:
         return None
-    error = payload["error"]
-    if isinstance(error, dict):
-        code = error.get("code")
-        return ErrorEvent(
-            message=str(error.get("message") or error),
-            code=str(code) if code is not None else None,
-            error_type=error.get("type") or error.get("status"),
-            raw=payload,
-        )
-    return ErrorEvent(message=str(error), raw=payload)
+    return error_event(payload["error"], payload)
 
 
 def _build(name: str, options: dict[str, Any]) -> Parser:

@@ -19,10 +19,15 @@ therefore only tunes *defaults* where two readings are possible:
   when a chunk carries several (vLLM sends ``reasoning`` and the deprecated
   ``reasoning_content`` with the same text; it is kept once);
 - ``finish_reasons``: the vendor's own finish words mapped to a uniform
-  :class:`~streamkit.response.FinishReason` value. Every dialect's words are
+  :class:`~streamkit.finish.FinishReason`. Every dialect's words are
   also known to the default dialect (they never clash), so a vendor behind a
   generic proxy still maps correctly; a dialect only takes precedence for its
   own words.
+- ``think_tags``: whether the vendor's server, as usually run, leaves a
+  reasoning model's thinking inline in ``content`` as ``<think>...</think>``.
+  The pipeline then splits it into thinking blocks unless the caller passes
+  ``think_tags=False``; a server that separates the reasoning sends no tags, and
+  the text passes through unchanged.
 
 ``quirks`` records, for people, what the vendor does differently; tests use it
 to tie each quirk to the fixture that shows it.
@@ -33,6 +38,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+
+from ...finish import FinishReason
 
 __all__ = [
     "DEFAULT",
@@ -48,16 +55,16 @@ __all__ = [
 REASONING_FIELDS: tuple[str, ...] = ("reasoning_content", "reasoning")
 
 #: OpenAI's own finish reasons (``function_call`` is the legacy tool-call word).
-OPENAI_FINISH_REASONS: Mapping[str, str] = MappingProxyType({
-    "stop": "stop",
-    "length": "length",
-    "tool_calls": "tool_calls",
-    "function_call": "tool_calls",
-    "content_filter": "content_filter",
+OPENAI_FINISH_REASONS: Mapping[str, FinishReason] = MappingProxyType({
+    "stop": FinishReason.STOP,
+    "length": FinishReason.LENGTH,
+    "tool_calls": FinishReason.TOOL_CALLS,
+    "function_call": FinishReason.TOOL_CALLS,
+    "content_filter": FinishReason.CONTENT_FILTER,
 })
 
 
-def _frozen(mapping: dict[str, str] | None = None) -> Mapping[str, str]:
+def _frozen(mapping: dict[str, FinishReason] | None = None) -> Mapping[str, FinishReason]:
     return MappingProxyType(dict(mapping or {}))
 
 
@@ -68,13 +75,16 @@ class Dialect:
     name: str
     reasoning_fields: tuple[str, ...] = REASONING_FIELDS
     """Reasoning string fields in reading order (all known fields, reordered)."""
-    finish_reasons: Mapping[str, str] = field(default_factory=_frozen)
-    """Vendor finish words -> :class:`~streamkit.response.FinishReason` values."""
+    finish_reasons: Mapping[str, FinishReason] = field(default_factory=_frozen)
+    """Vendor finish words -> uniform reasons."""
     quirks: tuple[str, ...] = ()
     """What the vendor bends, in words (documentation; the parser handles all)."""
     aliases: tuple[str, ...] = ()
+    think_tags: bool = False
+    """Whether the server usually leaves reasoning inline as ``<think>`` tags
+    (the pipeline's default for ``think_tags``)."""
 
-    def finish_reason_map(self) -> dict[str, str]:
+    def finish_reason_map(self) -> dict[str, FinishReason]:
         """The complete word -> reason map this dialect parses with: OpenAI's
         words, then every dialect's words, then this dialect's own on top."""
         merged = dict(OPENAI_FINISH_REASONS)
@@ -105,7 +115,7 @@ _TABLE: tuple[Dialect, ...] = (
     ),
     Dialect(
         "deepseek",
-        finish_reasons=_frozen({"insufficient_system_resource": "error"}),
+        finish_reasons=_frozen({"insufficient_system_resource": FinishReason.ERROR}),
         quirks=(
             "delta.reasoning_content, the other field explicitly null",
             "usage on the finish_reason chunk, not a separate chunk",
@@ -124,7 +134,8 @@ _TABLE: tuple[Dialect, ...] = (
     Dialect(
         "glm",
         aliases=("zhipu",),
-        finish_reasons=_frozen({"sensitive": "content_filter", "network_error": "error"}),
+        finish_reasons=_frozen({"sensitive": FinishReason.CONTENT_FILTER,
+                                "network_error": FinishReason.ERROR}),
         quirks=("delta.reasoning_content", "finish_reason 'sensitive' / 'network_error'"),
     ),
     Dialect(
@@ -135,7 +146,7 @@ _TABLE: tuple[Dialect, ...] = (
     Dialect(
         "openrouter",
         reasoning_fields=_REASONING_FIRST,
-        finish_reasons=_frozen({"error": "error"}),
+        finish_reasons=_frozen({"error": FinishReason.ERROR}),
         quirks=(
             "': OPENROUTER PROCESSING' SSE comments",
             "delta.reasoning duplicated in delta.reasoning_details[] (reasoning.text with "
@@ -156,7 +167,7 @@ _TABLE: tuple[Dialect, ...] = (
     ),
     Dialect(
         "mistral",
-        finish_reasons=_frozen({"model_length": "length", "error": "error"}),
+        finish_reasons=_frozen({"model_length": FinishReason.LENGTH, "error": FinishReason.ERROR}),
         quirks=(
             "delta.content as a list of {type: thinking, thinking: [{type: text}]} and "
             "{type: text} chunks",
@@ -166,17 +177,64 @@ _TABLE: tuple[Dialect, ...] = (
     Dialect(
         "vllm",
         reasoning_fields=_REASONING_FIRST,
-        finish_reasons=_frozen({"abort": "error"}),
+        finish_reasons=_frozen({"abort": FinishReason.ERROR}),
         quirks=(
             "delta.reasoning, older versions delta.reasoning_content (some send both)",
+            "reasoning inline as <think>...</think> in content unless the server runs with "
+            "--reasoning-parser",
             "choices[].stop_reason (the matched stop string or token)",
             "errors as {object: 'error', message, type, code}",
         ),
+        think_tags=True,
     ),
-    Dialect("lmstudio", quirks=("delta.reasoning_content (newer builds: reasoning)",)),
+    Dialect(
+        "lmstudio",
+        quirks=(
+            "delta.reasoning_content (newer builds: reasoning)",
+            "reasoning inline as <think>...</think> in content unless the developer setting "
+            "separates reasoning_content",
+        ),
+        think_tags=True,
+    ),
     Dialect("together", reasoning_fields=_REASONING_FIRST, quirks=("delta.reasoning",)),
     Dialect("fireworks", quirks=("delta.reasoning_content",)),
     Dialect("xai", quirks=("delta.reasoning_content",)),
+    Dialect(
+        "cerebras",
+        reasoning_fields=_REASONING_FIRST,
+        quirks=(
+            "message.reasoning (reasoning_format 'parsed', the GLM / GPT-OSS default); "
+            "'raw' puts <think>...</think> in content instead",
+            "time_info envelope (queue, prompt, completion times)",
+            "refuses reasoning_content on input messages: earlier reasoning goes back "
+            "inside the assistant content",
+        ),
+    ),
+    Dialect(
+        "crusoe",
+        reasoning_fields=_REASONING_FIRST,
+        quirks=(
+            "a vLLM server: message.reasoning, choices[].stop_reason as a token id",
+            "null vLLM envelope fields (token_ids, routed_experts, kv_transfer_params, "
+            "prompt_logprobs)",
+        ),
+    ),
+    Dialect(
+        "ollama-openai",
+        reasoning_fields=_REASONING_FIRST,
+        quirks=(
+            "Ollama's OpenAI-compatible /v1: message.reasoning carries the model's thinking",
+            "system_fingerprint 'fp_ollama'",
+        ),
+    ),
+    Dialect(
+        "gemini-openai",
+        quirks=(
+            "Gemini's OpenAI-compatible endpoint: tool call id \"\" when the model gave none",
+            "thought signatures in extra_content.google.thought_signature (on the message "
+            "or on each tool call)",
+        ),
+    ),
 )
 
 #: Dialects by name and alias.

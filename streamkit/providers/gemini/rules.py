@@ -1,0 +1,143 @@
+"""Gemini's wire words as data: field types, finish reasons, usage fields, inline bytes.
+
+Everything here is a table or a pure function of one wire value, so the
+parser (:mod:`.stream`, :mod:`.candidate`) reads as "field -> event" and the
+request and response code of the same wire format can share the words.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+from ...finish import FinishReason
+from ...usage import ChatUsage
+from ..coerce import as_int, as_list
+from ..usage_fields import UsageFields, first, usage_from
+
+__all__ = [
+    "FIELD_TYPES",
+    "FINISH_REASONS",
+    "USAGE_FIELDS",
+    "decode_base64",
+    "is_audio",
+    "map_finish_reason",
+    "map_usage",
+    "modality_tokens",
+    "unread_fields",
+]
+
+#: The documented type of each field of a part the parser reads (a ``Part``,
+#: ``FunctionCall``, ``Blob``, ``FileData``). A field that arrives with another
+#: type is treated as absent and kept as an unread one (:func:`unread_fields`):
+#: in the block's metadata, never fatal. (The chunk and candidate readers check
+#: their few fields where they read them, off the per-token path.)
+FIELD_TYPES: dict[str, type] = {
+    # Part
+    "text": str,
+    "thought": bool,
+    "thoughtSignature": str,
+    # FunctionCall (and Vertex streamed arguments)
+    "id": str,
+    "name": str,
+    "willContinue": bool,
+    "partialArgs": list,
+    # Blob, FileData
+    "data": str,
+    "mimeType": str,
+    "displayName": str,
+    "fileUri": str,
+}
+
+
+def unread_fields(fields: dict[str, Any], read: frozenset[str]) -> dict[str, Any]:
+    """The fields of a wire object the parser does not read, kept in metadata:
+    those not in ``read``, and those in it whose value has not its
+    :data:`FIELD_TYPES` type."""
+    return {key: value for key, value in fields.items()
+            if key not in read or type(value) is not FIELD_TYPES.get(key, type(value))}
+
+
+#: ``finishReason`` -> the uniform word; a word not listed is ``unknown``.
+#: ``STOP`` after a function call becomes ``tool_calls`` (:func:`map_finish_reason`):
+#: Gemini has no finish word of its own for it.
+FINISH_REASONS: dict[str, FinishReason] = {
+    "STOP": FinishReason.STOP,
+    "MAX_TOKENS": FinishReason.LENGTH,
+    "SAFETY": FinishReason.CONTENT_FILTER,
+    "RECITATION": FinishReason.CONTENT_FILTER,
+    "BLOCKLIST": FinishReason.CONTENT_FILTER,
+    "PROHIBITED_CONTENT": FinishReason.CONTENT_FILTER,
+    "SPII": FinishReason.CONTENT_FILTER,
+    "IMAGE_SAFETY": FinishReason.CONTENT_FILTER,
+    "IMAGE_PROHIBITED_CONTENT": FinishReason.CONTENT_FILTER,
+    "IMAGE_RECITATION": FinishReason.CONTENT_FILTER,
+}
+
+#: ``usageMetadata`` fields. Output is ``candidatesTokenCount``: Gemini reports
+#: thoughts apart (``thoughtsTokenCount``, our reasoning tokens). Audio has no
+#: field of its own: :func:`map_usage` sums it from the per-modality details.
+USAGE_FIELDS = UsageFields(
+    input_tokens=first("promptTokenCount"),
+    output_tokens=first("candidatesTokenCount"),
+    total_tokens=first("totalTokenCount"),
+    cached_tokens=first("cachedContentTokenCount"),
+    reasoning_tokens=first("thoughtsTokenCount"),
+)
+
+# The per-modality lists of ``usageMetadata`` (``[{"modality": "AUDIO", "tokenCount": 5}]``).
+_MODALITY_DETAILS = ("promptTokensDetails", "candidatesTokensDetails")
+
+
+def map_finish_reason(reason: str | None, tool_calls: bool = False) -> FinishReason | None:
+    """The uniform finish reason for a Gemini ``finishReason`` (``None`` stays
+    ``None``): ``STOP`` is ``tool_calls`` when the candidate called a function."""
+    if reason is None:
+        return None
+    if reason == "STOP" and tool_calls:
+        return FinishReason.TOOL_CALLS
+    return FINISH_REASONS.get(reason, FinishReason.UNKNOWN)
+
+
+def modality_tokens(usage: dict[str, Any], modality: str) -> int | None:
+    """The sum of ``tokenCount`` for ``modality`` over the per-modality details
+    of prompt and candidates (``None`` when neither mentions it)."""
+    counts = [
+        count
+        for key in _MODALITY_DETAILS
+        for item in as_list(usage.get(key)) or ()
+        if type(item) is dict and item.get("modality") == modality
+        and (count := as_int(item.get("tokenCount"))) is not None
+    ]
+    return sum(counts) if counts else None
+
+
+def map_usage(usage: dict[str, Any]) -> ChatUsage:
+    """``usageMetadata`` -> :class:`ChatUsage` by :data:`USAGE_FIELDS`, audio
+    summed from the per-modality details; missing counts stay ``None``."""
+    mapped = usage_from(USAGE_FIELDS, usage)
+    mapped.audio_tokens = modality_tokens(usage, "AUDIO")
+    return mapped
+
+
+def decode_base64(text: str) -> bytes | None:
+    """The bytes of an ``inlineData.data`` string, or ``None`` when it is not
+    base64. Gemini sends standard padded base64; protobuf JSON also allows the
+    URL-safe alphabet and missing padding, so both are accepted."""
+    try:
+        return binascii.a2b_base64(text, strict_mode=True)
+    except (binascii.Error, ValueError):  # ValueError: a non-ASCII character
+        pass
+    padded = text + "=" * (-len(text) % 4)
+    try:
+        if "-" in text or "_" in text:
+            return base64.urlsafe_b64decode(padded)
+        return base64.b64decode(padded)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def is_audio(media_type: str) -> bool:
+    """Whether an inline media type is audio (whose parts extend one block)."""
+    return media_type[:6].lower() == "audio/"

@@ -1,0 +1,412 @@
+"""One choice of a Chat Completions stream: its ``choices[]`` entries -> block events.
+
+A :class:`Choice` knows which provider item maps to which of its block indexes
+and reads every field of an entry in one order (:meth:`Choice.read`,
+:meth:`Choice.delta`):
+
+- ``content`` / ``text`` -> text, ``refusal`` -> a ``TextBlock(refusal=True)``,
+  reasoning strings -> thinking. These are *sequential* (:class:`Kind`): a
+  fragment continues the current block when it is of the same kind and opens a
+  new block otherwise, so reasoning that resumes after text stays in order.
+  Empty strings never open blocks. Mistral's list ``content`` holds typed
+  ``thinking`` / ``text`` chunks.
+- ``reasoning_details`` (:mod:`.reasoning`), ``tool_calls`` and
+  ``function_call`` (:mod:`.tools`), ``audio`` (:mod:`.audio`).
+- ``annotations`` -> citations and ``logprobs`` -> appended to
+  ``metadata["logprobs"]``, of the latest text (or refusal) block.
+- Groq's ``channel`` -> ``metadata["channel"]`` of the block the chunk wrote
+  to, replaced when it changes (never concatenated).
+- ``finish_reason`` is remembered for the end; the entry's other keys
+  (``native_finish_reason``, vLLM's ``stop_reason``...) are response metadata,
+  reported when they change.
+
+Whatever has no place (an unknown delta field, a field of the wrong type, an
+unrecognised content part) is kept in the response's ``metadata["extras"]``
+list as ``{field: value}`` (:meth:`Choice.keep`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from enum import Enum
+from typing import Any, Final, NamedTuple
+
+from ...blocks import Block, DataBlock, TextBlock, ThinkingBlock
+from ...events import (
+    BlockDelta,
+    BlockEnd,
+    BlockStart,
+    CitationDelta,
+    Delta,
+    Event,
+    MetadataAppendDelta,
+    MetadataDelta,
+    ResponseEnd,
+    ResponseMetadata,
+    TextDelta,
+    ThinkingDelta,
+)
+from ...finish import FinishReason
+from ..coerce import as_str
+from .audio import Audio
+from .dialects import REASONING_FIELDS
+from .reasoning import ReasoningDetails
+from .tools import ToolCalls
+
+__all__ = ["EXTRAS_KEY", "Choice", "ChoiceOptions", "Kind"]
+
+#: Where a choice keeps what it cannot place: ``metadata["extras"]``, a list of
+#: ``{field: value}``.
+EXTRAS_KEY: Final = "extras"
+
+_MISSING: Final = object()
+
+# Entry keys read before the others (which are read in wire order).
+_READ_FIRST: Final = frozenset({"index", "delta"})
+# Delta keys with a reader; anything else non-null is kept in extras.
+_DELTA_FIELDS: Final = frozenset({
+    "role", "content", "refusal", "tool_calls", "function_call", "audio",
+    "reasoning_details", "channel", "text", "annotations", *REASONING_FIELDS,
+})
+
+
+class Kind(Enum):
+    """What a sequential fragment writes. Fragments of one kind in a row share a
+    block; a fragment of another kind opens a new block after it."""
+
+    TEXT = "text"
+    THINKING = "thinking"
+    REFUSAL = "refusal"
+
+
+class _KindRule(NamedTuple):
+    new_block: Callable[[], Block]
+    delta: Callable[[str], Delta]
+
+
+_KINDS: Final[dict[Kind, _KindRule]] = {
+    Kind.TEXT: _KindRule(TextBlock, TextDelta),
+    Kind.THINKING: _KindRule(ThinkingBlock, ThinkingDelta),
+    Kind.REFUSAL: _KindRule(lambda: TextBlock(refusal=True), TextDelta),
+}
+
+# The block a ``logprobs`` list belongs to.
+_LOGPROBS_KIND: Final = {"content": Kind.TEXT, "refusal": Kind.REFUSAL}
+
+
+class ChoiceOptions(NamedTuple):
+    """What the parser's dialect and options tell every choice."""
+
+    reasoning_fields: tuple[str, ...]
+    audio_media_type: str
+    finish_reasons: Mapping[str, FinishReason]
+
+
+class Choice:
+    """Parser state of one choice (``choices[].index``, the events' ``choice``)."""
+
+    __slots__ = (
+        "audio", "channel", "channel_labels", "finish_reason", "index", "kept", "kind",
+        "kind_block", "latest", "metadata", "next_index", "open_blocks", "options",
+        "reasoning", "tools", "written",
+    )
+
+    def __init__(self, index: int, options: ChoiceOptions) -> None:
+        self.index = index
+        self.options = options
+        self.next_index = 0
+        self.open_blocks: list[int] = []  # in opening order; all stay open until the end
+        self.kind: Kind | None = None  # the kind of the latest sequential fragment...
+        self.kind_block = -1  # ...and the block it wrote to
+        self.latest: dict[Kind, int] = {}  # the latest block of each kind
+        self.written: int | None = None  # the block the current delta wrote to last
+        self.tools = ToolCalls()
+        self.reasoning = ReasoningDetails()
+        self.audio: Audio | None = None
+        self.channel: Any = None  # Groq's current channel label...
+        self.channel_labels: dict[int, Any] = {}  # ...and the one each block was given
+        self.metadata: dict[str, Any] = {}  # entry-level metadata reported so far
+        self.kept: dict[str, Any] = {}  # the latest value kept in extras, by field
+        self.finish_reason: str | None = None
+
+    # ------------------------------------------------------------ blocks
+
+    def open(self, block: Block, out: list[Event]) -> int:
+        """Start ``block`` at the next index."""
+        index = self.next_index
+        self.next_index = index + 1
+        self.open_blocks.append(index)
+        self.written = index
+        out.append(BlockStart(index=index, block=block, choice=self.index))
+        return index
+
+    def sequential(self, kind: Kind, out: list[Event]) -> int:
+        """The block a fragment of ``kind`` goes to: the current one when it is of
+        that kind, else a new one."""
+        if self.kind is kind:
+            self.written = self.kind_block
+            return self.kind_block
+        index = self.open(_KINDS[kind].new_block(), out)
+        self.continue_in(kind, index)
+        return index
+
+    def continue_in(self, kind: Kind, index: int) -> None:
+        """Fragments of ``kind`` continue block ``index`` from now on."""
+        self.kind = kind
+        self.kind_block = index
+        self.latest[kind] = index
+        self.written = index
+
+    def thinking_block(self) -> int | None:
+        """The thinking block sequential reasoning is writing now, if any."""
+        return self.kind_block if self.kind is Kind.THINKING else None
+
+    def continue_thinking(self, index: int) -> None:
+        """Reasoning continues block ``index`` (a reasoning detail's)."""
+        self.continue_in(Kind.THINKING, index)
+
+    def latest_block(self, kind: Kind, out: list[Event]) -> int:
+        """The latest block of ``kind`` (citations and logprobs go there), opened
+        when there is none."""
+        index = self.latest.get(kind)
+        return index if index is not None else self.sequential(kind, out)
+
+    def write(self, kind: Kind, text: str, out: list[Event]) -> None:
+        """A non-empty sequential fragment."""
+        index = self.sequential(kind, out)
+        out.append(BlockDelta(index=index, delta=_KINDS[kind].delta(text), choice=self.index))
+
+    def continue_text(self, text: str, out: list[Event]) -> None:
+        """A delta that is only ``content``: the per-token case, one event."""
+        if not text:
+            return
+        if self.kind is Kind.TEXT:
+            out.append(BlockDelta(index=self.kind_block, delta=TextDelta(text), choice=self.index))
+        else:
+            self.write(Kind.TEXT, text, out)
+
+    # ------------------------------------------------------------ metadata
+
+    def keep(self, key: str, value: Any, out: list[Event]) -> None:
+        """Keep what has no place: ``{key: value}`` is appended to
+        ``metadata["extras"]``, O(value) whatever came before. A value equal to
+        the field's previous one is not repeated, so a constant per-chunk field
+        is kept once."""
+        if self.kept.get(key, _MISSING) == value:
+            return
+        self.kept[key] = value
+        out.append(ResponseMetadata(append={EXTRAS_KEY: [{key: value}]}, choice=self.index))
+
+    def report(self, key: str, value: Any, out: list[Event]) -> None:
+        """Entry-level metadata: reported when new or changed."""
+        if self.metadata.get(key, _MISSING) != value:
+            self.metadata[key] = value
+            out.append(ResponseMetadata(metadata={key: value}, choice=self.index))
+
+    # ------------------------------------------------------------ reading an entry
+
+    def read(self, entry: dict[str, Any], out: list[Event]) -> None:
+        """One ``choices[]`` entry: its delta, then its finish reason, logprobs and
+        other keys in wire order."""
+        delta = entry.get("delta")
+        if delta:
+            if type(delta) is not dict:
+                self.keep("delta", delta, out)
+            elif len(delta) == 1 and type(content := delta.get("content")) is str:
+                self.continue_text(content, out)
+            else:
+                self.delta(delta, out)
+        for key, value in entry.items():
+            if value is None or key in _READ_FIRST:
+                continue
+            if key == "finish_reason":
+                if type(value) is str:
+                    self.finish_reason = value
+                else:
+                    self.keep("finish_reason", value, out)
+            elif key == "logprobs":
+                self._logprobs(value, out)
+            else:
+                self.report(key, value, out)
+
+    def delta(self, delta: dict[str, Any], out: list[Event]) -> None:
+        """Every delta but a lone text fragment. Reasoning is read before content
+        (it precedes the answer when a chunk carries both)."""
+        self.written = None
+        for key, value in delta.items():
+            if value is not None and key not in _DELTA_FIELDS:
+                self.keep(key, value, out)
+        role = delta.get("role")
+        if role is not None and role != "assistant":  # the default says nothing
+            self.report("role", role, out)
+        details = delta.get("reasoning_details")
+        if not details or not self.reasoning.read(self, details, out):
+            self._reasoning_strings(delta, out)
+        content = delta.get("content")
+        if content is not None:
+            self._content(content, out)
+        text = delta.get("text")
+        if text is not None:
+            self._text_field(text, content, out)
+        refusal = delta.get("refusal")
+        if refusal is not None:
+            if type(refusal) is not str:
+                self.keep("refusal", refusal, out)
+            elif refusal:
+                self.write(Kind.REFUSAL, refusal, out)
+        tool_calls = delta.get("tool_calls")
+        if tool_calls:
+            if type(tool_calls) is not list:
+                self.keep("tool_calls", tool_calls, out)
+            else:
+                for fragment in tool_calls:
+                    self.tools.fragment(self, fragment, out)
+        function_call = delta.get("function_call")
+        if function_call is not None:
+            self.tools.function_call(self, function_call, out)
+        audio = delta.get("audio")
+        if audio is not None:
+            self._audio(audio, out)
+        annotations = delta.get("annotations")
+        if annotations:
+            self._annotations(annotations, out)
+        channel = delta.get("channel")
+        if channel is not None:
+            self.channel = channel
+        if self.channel is not None and self.written is not None:
+            self._label_channel(self.written, out)
+
+    def _reasoning_strings(self, delta: dict[str, Any], out: list[Event]) -> None:
+        """``reasoning_content`` / ``reasoning``, in the dialect's order: a vendor
+        that sends both with the same text (vLLM during its rename) gets it once."""
+        first: str | None = None
+        for field in self.options.reasoning_fields:
+            value = delta.get(field)
+            if value is None:
+                continue
+            if type(value) is not str:
+                self.keep(field, value, out)
+            elif value and value != first:
+                self.write(Kind.THINKING, value, out)
+                first = first or value
+
+    def _content(self, content: Any, out: list[Event]) -> None:
+        """``content``: a string, or Mistral's list of typed chunks."""
+        if type(content) is str:
+            if content:
+                self.write(Kind.TEXT, content, out)
+            return
+        for part in content if type(content) is list else [content]:
+            kind = part.get("type") if type(part) is dict else None
+            text = as_str(part.get("text")) if kind == "text" else None
+            if text is not None:
+                if text:
+                    self.write(Kind.TEXT, text, out)
+            elif kind == "thinking":
+                self._mistral_thinking(part.get("thinking"), out)
+            else:
+                self.keep("content", part, out)
+
+    def _mistral_thinking(self, thinking: Any, out: list[Event]) -> None:
+        """Mistral ``{"type": "thinking", "thinking": [{"type": "text", "text": ...}]}``."""
+        if type(thinking) is str:
+            if thinking:
+                self.write(Kind.THINKING, thinking, out)
+            return
+        for item in thinking if type(thinking) is list else [thinking]:
+            text = as_str(item.get("text")) if type(item) is dict else None
+            if text is not None and item.get("type", "text") == "text":
+                if text:
+                    self.write(Kind.THINKING, text, out)
+            else:
+                self.keep("thinking", item, out)
+
+    def _text_field(self, text: Any, content: Any, out: list[Event]) -> None:
+        """``delta.text``: the text when ``content`` is empty; a copy of
+        ``content`` counts once; a different one is kept."""
+        if type(text) is not str:
+            self.keep("text", text, out)
+        elif not text:
+            pass
+        elif content is None or content == "":
+            self.write(Kind.TEXT, text, out)
+        elif text != content:
+            self.keep("text", text, out)
+
+    def _audio(self, audio: Any, out: list[Event]) -> None:
+        """``delta.audio``: one data block per choice (see :mod:`.audio`)."""
+        if type(audio) is not dict:
+            self.keep("audio", audio, out)
+            return
+        if self.audio is None:
+            block = DataBlock(as_str(audio.get("id")) or None,
+                              media_type=self.options.audio_media_type)
+            self.audio = Audio(self.open(block, out))
+            self.kind = None  # text after the audio is a new block, after it
+        self.written = self.audio.block
+        self.audio.read(self, audio, out)
+
+    def _annotations(self, annotations: Any, out: list[Event]) -> None:
+        """``delta.annotations`` (url citations): citations of the latest text block."""
+        if type(annotations) is not list:
+            self.keep("annotations", annotations, out)
+            return
+        index = self.latest_block(Kind.TEXT, out)
+        for annotation in annotations:
+            if type(annotation) is dict:
+                out.append(BlockDelta(index=index, delta=CitationDelta(annotation),
+                                      choice=self.index))
+            else:
+                self.keep("annotations", annotation, out)
+
+    def _logprobs(self, logprobs: Any, out: list[Event]) -> None:
+        """``logprobs.content`` / ``.refusal``: appended to ``metadata["logprobs"]``
+        of the latest text / refusal block, O(entries) per chunk."""
+        if type(logprobs) is not dict:
+            self.keep("logprobs", logprobs, out)
+            return
+        for key, value in logprobs.items():
+            if value is None or value == []:
+                continue
+            kind = _LOGPROBS_KIND.get(key)
+            if kind is None or type(value) is not list:
+                self.keep("logprobs." + key, value, out)
+                continue
+            index = self.latest_block(kind, out)
+            out.append(BlockDelta(index=index, delta=MetadataAppendDelta("logprobs", value),
+                                  choice=self.index))
+
+    def _label_channel(self, index: int, out: list[Event]) -> None:
+        """Groq's ``channel``: the block's ``metadata["channel"]``, replaced on change."""
+        if self.channel_labels.get(index, _MISSING) != self.channel:
+            self.channel_labels[index] = self.channel
+            out.append(BlockDelta(index=index, delta=MetadataDelta({"channel": self.channel}),
+                                  choice=self.index))
+
+    # ------------------------------------------------------------ the end
+
+    def close(self, out: list[Event], *, terminated: bool, errored: bool) -> None:
+        """End the choice: open header-only tool calls, close every block with what
+        deltas could not carry, report the finish reason."""
+        self.tools.open_waiting(self, out)
+        snapshots = {**self.tools.snapshots(), **self.reasoning.snapshots()}
+        if self.audio is not None:
+            self.audio.close(self, out)
+        for index in self.open_blocks:
+            out.append(BlockEnd(index=index, choice=self.index, snapshot=snapshots.get(index)))
+        self.open_blocks.clear()
+        out.append(ResponseEnd(finish_reason=self._finish_reason(errored),
+                               stop_reason=self.finish_reason, terminated=terminated,
+                               choice=self.index))
+
+    def _finish_reason(self, errored: bool) -> FinishReason:
+        """The uniform reason: ``error`` once the stream reported an error; a
+        ``stop`` with nothing but refusal text is ``refusal``."""
+        if errored:
+            return FinishReason.ERROR
+        if self.finish_reason is None:
+            return FinishReason.UNKNOWN
+        reason = self.options.finish_reasons.get(self.finish_reason, FinishReason.UNKNOWN)
+        only_refused = (Kind.REFUSAL in self.latest and Kind.TEXT not in self.latest
+                        and not self.tools.opened())
+        return FinishReason.REFUSAL if reason is FinishReason.STOP and only_refused else reason

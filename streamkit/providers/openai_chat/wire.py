@@ -1,0 +1,64 @@
+"""The Chat Completions wire as data: where usage counts live, what ends a stream.
+
+Every OpenAI-compatible vendor names its token counts a little differently;
+:data:`USAGE_FIELDS` lists, per count of
+:class:`~streamkit.usage.ChatUsage`, the paths tried in order (or summed, for
+audio split into prompt and completion). Everything else the usage object holds
+(``cost``, cache misses, Groq timings) stays in ``raw``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import msgspec
+
+from ...usage import ChatUsage
+from ..usage_fields import UsageFields, first, total, usage_from
+
+__all__ = ["DONE_MARKERS", "MAX_CHOICES", "USAGE_FIELDS", "json_text", "map_usage"]
+
+#: The data of the terminating event (padded variants are recognised after decoding fails).
+DONE_MARKERS: Final = ("[DONE]", b"[DONE]")
+
+#: Choices a stream may have (OpenAI documents ``n`` <= 128). An entry whose
+#: ``index`` is outside ``0 .. MAX_CHOICES - 1`` is kept, not applied: response
+#: metadata goes to every choice, so unbounded choices would make a small body
+#: cost quadratic time.
+MAX_CHOICES: Final = 128
+
+USAGE_FIELDS: Final = UsageFields(
+    input_tokens=first("prompt_tokens", "input_tokens"),
+    output_tokens=first("completion_tokens", "output_tokens"),
+    total_tokens=first("total_tokens"),
+    # OpenAI's details, else DeepSeek's prompt_cache_hit_tokens, else Moonshot's top-level count
+    cached_tokens=first("prompt_tokens_details.cached_tokens",
+                        "input_tokens_details.cached_tokens",
+                        "prompt_cache_hit_tokens", "cached_tokens"),
+    cache_creation_tokens=first("prompt_tokens_details.cache_write_tokens",
+                                "prompt_tokens_details.cache_creation_tokens",
+                                "input_tokens_details.cache_write_tokens",
+                                "input_tokens_details.cache_creation_tokens",
+                                "cache_creation_input_tokens"),
+    reasoning_tokens=first("completion_tokens_details.reasoning_tokens",
+                           "output_tokens_details.reasoning_tokens", "reasoning_tokens"),
+    # audio in and out together: a vendor uses one naming of the details, never both
+    audio_tokens=total("prompt_tokens_details.audio_tokens",
+                       "completion_tokens_details.audio_tokens",
+                       "input_tokens_details.audio_tokens",
+                       "output_tokens_details.audio_tokens"),
+)
+
+
+def map_usage(raw: dict[str, Any]) -> ChatUsage:
+    """A Chat Completions usage object (any vendor's) as :class:`ChatUsage`."""
+    return usage_from(USAGE_FIELDS, raw)
+
+
+_ENCODE = msgspec.json.encode
+
+
+def json_text(value: Any) -> str:
+    """Arguments a vendor sent parsed (an object, not JSON text), as JSON text.
+    ``value`` came out of a JSON decode, so it always encodes."""
+    return _ENCODE(value).decode()

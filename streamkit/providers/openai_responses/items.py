@@ -1,0 +1,415 @@
+"""Output items and their parts: where an event's item is, and the blocks an item implies.
+
+A Responses stream's ``output`` is a list of *items* addressed by position
+(``output_index``); an item holds *parts* (a message's ``content_index``, a reasoning
+item's ``summary_index``), and each part is one block. A part is named by a
+:class:`PartKey` ``(position, kind, sub_index)``: by position first, because item ids can
+be empty, repeated, or change between events for the same item.
+
+:class:`Outputs` answers "which item does this event mean" (its own position, a reused
+position's new item, its item id, else the latest item). The ``*_snapshot`` functions turn
+an item or part *as the wire sends it* (``output_item.added`` / ``.done``, a part's
+``.added`` / ``.done``, the final ``response.output``) into complete blocks; the parser
+decides what to open and close with them. Everything here reads the wire through
+:mod:`~streamkit.providers.coerce`, so a wrongly typed field is treated as absent.
+"""
+
+from __future__ import annotations
+
+import binascii
+from typing import Any, Final, Literal, NamedTuple
+
+from ...blocks import (
+    Base64Source,
+    ContentBlock,
+    DataBlock,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+)
+from ...merge import apply_snapshot
+from ..coerce import as_list, as_str, mapping
+
+# What kind of block a part is (the middle of a PartKey).
+PartKind = Literal["text", "refusal", "summary", "reasoning_text", "item", "call", "raw", "part",
+                   "image", "partial_image", "audio"]
+TEXT: Final = "text"  # a message's output_text part: TextBlock
+REFUSAL: Final = "refusal"  # a message's refusal part: TextBlock(refusal=True)
+SUMMARY: Final = "summary"  # a reasoning summary part: ThinkingBlock
+REASONING: Final = "reasoning_text"  # a raw reasoning_text part: ThinkingBlock
+ITEM: Final = "item"  # a reasoning item with no visible part (encrypted content only)
+CALL: Final = "call"  # a function_call / custom_tool_call item: ToolCallBlock
+RAW: Final = "raw"  # any other item (a server-side tool call...): RawBlock
+PART: Final = "part"  # a message part of a type streamkit does not model: RawBlock
+IMAGE: Final = "image"  # an image generation's final result: DataBlock
+PARTIAL_IMAGE: Final = "partial_image"  # one partial image of an image generation
+AUDIO: Final = "audio"  # response.audio.*: one DataBlock that belongs to no item
+
+THINKING_KINDS: Final = frozenset({SUMMARY, REASONING, ITEM})
+CLIENT_CALLS: Final = frozenset({"function_call", "custom_tool_call"})
+
+
+class PartKey(NamedTuple):
+    """One part of one output item: the block it maps to is found by this key."""
+
+    position: int
+    kind: PartKind
+    sub_index: int
+
+
+# Audio deltas carry no item: their one block has a position no output item has.
+AUDIO_KEY: Final = PartKey(-1, AUDIO, 0)
+
+
+class PartSnapshot(NamedTuple):
+    """A part's complete content as one wire object states it."""
+
+    key: PartKey
+    block: ContentBlock
+
+
+class OutputItem:
+    """What the parser knows of one output item: its type and id, the item as
+    ``output_item.added`` sent it (a call's name and call_id), its parts in opening
+    order, and whether ``output_item.done`` (or the end) closed it."""
+
+    __slots__ = ("added", "done", "id", "parts", "type")
+
+    def __init__(self, item_type: str | None, item_id: str | None,
+                 added: dict[str, Any]) -> None:
+        self.type = item_type
+        self.id = item_id
+        self.added = added
+        self.parts: list[PartKey] = []
+        self.done = False
+
+
+class Outputs:
+    """The response's output items by position, and how an event finds its item.
+
+    ``aliases`` maps a wire ``output_index`` that a vendor reused for a new item (one
+    that numbers every item 0) to the position the new item got; the events that follow
+    use the alias. ``latest`` is the position of the item opened last, for events with
+    neither an index nor a known item id.
+    """
+
+    def __init__(self) -> None:
+        self.items: dict[int, OutputItem] = {}
+        self.aliases: dict[int, int] = {}
+        self._by_id: dict[str, int] = {}
+        self._latest = 0
+
+    def resolve(self, output_index: int | None, item_id: str | None) -> int:
+        """The position of an event: its own index, else its item id's, else the
+        latest item's (ids can be missing or change; positions rarely do)."""
+        if output_index is not None:
+            return self.aliases.get(output_index, output_index)
+        if item_id is not None and item_id in self._by_id:
+            return self._by_id[item_id]
+        return self._latest
+
+    def item(self, position: int, item_id: str | None = None,
+             item_type: str | None = None) -> OutputItem:
+        """The item at ``position``, created when events name it before (or without)
+        its ``output_item.added``."""
+        record = self.items.get(position)
+        if record is None:
+            record = self.items[position] = OutputItem(item_type, item_id, {})
+            if item_id:
+                self._by_id.setdefault(item_id, position)
+            self._latest = position
+        elif record.type is None:
+            record.type = item_type
+        return record
+
+    def item_id(self, position: int, event_item_id: str | None) -> str | None:
+        """The item's own id when known, else the one the event names."""
+        record = self.items.get(position)
+        if record is not None and record.id:
+            return record.id
+        return event_item_id or None
+
+    def item_type(self, position: int) -> str | None:
+        record = self.items.get(position)
+        return record.type if record is not None else None
+
+    def add(self, output_index: int | None, item: dict[str, Any]) -> int:
+        """Record an ``output_item.added`` and return the item's position.
+
+        An index that already holds a finished item (or an item of another type) is a
+        vendor reusing it: the new item gets the next free position, and the index
+        becomes an alias for it. Without an index the item is found by id, else it is
+        a new one.
+        """
+        item_id = as_str(item.get("id")) or None
+        item_type = as_str(item.get("type"))
+        if output_index is None:
+            known = self._by_id.get(item_id) if item_id else None
+            position = known if known is not None else self._next_free()
+        else:
+            position = self.resolve(output_index, None)
+        record = self.items.get(position)
+        if record is not None and output_index is not None and (
+                record.done or as_str(record.added.get("type")) not in (None, item_type)):
+            position = self.aliases[output_index] = self._next_free()
+            record = None
+        if record is None:
+            self.items[position] = OutputItem(item_type, item_id, item)
+        else:  # events for this position came first; the item fills in what they lacked
+            record.type = record.type or item_type
+            record.id = record.id or item_id
+            record.added = item
+        if item_id:
+            self._by_id.setdefault(item_id, position)
+        self._latest = position
+        return position
+
+    def match(self, index: int, item: dict[str, Any], used: set[int]) -> int:
+        """The position of the final ``response.output[index]``: by id, else by index
+        when the item type agrees, else a new position (a vendor's index gaps)."""
+        item_id = as_str(item.get("id"))
+        if item_id and item_id in self._by_id and self._by_id[item_id] not in used:
+            return self._by_id[item_id]
+        record = self.items.get(index)
+        if index not in used and (
+                record is None or record.type in (None, as_str(item.get("type")))):
+            return index
+        return max([*self.items, *used], default=-1) + 1
+
+    def _next_free(self) -> int:
+        return max(self.items, default=-1) + 1
+
+
+# ---------------------------------------------------------------- blocks of parts
+
+
+def id_metadata(item_id: str | None) -> dict[str, Any]:
+    return {"item_id": item_id} if item_id else {}
+
+
+def extras(obj: dict[str, Any], known: frozenset[str]) -> dict[str, Any]:
+    """The fields of ``obj`` streamkit does not map, kept as metadata."""
+    return {key: value for key, value in obj.items() if key not in known}
+
+
+def thinking_block(key: PartKey, item_id: str | None) -> ThinkingBlock:
+    """An empty thinking block for a summary (``summary_index``) or reasoning_text
+    (``content_index``) part."""
+    metadata = id_metadata(item_id)
+    metadata["summary_index" if key.kind == SUMMARY else "content_index"] = key.sub_index
+    metadata["kind"] = key.kind
+    return ThinkingBlock(metadata=metadata)
+
+
+def part_block(key: PartKey, item_id: str | None, added: dict[str, Any],
+               custom: bool = False) -> ContentBlock:
+    """The empty block a streamed part opens with: its identity, no content yet.
+    A call takes its id and name from the item's ``output_item.added``."""
+    if key.kind in (SUMMARY, REASONING):
+        return thinking_block(key, item_id)
+    if key.kind == CALL:
+        metadata = id_metadata(item_id)
+        if custom or added.get("type") == "custom_tool_call":
+            metadata["custom"] = True
+        return ToolCallBlock(as_str(added.get("call_id")) or None,
+                             as_str(added.get("name")) or "", metadata=metadata)
+    return TextBlock(refusal=key.kind == REFUSAL, metadata=id_metadata(item_id))
+
+
+def with_content(block: ContentBlock, content: str) -> ContentBlock:
+    """``block`` holding ``content`` as its text, thinking or tool input."""
+    if isinstance(block, TextBlock):
+        block.text = content
+    elif isinstance(block, ThinkingBlock):
+        block.thinking = content
+    elif isinstance(block, ToolCallBlock):
+        block.input = content
+    return block
+
+
+def content_of(block: ContentBlock) -> str:
+    """The streamed content of a block (empty for raw items and images, which do
+    not stream)."""
+    if isinstance(block, TextBlock):
+        return block.text
+    if isinstance(block, ThinkingBlock):
+        return block.thinking
+    if isinstance(block, ToolCallBlock):
+        return block.input
+    return ""
+
+
+def empty_like(block: ContentBlock) -> ContentBlock:
+    """The block to open for a part whose content will stream (or arrive in a
+    snapshot): identity and metadata, no content. Raw items and images are complete
+    when they open (a copy: the snapshot itself may still be filled in later)."""
+    # An item's status is in progress when it opens; the done snapshot brings the final one.
+    metadata = {key: value for key, value in block.metadata.items() if key != "status"}
+    if isinstance(block, TextBlock):
+        return TextBlock(refusal=block.refusal, metadata=metadata)
+    if isinstance(block, ThinkingBlock):
+        return ThinkingBlock(metadata=metadata)
+    if isinstance(block, ToolCallBlock):
+        return ToolCallBlock(block.id, block.name, metadata=metadata)
+    copied: ContentBlock = block.copy()  # type: ignore[assignment]
+    return copied
+
+
+def merged(current: ContentBlock | None, other: ContentBlock | None) -> ContentBlock | None:
+    """Two snapshots of one part (an item's text, a part's ``.done``) merged by the
+    accumulator's own rule: the fuller content wins, fields only one has are kept.
+    ``current`` is the parser's own, not yet emitted."""
+    if current is None:
+        return other
+    if other is not None and type(other) is type(current):
+        apply_snapshot(current, other)
+    return current
+
+
+def decode_base64(text: str) -> bytes | None:
+    """The bytes of base64 ``text``, or ``None`` when it is not base64 (bad padding,
+    non-ASCII characters)."""
+    try:
+        return binascii.a2b_base64(text)
+    except ValueError:  # binascii.Error, or a str that is not ASCII
+        return None
+
+
+def image_media_type(output_format: Any) -> str:
+    """``png`` -> ``image/png`` (the image tool's default format)."""
+    image_format = as_str(output_format) or "png"
+    return image_format if "/" in image_format else f"image/{image_format}"
+
+
+# ---------------------------------------------------------------- snapshots of wire objects
+
+
+def content_part_snapshot(position: int, content_index: int, part: dict[str, Any],
+                          item_id: str | None, item_type: str | None) -> PartSnapshot:
+    """One content part of a message (or a reasoning item's ``reasoning_text``)."""
+    part_type = part.get("type")
+    if part_type == "reasoning_text" or (item_type == "reasoning" and part_type is None):
+        thinking = thinking_block(PartKey(position, REASONING, content_index), item_id)
+        thinking.thinking = as_str(part.get("text")) or ""
+        thinking.metadata.update(extras(part, frozenset({"type", "text"})))
+        return PartSnapshot(PartKey(position, REASONING, content_index), thinking)
+    if part_type == "refusal":
+        refusal = TextBlock(refusal=True, metadata=id_metadata(item_id))
+        refusal.text = as_str(part.get("refusal")) or as_str(part.get("text")) or ""
+        refusal.metadata.update(extras(part, frozenset({"type", "refusal"})))
+        return PartSnapshot(PartKey(position, REFUSAL, content_index), refusal)
+    if part_type in ("output_text", "text", None):
+        text = TextBlock(metadata=id_metadata(item_id))
+        text.text = as_str(part.get("text")) or ""
+        text.citations = [a for a in as_list(part.get("annotations")) or () if type(a) is dict]
+        if part.get("logprobs"):
+            text.metadata["logprobs"] = part["logprobs"]
+        text.metadata.update(extras(part, frozenset({"type", "text", "annotations", "logprobs"})))
+        return PartSnapshot(PartKey(position, TEXT, content_index), text)
+    raw = RawBlock(as_str(part_type) or "unknown", dict(part), metadata=id_metadata(item_id))
+    return PartSnapshot(PartKey(position, PART, content_index), raw)
+
+
+def summary_part_snapshot(position: int, summary_index: int, part: dict[str, Any],
+                          item_id: str | None) -> PartSnapshot:
+    """One reasoning summary part."""
+    key = PartKey(position, SUMMARY, summary_index)
+    block = thinking_block(key, item_id)
+    block.thinking = as_str(part.get("text")) or ""
+    block.metadata.update(extras(part, frozenset({"type", "text"})))
+    return PartSnapshot(key, block)
+
+
+def _item_metadata(item: dict[str, Any], known: frozenset[str]) -> dict[str, Any]:
+    metadata = extras(item, known)
+    status = item.get("status")
+    if status is not None and status != "completed":
+        metadata["status"] = status
+    return metadata
+
+
+def _with_item_metadata(snapshots: list[PartSnapshot],
+                        metadata: dict[str, Any]) -> list[PartSnapshot]:
+    for snapshot in snapshots:
+        for key, value in metadata.items():
+            snapshot.block.metadata.setdefault(key, value)
+    return snapshots
+
+
+def item_snapshots(position: int, item: dict[str, Any], item_id: str | None, *,
+                   has_parts: bool, call_block_id: str | None) -> list[PartSnapshot]:
+    """Every block an output item implies, complete.
+
+    ``item_id`` is the item's known id; ``has_parts`` whether blocks were already opened
+    for it (a reasoning item then needs no bare block); ``call_block_id`` the id its
+    call's block opened with, kept when the item's ``call_id`` differs.
+    """
+    item_type = as_str(item.get("type"))
+    if item_type == "message":
+        return _message_snapshots(position, item, item_id)
+    if item_type == "reasoning":
+        return _reasoning_snapshots(position, item, item_id, has_parts)
+    if item_type in CLIENT_CALLS:
+        return [_call_snapshot(position, item, item_id, call_block_id)]
+    return _raw_snapshots(position, item, item_type or "unknown")
+
+
+def _message_snapshots(position: int, item: dict[str, Any],
+                       item_id: str | None) -> list[PartSnapshot]:
+    metadata = _item_metadata(item, frozenset({"type", "id", "status", "role", "content"}))
+    if item.get("role") not in (None, "assistant"):
+        metadata["role"] = item["role"]
+    parts = [content_part_snapshot(position, content_index, mapping(part), item_id, "message")
+             for content_index, part in enumerate(as_list(item.get("content")) or ())]
+    return _with_item_metadata(parts, metadata)
+
+
+def _reasoning_snapshots(position: int, item: dict[str, Any], item_id: str | None,
+                         has_parts: bool) -> list[PartSnapshot]:
+    metadata = _item_metadata(
+        item, frozenset({"type", "id", "status", "summary", "content", "encrypted_content"}))
+    parts = [summary_part_snapshot(position, summary_index, mapping(part), item_id)
+             for summary_index, part in enumerate(as_list(item.get("summary")) or ())]
+    parts += [content_part_snapshot(position, content_index, mapping(part), item_id, "reasoning")
+              for content_index, part in enumerate(as_list(item.get("content")) or ())]
+    if not parts and not has_parts:
+        # Nothing visible: one block still carries the item (id, encrypted content)
+        # so a conversation can send it back.
+        bare = ThinkingBlock(metadata={**id_metadata(item_id), "kind": ITEM})
+        parts.append(PartSnapshot(PartKey(position, ITEM, 0), bare))
+    return _with_item_metadata(parts, metadata)
+
+
+def _call_snapshot(position: int, item: dict[str, Any], item_id: str | None,
+                   block_id: str | None) -> PartSnapshot:
+    custom = item.get("type") == "custom_tool_call"
+    input_field = "input" if custom else "arguments"
+    call_id = as_str(item.get("call_id")) or None
+    block_id = block_id or call_id
+    metadata = id_metadata(item_id)
+    if custom:
+        metadata["custom"] = True
+    if call_id and call_id != block_id:
+        metadata["call_id"] = call_id
+    metadata.update(_item_metadata(
+        item, frozenset({"type", "id", "status", "call_id", "name", input_field})))
+    call = ToolCallBlock(block_id, as_str(item.get("name")) or "",
+                         as_str(item.get(input_field)) or "",
+                         incomplete=item.get("status") == "incomplete", metadata=metadata)
+    return PartSnapshot(PartKey(position, CALL, 0), call)
+
+
+def _raw_snapshots(position: int, item: dict[str, Any], item_type: str) -> list[PartSnapshot]:
+    """A server-side item, kept whole; an image generation's final ``result`` is one
+    more block, the image itself (unless its base64 does not decode: then only the raw
+    item holds it)."""
+    item_id = as_str(item.get("id")) or None
+    out = [PartSnapshot(PartKey(position, RAW, 0), RawBlock(item_type, dict(item), id=item_id))]
+    result = as_str(item.get("result"))
+    image = decode_base64(result) if item_type == "image_generation_call" and result else None
+    if image is not None:
+        source = Base64Source(image, image_media_type(item.get("output_format")))
+        out.append(PartSnapshot(PartKey(position, IMAGE, 0),
+                                DataBlock(source=source, metadata=id_metadata(item_id))))
+    return out
