@@ -3,13 +3,22 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck bench bench-foundation bench-partial bench-sse bench-micro clean
+.PHONY: demo web web-build test lint typecheck fuzz bench bench-foundation bench-partial bench-sse bench-micro clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[dev,cli]'
+	$(BIN)/python -m pip install -q -e '.[dev,cli,web]'
+	touch $@
+
+$(VENV)/.web-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[web]'
+	touch $@
+
+# The browser side (web/): the `ai` package and esbuild, exactly as locked.
+web/node_modules/.package-lock.json: web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
 	touch $@
 
 $(VENV)/.cli-installed: pyproject.toml | $(BIN)/python
@@ -28,14 +37,27 @@ $(BENCH_VENV)/.installed: pyproject.toml
 demo: $(VENV)/.cli-installed
 	$(BIN)/python -m streamkit demo
 
+# The demo page on http://127.0.0.1:8000/: the AI SDK's Chat reading streamkit.web.
+web-build: web/node_modules/.package-lock.json
+	cd web && npm run --silent build
+
+web: $(VENV)/.web-installed web-build
+	$(BIN)/python -m streamkit web
+
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check streamkit tests examples bench
 
 typecheck: $(VENV)/.dev-installed
 	$(BIN)/mypy
 
+# The Node and Chromium tests (tests/test_web_node.py, test_web_browser.py) run
+# `npm ci` and the page build themselves (and say so clearly when node is missing).
 test: lint typecheck
 	$(BIN)/python -m pytest -q
+
+# 100,000 mutated recordings through every reading path; prints the outcomes (see bench/fuzz.py).
+fuzz: $(VENV)/.dev-installed
+	$(BIN)/python bench/fuzz.py -n $(or $(N),100000)
 
 bench: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/compare.py
@@ -53,4 +75,4 @@ bench-micro: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python -m pytest bench/micro -q --benchmark-only -p no:cacheprovider
 
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(BENCH_VENV) .mypy_cache .ruff_cache .pytest_cache web/node_modules streamkit/web/static/app.js

@@ -15,19 +15,21 @@ included (as base64).
 from __future__ import annotations
 
 import base64
+import binascii
 import builtins
 import copy
 import json
 import re
 import struct
-from typing import Any, ClassVar, TypeVar, overload
+from typing import Any, ClassVar, NamedTuple, TypeVar, overload
 
 from pydantic import BaseModel
 
-from .errors import ToolArgumentsError
+from .errors import InvalidBase64Error, MediaTypeError, ToolArgumentsError
 from .fragments import BytesBuffer, TextBuffer
 from .ids import new_id
-from .partial_json import PartialJSON
+from .limits import MAX_JSON_DEPTH, too_deep
+from .partial_json import PartialJSON, PartialJSONError
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -70,6 +72,22 @@ class Block:
         if self.metadata:
             out["metadata"] = self.metadata
         return out
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        """pydantic validates a block (``Block``: any block) from its ``to_dict()``
+        shape and dumps it with ``to_dict()`` (see :mod:`streamkit.pydantic_schema`,
+        imported only now)."""
+        from .pydantic_schema import block_schema
+
+        return block_schema(cls, handler)
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: Any, handler: Any) -> Any:
+        """The JSON Schema of the ``to_dict()`` shape."""
+        from .pydantic_schema import json_schema
+
+        return json_schema(schema, handler)
 
 
 def _shorten(text: str, limit: int = 300) -> str:
@@ -246,23 +264,15 @@ class ToolCallBlock(Block):
     def arguments(self, model: builtins.type[BaseModel] | None = None) -> Any:
         """The parsed arguments; ``arguments(Model)`` validates into a pydantic model.
 
-        Empty input means no arguments (``{}``). Invalid JSON raises
-        :class:`~streamkit.errors.ToolArgumentsError` naming the tool and offset.
+        Empty input means no arguments (``{}``). Text that is not JSON, or that
+        breaks a limit (nested deeper than
+        :data:`~streamkit.limits.MAX_JSON_DEPTH`, an integer of more digits than
+        Python converts), raises :class:`~streamkit.errors.ToolArgumentsError`
+        naming the tool and offset; nothing else escapes but pydantic's
+        ``ValidationError`` for ``arguments(Model)``.
         """
         text = self.input
-        if not text.strip():
-            value: Any = {}
-        else:
-            try:
-                value = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise ToolArgumentsError(
-                    f"tool call {self.name!r} (id {self.id!r}) has invalid JSON arguments "
-                    f"at offset {exc.pos}: {exc.msg}",
-                    tool=self.name,
-                    offset=exc.pos,
-                    text=text,
-                ) from exc
+        value = _decode_arguments(self, text) if text.strip() else {}
         if model is None:
             return value
         return model.model_validate(value)
@@ -282,14 +292,15 @@ class Base64Source:
     The bytes live in a ``bytearray``; ``data`` (base64 text, agentscope's
     field) is produced only when read and cached until the next append, so
     streaming audio never re-encodes per chunk. ``raw`` gives the bytes with no
-    base64 round trip.
+    base64 round trip. Base64 text that does not decode raises
+    :class:`~streamkit.errors.InvalidBase64Error` naming the media type.
     """
 
     __slots__ = ("_buf", "media_type")
     type: ClassVar[str] = "base64"
 
     def __init__(self, data: str | bytes = b"", media_type: str = "") -> None:
-        raw = base64.b64decode(data) if isinstance(data, str) else data
+        raw = _b64decode(data, media_type) if isinstance(data, str) else data
         self._buf = BytesBuffer(raw)
         self.media_type = media_type
 
@@ -355,13 +366,51 @@ class URLSource:
 _PCM_TYPES = {"audio/pcm", "audio/l16", "audio/x-pcm", "audio/pcm16"}
 _PARAM = re.compile(r";\s*([a-zA-Z0-9_-]+)\s*=\s*([^;\s]+)")
 
+#: The sample rate assumed for PCM audio whose media type names none
+#: (``audio/pcm``): OpenAI's and Gemini's speech rate. A block that relies on
+#: it says so in ``metadata[PCM_RATE_ASSUMED]``.
+DEFAULT_PCM_RATE = 24000
+PCM_RATE_ASSUMED = "pcm_rate_assumed"
+_POSITIVE_INT = re.compile(r"[0-9]{1,9}")
+
+
+class PCMFormat(NamedTuple):
+    """What a PCM media type says about its samples (16-bit little-endian)."""
+
+    rate: int
+    channels: int
+    rate_assumed: bool
+    """No ``rate`` parameter: :data:`DEFAULT_PCM_RATE` is assumed."""
+
+
+def pcm_format(media_type: str) -> PCMFormat | None:
+    """The sample rate and channels of a PCM media type (``audio/pcm;rate=16000``,
+    ``audio/L16;codec=pcm;rate=24000;channels=2``); ``None`` when the type is not
+    PCM, or a ``rate`` / ``channels`` parameter is not a positive whole number
+    that a WAV header can hold (the wire's word is never trusted to divide by)."""
+    if media_type.split(";", 1)[0].strip().lower() not in _PCM_TYPES:
+        return None
+    params = {key.lower(): value for key, value in _PARAM.findall(media_type)}
+    rate_text = params.get("rate")
+    channels_text = params.get("channels", "1")
+    for text in (rate_text, channels_text):
+        if text is not None and (not _POSITIVE_INT.fullmatch(text) or int(text) == 0):
+            return None
+    rate = DEFAULT_PCM_RATE if rate_text is None else int(rate_text)
+    channels = int(channels_text)
+    if channels * 2 > 0xFFFF or rate * channels * 2 > 0xFFFFFFFF:  # WAV's 16- and 32-bit fields
+        return None
+    return PCMFormat(rate, channels, rate_text is None)
+
 
 class DataBlock(Block):
     """Binary content: audio, images, files; inline (:class:`Base64Source`) or a URL.
 
     ``transcript`` holds the text of streamed speech (OpenAI audio), empty otherwise.
     For PCM audio (``audio/pcm;rate=24000``, ``audio/L16;codec=pcm;rate=24000``)
-    :attr:`duration` and :meth:`to_wav` work from the raw samples.
+    :attr:`duration` and :meth:`to_wav` work from the raw samples. A PCM media
+    type without a ``rate`` is taken as :data:`DEFAULT_PCM_RATE` (24 kHz), and
+    the block says so: ``metadata["pcm_rate_assumed"] = 24000``.
     """
 
     __slots__ = ("_transcript", "name", "source")
@@ -386,6 +435,9 @@ class DataBlock(Block):
         self.name = name
         self._transcript = TextBuffer(transcript)
         self.metadata = metadata if metadata is not None else {}
+        audio = pcm_format(self.source.media_type)
+        if audio is not None and audio.rate_assumed:
+            self.metadata.setdefault(PCM_RATE_ASSUMED, audio.rate)
 
     @property
     def media_type(self) -> str:
@@ -417,26 +469,33 @@ class DataBlock(Block):
         """Whether the media type names raw 16-bit PCM samples."""
         return self.media_type.split(";", 1)[0].strip().lower() in _PCM_TYPES
 
-    def _pcm_params(self) -> tuple[int, int]:
-        params = {k.lower(): v for k, v in _PARAM.findall(self.media_type)}
-        rate = int(params.get("rate", "24000"))
-        channels = int(params.get("channels", "1"))
-        return rate, channels
+    @property
+    def pcm_format(self) -> PCMFormat | None:
+        """Rate, channels and whether the rate was assumed, for PCM audio with a
+        usable format; ``None`` otherwise (see :func:`pcm_format`)."""
+        return pcm_format(self.media_type)
 
     @property
     def duration(self) -> float | None:
-        """Seconds of audio for PCM media types; ``None`` for other media."""
-        if not self.is_pcm:
+        """Seconds of audio for PCM media types; ``None`` for other media and for
+        a PCM type whose ``rate`` or ``channels`` is not a positive whole number."""
+        audio = self.pcm_format
+        if audio is None:
             return None
-        rate, channels = self._pcm_params()
-        return len(self.data) / (2 * rate * channels)
+        return len(self.data) / (2 * audio.rate * audio.channels)
 
     def to_wav(self) -> bytes:
         """A WAV file of this PCM audio (16-bit little-endian samples, as the
-        providers send them, Gemini's ``audio/L16`` included)."""
-        if not self.is_pcm:
-            raise ValueError(f"to_wav() needs PCM audio; block {self.id!r} is {self.media_type!r}")
-        rate, channels = self._pcm_params()
+        providers send them, Gemini's ``audio/L16`` included). Raises
+        :class:`~streamkit.errors.MediaTypeError` naming the media type when the
+        block is not PCM or its rate / channels are unusable."""
+        audio = self.pcm_format
+        if audio is None:
+            what = "is not PCM audio" if not self.is_pcm else "has no usable rate / channels"
+            raise MediaTypeError(
+                f"to_wav() needs PCM audio with a positive whole rate and channels; block "
+                f"{self.id!r} {what}: {_shorten(self.media_type, 100)!r}")
+        rate, channels = audio.rate, audio.channels
         pcm = self.data
         header = b"RIFF" + struct.pack("<I", 36 + len(pcm)) + b"WAVE"
         header += b"fmt " + struct.pack("<IHHIIHH", 16, 1, channels, rate, rate * channels * 2,
@@ -517,6 +576,52 @@ class RawBlock(Block):
 
 
 ContentBlock = TextBlock | ThinkingBlock | ToolCallBlock | DataBlock | ToolResultBlock | RawBlock
+
+
+def _decode_arguments(call: ToolCallBlock, text: str) -> Any:
+    """``json.loads`` of a tool call's arguments within :mod:`streamkit.limits`:
+    every failure is a :class:`~streamkit.errors.ToolArgumentsError`."""
+    if too_deep(text) is None:
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise _arguments_error(call, text, exc.pos, exc.msg) from exc
+        except (ValueError, RecursionError):  # an integer past Python's digit limit
+            pass  # json.loads gives no position: the incremental parser finds it
+    raise _arguments_error(call, text, *_diagnose(text))
+
+
+def _diagnose(text: str) -> tuple[int, str]:
+    """Offset and reason for text ``json.loads`` refused without a position, or
+    that nests deeper than :data:`~streamkit.limits.MAX_JSON_DEPTH`: the
+    incremental parser (which reads each character once and never recurses)
+    stops at the very character."""
+    parser = PartialJSON(max_depth=MAX_JSON_DEPTH)
+    try:
+        parser.feed(text)
+        parser.finish()
+    except PartialJSONError as error:
+        return error.offset, error.message
+    return 0, "nested too deeply to decode"  # only with a nearly full call stack
+
+
+def _arguments_error(call: ToolCallBlock, text: str, offset: int,
+                     reason: str) -> ToolArgumentsError:
+    return ToolArgumentsError(
+        f"tool call {_shorten(call.name, 100)!r} (id {_shorten(call.id, 100)!r}) has invalid "
+        f"JSON arguments at offset {offset}: {_shorten(reason, 300)}",
+        tool=call.name, offset=offset, text=text)
+
+
+def _b64decode(data: str, media_type: str) -> bytes:
+    """Base64 text -> bytes; anything that does not decode is an
+    :class:`~streamkit.errors.InvalidBase64Error` naming the media type."""
+    try:
+        return base64.b64decode(data)
+    except (binascii.Error, ValueError) as exc:  # ValueError: non-ASCII text
+        raise InvalidBase64Error(
+            f"invalid base64 for {_shorten(media_type, 100) or 'data'!r} "
+            f"({len(data)} characters): {exc}", raw=data[:200]) from None
 
 
 def _source_from_dict(d: dict[str, Any]) -> Base64Source | URLSource:

@@ -5,6 +5,12 @@ bundled recorded conversation over real HTTP (thinking, text, a tool call,
 then spoken audio) and renders every block live as it arrives: with ``rich``
 on a terminal, as plain lines otherwise. ``replay`` prints the normalised
 events of any recorded stream and the final response.
+
+Everything a stream says is untrusted: every piece of stream content the CLI
+prints (text, reasoning, tool names and arguments, media types, error
+messages) goes through :func:`terminal_safe`, so a stream cannot clear the
+screen, retitle the window or write the clipboard (OSC 52) of whoever replays
+it.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import anyio
 import httpx
 
 from .blocks import Block, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from .errors import StreamError
 from .events import BlockDelta, BlockEnd, BlockStart, Event, event_to_dict
 from .pipeline import replay
 from .response import ChatResponse
@@ -37,9 +44,36 @@ DEMO_TURNS = (
 
 # ---------------------------------------------------------------- rendering
 
+_DESCRIPTION = (
+    "streamkit's command line. 'demo' streams a recorded conversation over real HTTP and "
+    "renders it live; 'replay FILE' prints the normalised events and the final response of a "
+    "recorded stream (.sse, .ndjson, .chunks.jsonl or a raw body in .txt). Each command has "
+    "its own --help."
+)
+
+# C0 controls but newline and tab, DEL, C1 controls (8-bit CSI, OSC...), and the
+# bidirectional overrides that can make text read differently than it is.
+_UNSAFE = [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0),
+           *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+_ESCAPES = {code: f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" for code in _UNSAFE}
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every character a terminal would act on shown as an escape
+    (``ESC`` -> ``\\x1b``): no cursor movement, screen clearing, window title or
+    clipboard write (OSC 52) from a stream. Newlines and tabs stay."""
+    return text.translate(_ESCAPES)
+
+
 
 def _block_line(block: Block, width: int = 100) -> tuple[str, str]:
-    """(style, text) describing a block's current state in one line or more."""
+    """(style, text) describing a block's current state in one line or more,
+    safe for a terminal."""
+    style, text = _describe(block)
+    return style, terminal_safe(text)
+
+
+def _describe(block: Block) -> tuple[str, str]:
     if isinstance(block, ThinkingBlock):
         body = block.thinking or ("[redacted]" if block.redacted else "")
         sig = " [signed]" if block.signature else ""
@@ -64,7 +98,8 @@ def summarise(response: ChatResponse) -> list[str]:
         known = {k: v for k, v in usage.to_dict().items()
                  if k.endswith("tokens") and v is not None}
         lines.append("usage: " + ", ".join(f"{k}={v}" for k, v in known.items()))
-    lines.append(f"finish: {response.finished_reason} (provider said {response.stop_reason!r}"
+    stop_reason = terminal_safe(repr(response.stop_reason))
+    lines.append(f"finish: {response.finished_reason} (provider said {stop_reason}"
                  f"{'' if response.terminated else ', no terminator seen'})")
     return lines
 
@@ -83,13 +118,14 @@ class PlainRenderer:
         """Render one event; ``block`` is the stream's live block it belongs to."""
         if isinstance(event, BlockStart):
             name = getattr(event.block, "name", None)
+            name = terminal_safe(name) if isinstance(name, str) else None
             self.out.write(f"[{event.block.type}{' ' + name if name else ''}] ")
         elif isinstance(event, BlockDelta):
             delta = event.delta
             text = getattr(delta, "text", None) or getattr(delta, "thinking", None) \
                 or getattr(delta, "partial_json", None)
             if text and type(delta).__name__ != "TranscriptDelta":
-                self.out.write(text)
+                self.out.write(terminal_safe(text))
         elif isinstance(event, BlockEnd):
             if isinstance(block, DataBlock):
                 self.out.write(_block_line(block)[1])
@@ -205,23 +241,36 @@ def _write_audio(response: ChatResponse, directory: Path) -> Path | None:
 
 
 def run_replay(path: Path, provider: str, as_json: bool, out: TextIO) -> ChatResponse:
-    """Print the normalised events of a recorded stream, then the final response."""
+    """Print the normalised events of a recorded stream, then the final response.
+
+    JSON is written ASCII-only (``json.dumps``' default), so no stream content
+    reaches the terminal raw; a stream that fails prints what it had and the
+    error, and the :class:`~streamkit.errors.StreamError` is raised on."""
     body, _ = load_recording(path) if path.suffix != ".txt" else (path.read_bytes(), "")
-    events, final = replay(body, provider)
+    try:
+        events, final = replay(body, provider)
+    except StreamError as error:
+        if error.partial is not None:
+            _print_response(error.partial, as_json, out, "partial response")
+        raise
     for event in events:
         if as_json:
             out.write(json.dumps(event_to_dict(event), default=str) + "\n")
         else:
             out.write(_event_line(event) + "\n")
-    if as_json:
-        out.write(final.to_json().decode() + "\n")
-    else:
-        out.write("final response:\n")
-        for line in summarise(final):
-            out.write(f"  {line}\n")
-        for block in final.content:
-            out.write(f"  - {_block_line(block)[1][:300]}\n")
+    _print_response(final, as_json, out, "final response")
     return final
+
+
+def _print_response(response: ChatResponse, as_json: bool, out: TextIO, title: str) -> None:
+    if as_json:
+        out.write(json.dumps(response.to_dict(), default=str) + "\n")
+        return
+    out.write(f"{title}:\n")
+    for line in summarise(response):
+        out.write(f"  {line}\n")
+    for block in response.content:
+        out.write(f"  - {_block_line(block)[1][:300]}\n")
 
 
 def _event_line(event: Event) -> str:
@@ -234,21 +283,57 @@ def _event_line(event: Event) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m streamkit``."""
-    parser = argparse.ArgumentParser(prog="python -m streamkit", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m streamkit", description=_DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="stream a recorded conversation over real HTTP, live")
     demo.add_argument("--plain", action="store_true", help="plain lines, no live rendering")
     demo.add_argument("--delay", type=float, default=0.004, help="seconds between chunks")
     demo.add_argument("--wav-dir", type=Path, default=None, help="where to write the audio")
+    web = sub.add_parser("web", help="the demo page: the AI SDK chat in a browser (needs [web])")
+    web.add_argument("--host", default="127.0.0.1")
+    web.add_argument("--port", type=int, default=8000)
     rep = sub.add_parser("replay", help="print the normalised events of a recorded stream")
-    rep.add_argument("file", type=Path)
-    rep.add_argument("--provider", default="auto")
+    rep.add_argument("file", type=Path, help="a recorded stream: .sse, .ndjson, .chunks.jsonl "
+                     "(one network chunk a line) or .txt (the raw body)")
+    rep.add_argument("--provider", default="auto",
+                     help="which API produced it: auto (default: detected from the first "
+                          "payload), openai, openai-responses, anthropic, gemini, ollama, or an "
+                          "OpenAI-compatible vendor (deepseek, qwen, groq, ...)")
     rep.add_argument("--json", action="store_true", help="JSON lines")
+    from .cli_chat import add_chat_command  # `chat` (issue 12): its own module
+
+    add_chat_command(sub)
     args = parser.parse_args(argv)
+    if args.command == "chat":
+        return int(args.run(args))
     if args.command == "demo":
         started = time.perf_counter()
         anyio.run(lambda: run_demo(plain=args.plain, delay=args.delay, wav_dir=args.wav_dir))
         print(f"\ndemo finished in {time.perf_counter() - started:.1f} s")
         return 0
-    run_replay(args.file, args.provider, args.json, sys.stdout)
+    if args.command == "web":
+        from .web.demo import serve
+
+        serve(args.host, args.port)
+        return 0
+    return _replay_command(args.file, args.provider, args.json)
+
+
+def _replay_command(path: Path, provider: str, as_json: bool) -> int:
+    """``replay``: 0 when the stream parses, 1 when it fails (the partial and
+    a one-line error are printed), 2 when the file or provider is unusable."""
+    try:
+        run_replay(path, provider, as_json, sys.stdout)
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        print(f"python -m streamkit replay: error: cannot read {terminal_safe(str(path))!r}: "
+              f"{reason}", file=sys.stderr)
+        return 2
+    except StreamError as error:
+        print(f"python -m streamkit replay: {type(error).__name__}: "
+              f"{terminal_safe(str(error))[:2000]}", file=sys.stderr)
+        return 1
+    except ValueError as error:  # an unknown provider name, a recording it cannot load
+        print(f"python -m streamkit replay: error: {terminal_safe(str(error))}", file=sys.stderr)
+        return 2
     return 0

@@ -8,7 +8,8 @@ hand each line to whatever decoder it prefers (``msgspec.json.decode`` takes
 
 Only LF ends a line; a CR just before it is removed (CRLF framing), and lines that
 are empty or whitespace-only are skipped because JSON decoders reject them and
-servers emit them as keep-alives.
+servers emit them as keep-alives. A UTF-8 byte order mark at the start of the
+stream is removed, as the SSE decoder does, wherever the chunks split it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .errors import LimitExceeded
 __all__ = ["NDJSONDecoder"]
 
 _CR = 13
+_BOM = b"\xef\xbb\xbf"
 
 
 class NDJSONDecoder:
@@ -31,7 +33,7 @@ class NDJSONDecoder:
     and the error is raised by the next call, so nothing received is lost.
     """
 
-    __slots__ = ("_buf", "_error", "_received", "max_line_bytes")
+    __slots__ = ("_buf", "_error", "_received", "_start", "max_line_bytes")
 
     def __init__(self, max_line_bytes: int = 16 * 1024 * 1024) -> None:
         if max_line_bytes < 1:
@@ -40,6 +42,7 @@ class NDJSONDecoder:
         self._buf = bytearray()  # the incomplete trailing line
         self._received = 0
         self._error: LimitExceeded | None = None
+        self._start = True  # first line not yet complete: it may carry the BOM
 
     @property
     def bytes_received(self) -> int:
@@ -76,6 +79,9 @@ class NDJSONDecoder:
             plain = plain and buf[-1] != _CR
             lines[0] = b"".join((buf, lines[0]))
             buf.clear()
+        if self._start:
+            self._start = False
+            lines[0] = lines[0].removeprefix(_BOM)
         if plain and not check:
             # Hot path: JSON lines start with "{", so isspace() stops at once.
             out = [line for line in lines if line and not line.isspace()]
@@ -107,10 +113,13 @@ class NDJSONDecoder:
         """
         if self._error is not None:
             raise self._error
+        start, self._start = self._start, True
         if not self._buf:
             return []
         line = bytes(self._buf)
         self._buf.clear()
+        if start:
+            line = line.removeprefix(_BOM)
         if line[-1:] == b"\r":
             line = line[:-1]
         return [line] if line and not line.isspace() else []

@@ -8,8 +8,11 @@ which is what makes live argument previews stutter on long documents.
 :class:`PartialJSON` instead keeps its parse state between fragments and looks
 at every character exactly once.  It builds the live Python containers in place
 as tokens complete, so reading :attr:`PartialJSON.value` after a fragment costs
-O(1) plus the length of the one string currently being streamed (the "tip"),
-which is joined from its chunks only when read and only if it changed.
+O(1) plus the characters the one string currently being streamed (the "tip")
+gained since the last read: the string shown is extended by its new pieces,
+in place where CPython can (the shown ``str`` is referenced by nothing else,
+which is the case unless the caller keeps it), so reading after every fragment
+of a long string stays linear instead of copying the whole string per read.
 
 View semantics (what :attr:`PartialJSON.value` shows mid-stream):
 
@@ -176,6 +179,7 @@ class PartialJSON:
         "_high",
         "_holder",
         "_is_key",
+        "_joined",
         "_key",
         "_lit",
         "_lit_pos",
@@ -201,7 +205,9 @@ class PartialJSON:
         self._slots: list[str | int] = []  # key of each open container in its parent
         self._key = ""  # the completed key awaiting its value, innermost object
         self._state = _S_VALUE
-        self._chunks: list[str] = []  # decoded pieces of the current string
+        # decoded pieces of the current string not yet shown: a key's whole text, a
+        # string value's tail (its head is already in the container, see ``_tip``)
+        self._chunks: list[str] = []
         self._is_key = False  # the current string is an object key
         self._tip: tuple[Any, Any] | None = None  # (container, key) of a string value
         self._dirty = False  # the tip string changed since the last read
@@ -218,6 +224,7 @@ class PartialJSON:
         self._error: PartialJSONError | None = None
         self._finished = False
         self._work = 0  # main-loop iterations, for linearity tests
+        self._joined = 0  # characters joined to show a growing string, likewise
 
     # ------------------------------------------------------------------ reading
 
@@ -225,18 +232,31 @@ class PartialJSON:
     def value(self) -> Any:
         """The best-known value so far (read-only; mutated in place by later feeds).
 
-        Costs O(1), plus O(len) of the string currently being streamed if it grew
-        since the last read.
+        Costs O(1), plus O(characters added) to the string currently being
+        streamed if it grew since the last read.
         """
         if self._dirty:
             tip = self._tip
-            if tip is not None:
-                chunks = self._chunks
-                s = chunks[0] if len(chunks) == 1 else "".join(chunks)
-                chunks[:] = [s]  # collapse, so the next join starts from one piece
-                tip[0][tip[1]] = s
+            if tip is not None and self._chunks:
+                container, slot = tip
+                container[slot] = self._extended(container, slot, self._chunks)
+                self._chunks.clear()  # the same list: ``_run`` may hold it
             self._dirty = False
         return self._holder[0]
+
+    def _extended(self, container: Any, slot: Any, pieces: list[str]) -> str:
+        """The string shown at ``container[slot]`` with ``pieces`` appended.
+
+        The container's reference is dropped first so that ``+=`` can grow the
+        string in place (CPython does when nothing else references it): the cost
+        is the new characters, not the whole string.
+        """
+        text: str = container[slot]
+        container[slot] = None
+        tail = pieces[0] if len(pieces) == 1 else "".join(pieces)
+        self._joined += len(tail)
+        text += tail
+        return text
 
     @property
     def done(self) -> bool:
@@ -248,7 +268,10 @@ class PartialJSON:
         """All text fed so far, including a fragment that raised an error."""
         frags = self._fragments
         if len(frags) > 1:
-            frags[:] = ["".join(frags)]
+            text = frags[0]
+            frags[0] = ""  # so that ``text`` may grow in place
+            text += "".join(frags[1:])
+            frags[:] = [text]
         return frags[0] if frags else ""
 
     @property
@@ -404,16 +427,15 @@ class PartialJSON:
                     c = s[i]
                     if c == '"':
                         i += 1
-                        text = chunks[0] if len(chunks) == 1 else "".join(chunks)
-                        chunks = []
                         if is_key:
-                            key = text
+                            key = chunks[0] if len(chunks) == 1 else "".join(chunks)
                             state = _S_COLON
                         else:
                             assert tip is not None
-                            tip[0][tip[1]] = text
+                            tip[0][tip[1]] = self._extended(tip[0], tip[1], chunks)
                             tip = None
                             state = _S_AFTER if stack else _S_DONE
+                        chunks = []
                     elif c == "\\":
                         esc = 1
                         self._esc_at = base + i
@@ -760,13 +782,16 @@ def is_truncated(text: str) -> bool:
     ``False`` for empty text (no arguments), complete JSON and JSON that is
     invalid before its end; ``True`` only when every character so far is valid
     and the value never closed (a tool call cut at max_tokens). The common case,
-    complete JSON, costs one C-level ``json.loads``.
+    complete JSON, costs one C-level ``json.loads``. Never raises: text that
+    breaks a limit (an integer past Python's digit limit, nesting deeper than
+    ``MAX_JSON_DEPTH``) is invalid, unless it was cut off before the number or
+    bracket that breaks it.
     """
     if not text.strip():
         return False
     try:
         json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
         parser = PartialJSON()
         try:
             parser.feed(text)

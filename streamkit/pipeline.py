@@ -3,13 +3,35 @@
 :class:`Pipeline` is what :mod:`streamkit.stream` drives, and what a test, a
 benchmark or a replay drives directly with a list of byte strings. It is pure
 and synchronous: ``feed(chunk)`` returns the events that chunk completed (each
-already applied, so ``event.block`` holds the block's snapshot), ``finish()``
-flushes at a clean end of input.
+already applied: ``pipeline.accumulator.block(index)`` is the block's live
+state), ``finish()`` flushes at a clean end of input. The result never depends
+on how the bytes were chunked.
 
-Framing follows the provider: SSE for every API but Ollama, NDJSON for Ollama.
-With ``provider="auto"`` the first non-blank byte decides: ``{`` means JSON lines
-(Ollama, or a JSON error body), anything else SSE. JSON that spans several
-lines (a pretty-printed error body) is joined until it decodes.
+Framing: JSON lines (NDJSON) for Ollama; for every other provider, and for
+``provider="auto"``, the first byte after a byte order mark and blank space
+decides (the bytes before it are held, however they were split): ``{`` or
+``[`` means JSON lines (Ollama, or a JSON error body: no SSE stream starts so),
+anything else Server-Sent Events.
+
+The rules for input that is not what it should be, all documented in the
+README:
+
+- A JSON line that is not JSON is a :class:`~streamkit.errors.ProtocolError`
+  at that line, like an SSE payload that is not JSON. The one exception is a
+  JSON document spread over several lines (a pretty-printed error body): a
+  line that is the *beginning* of a JSON value is joined with the next ones
+  while the joined text is still the beginning of a JSON value (each line is
+  read once), up to ``max_event_bytes``.
+- A clean end of input without the provider's terminator is not an error,
+  wherever it falls. When it falls inside the last payload (its JSON cut
+  off), that payload is left out and kept whole in
+  ``metadata["truncated_payload"]``; the response ends with
+  ``terminated=False``, open tool calls are marked ``incomplete``.
+- Every stream ends with a :class:`~streamkit.events.ResponseEnd`, an empty
+  body too (``finished_reason`` ``unknown``).
+- A stream none of whose payloads meant anything to the provider that was
+  named (``provider="openai"`` on an Anthropic stream) is a ``ProtocolError``
+  naming the provider it looks like, rather than an empty response.
 """
 
 from __future__ import annotations
@@ -18,18 +40,78 @@ from collections.abc import Iterable
 from typing import Any
 
 from .accumulate import Accumulator
-from .errors import LimitExceeded, ProtocolError
-from .events import ErrorEvent, Event
+from .errors import LimitExceeded, ProtocolError, ProviderError, StreamError
+from .events import ErrorEvent, Event, ResponseEnd, ResponseMetadata
+from .finish import FinishReason
+from .limits import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_TOTAL_BYTES
 from .ndjson import NDJSONDecoder
-from .providers import Parser, get_parser
-from .providers.detect import AutoParser
+from .partial_json import PartialJSON, PartialJSONError
+from .providers import Parser, get_parser, wire_of
+from .providers.base import decode_json
+from .providers.detect import AutoParser, detect_provider
 from .response import ChatResponse
 from .sse import SSEDecoder
 from .think_blocks import ThinkTagFilter
 
-DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
-DEFAULT_MAX_TOTAL_BYTES = 1024 * 1024 * 1024
-_WHITESPACE = b" \t\r\n\xef\xbb\xbf"
+__all__ = ["DEFAULT_MAX_EVENT_BYTES", "DEFAULT_MAX_TOTAL_BYTES", "Pipeline", "replay"]
+
+_BOM = b"\xef\xbb\xbf"
+_BLANK = b" \t\r\n"
+_SSE_FIELDS = (b"data:", b"event:", b"id:", b"retry:", b":")
+#: Key of ``response.metadata`` that keeps a last payload cut off by the end of input.
+TRUNCATED_PAYLOAD = "truncated_payload"
+
+
+def _is_cut_json(data: bytes | str) -> bool:
+    """Whether ``data`` is the beginning of a JSON value that never closed:
+    every character valid, the value incomplete (empty text included)."""
+    parser = PartialJSON()
+    try:
+        parser.feed(data if isinstance(data, str) else bytes(data).decode("utf-8", "replace"))
+    except PartialJSONError:
+        return False
+    return not parser.done
+
+
+def _is_cut_payload(data: bytes) -> bool:
+    """Whether the last payload of a stream was cut off by the end of input:
+    JSON that never closed, or the start of OpenAI's ``[DONE]``."""
+    return b"[DONE]".startswith(data.strip()) or _is_cut_json(data)
+
+
+class _SpreadJSON:
+    """A JSON document spread over several lines, read one line at a time.
+
+    Each line goes once through an incremental parser that says whether the
+    text so far is still the beginning of a JSON value, so a bad line is found
+    at once and the cost stays linear however many lines come.
+    """
+
+    __slots__ = ("lines", "parser", "size")
+
+    def __init__(self, first: bytes) -> None:
+        self.lines = [first]
+        self.size = len(first)
+        self.parser = PartialJSON()
+        self.parser.feed(first.decode("utf-8", "replace"))  # the caller checked it
+
+    def add(self, line: bytes) -> bool:
+        """Add a line; ``False`` when the text stops being the beginning of JSON."""
+        self.lines.append(line)
+        self.size += len(line) + 1
+        try:
+            self.parser.feed("\n" + line.decode("utf-8", "replace"))
+        except PartialJSONError:
+            return False
+        return True
+
+    @property
+    def complete(self) -> bool:
+        return self.parser.done
+
+    @property
+    def text(self) -> bytes:
+        return b"\n".join(self.lines)
 
 
 class Pipeline:
@@ -38,12 +120,11 @@ class Pipeline:
     ``max_event_bytes`` bounds one SSE event or JSON line and
     ``max_total_bytes`` the whole body, so a hostile stream cannot eat memory;
     both raise :class:`~streamkit.errors.LimitExceeded`. :attr:`errors` lists
-    the provider's in-stream errors. ``think_tags`` turns
-    inline ``<think>...</think>`` text into thinking blocks (``True``, or an
+    the provider's in-stream errors; the stream layer turns the first into a
+    ``ProviderError`` at the end. ``think_tags`` turns inline
+    ``<think>...</think>`` text into thinking blocks (``True``, or an
     ``(open, close)`` tag pair; by default the dialect decides), and
-    ``start_in_thinking`` is for models whose template already opened the tag. ``errors`` collects
-    the provider's in-stream :class:`~streamkit.events.ErrorEvent` s; the
-    stream layer turns the first into a ``ProviderError`` at the end.
+    ``start_in_thinking`` is for models whose template already opened the tag.
     """
 
     def __init__(
@@ -72,7 +153,10 @@ class Pipeline:
         self.payloads = 0
         self._sse: SSEDecoder | None = None
         self._lines: NDJSONDecoder | None = None
-        self._pending_json: list[bytes] = []
+        self._undecided = bytearray()  # auto: the bytes before the framing is known
+        self._head = b""  # the first bytes of the body, to say what a wrong one looks like
+        self._first_payload: tuple[str | None, bytes | str] | None = None
+        self._spread: _SpreadJSON | None = None
         self._finished = False
 
     # ------------------------------------------------------------ reading
@@ -94,6 +178,11 @@ class Pipeline:
             return self.parser.provider
         return self.parser.name
 
+    @property
+    def errors(self) -> list[ErrorEvent]:
+        """The provider's in-stream errors so far, in order."""
+        return self.accumulator.errors
+
     # ------------------------------------------------------------ feeding
 
     def feed(self, chunk: bytes) -> list[Event]:
@@ -113,98 +202,249 @@ class Pipeline:
         return self._choose_framing(chunk)
 
     def _choose_framing(self, chunk: bytes) -> list[Event]:
+        """Start the framing decoder on the first chunk with a byte that decides,
+        fed together with the bytes before it."""
         framing = self.parser.framing
-        if isinstance(self.parser, AutoParser):
-            head = chunk.lstrip(_WHITESPACE)
-            if not head:  # only whitespace so far: decide on a later chunk
-                self.bytes_received -= len(chunk)
+        if framing == "sse":  # ``auto`` too, until it knows better
+            first = self._first_content_byte(chunk)
+            if first is None:  # only a byte order mark or blank space so far
+                if len(self._undecided) > self.max_event_bytes:
+                    raise LimitExceeded(
+                        f"{len(self._undecided)} bytes of blank space before the first payload "
+                        f"exceed max_event_bytes={self.max_event_bytes}",
+                        limit="max_event_bytes", value=self.max_event_bytes,
+                        observed=len(self._undecided))
                 return []
-            framing = "ndjson" if head[:1] in (b"{", b"[") else "sse"
+            if first in (b"{", b"["):
+                framing = "ndjson"
+            chunk = bytes(self._undecided)
+            self._undecided = bytearray()
+        self._head = chunk[:4096]
         if framing == "ndjson":
             self._lines = NDJSONDecoder(self.max_event_bytes)
             return self._feed_lines(self._lines.feed(chunk))
         self._sse = SSEDecoder(self.max_event_bytes)
         return self._feed_sse_events(self._sse.feed_payloads(chunk))
 
+    def _first_content_byte(self, chunk: bytes) -> bytes | None:
+        """Hold ``chunk`` with the undecided bytes; return the first byte after
+        a leading byte order mark and blank space, ``None`` while there is none.
+        Each chunk is looked at once: the bytes held before it are blank."""
+        held = len(self._undecided)
+        self._undecided += chunk
+        if len(self._undecided) < len(_BOM) and _BOM.startswith(self._undecided):
+            return None  # maybe a byte order mark split across chunks
+        rest = bytes(self._undecided).removeprefix(_BOM) if held < len(_BOM) else chunk
+        return rest.lstrip(_BLANK)[:1] or None
+
     def _feed_sse_events(self, sse_events: list[tuple[str, bytes]]) -> list[Event]:
         if not sse_events:
             return []
+        if self._first_payload is None:
+            name, data = sse_events[0]
+            self._keep_first(None if name == "message" else name, data)
         self.payloads += len(sse_events)
         out: list[Event] = []
         try:
             self.parser.feed_into(sse_events, out)
+        except ProtocolError as error:
+            self._add_hint(error)
+            raise
         finally:  # apply what the chunk gave, also when a later payload in it was bad
             if out:
-                if self._think is not None:
-                    out = self._think.process(out)
-                self.accumulator.apply_all(out)
+                out = self._apply(out)
         return out
 
     def _feed_lines(self, lines: list[bytes]) -> list[Event]:
         out: list[Event] = []
         for line in lines:
-            if self._pending_json:
-                self._pending_json.append(line)
-                line = b"\n".join(self._pending_json)
+            if self._spread is not None:
+                out += self._continue_spread(line)
+                continue
             try:
-                events = self.feed_payload(line)
-            except ProtocolError:
-                if len(line) > self.max_event_bytes:
+                out += self.feed_payload(line)
+            except ProtocolError as error:
+                if not _is_cut_json(line):
+                    self._add_hint(error)
                     raise
-                if not self._pending_json:
-                    self._pending_json.append(line)
-                continue  # a JSON document spread over several lines: wait for more
-            self._pending_json = []
-            out += events
+                self._spread = _SpreadJSON(line)  # the first line of a multi-line document
         return out
+
+    def _continue_spread(self, line: bytes) -> list[Event]:
+        """One more line of a JSON document spread over several lines."""
+        spread = self._spread
+        assert spread is not None
+        if not spread.add(line):
+            self._spread = None
+            raise ProtocolError(
+                f"invalid JSON: {len(spread.lines) - 1} line(s) that began a JSON document "
+                f"are not continued by the next line; the document starts "
+                f"{spread.lines[0][:200]!r}", raw=spread.text[:2000])
+        if spread.size > self.max_event_bytes:
+            self._spread = None
+            raise LimitExceeded(
+                f"a JSON document spread over {len(spread.lines)} lines exceeds "
+                f"max_event_bytes={self.max_event_bytes}",
+                limit="max_event_bytes", value=self.max_event_bytes, observed=spread.size)
+        if not spread.complete:
+            return []
+        self._spread = None
+        return self.feed_payload(spread.text)
 
     def feed_payload(self, data: bytes | str, event: str | None = None) -> list[Event]:
         """Events of one already-framed payload (an SSE ``data`` with its event
         name, a JSON line), already applied. Used for httpx-sse sources."""
+        if self._first_payload is None:
+            self._keep_first(event, data)
         self.payloads += 1
         events = self.parser.feed(data, event)
-        if self._think is not None and events:
+        return self._apply(events) if events else events
+
+    def _apply(self, events: list[Event]) -> list[Event]:
+        """Apply a batch of parser events (rewritten by the ``<think>`` filter when on)."""
+        if self._think is not None:
             events = self._think.process(events)
-        if events:
-            self.accumulator.apply_all(events)
+        self.accumulator.apply_all(events)
         return events
 
-    @property
-    def errors(self) -> list[ErrorEvent]:
-        """The provider's in-stream errors so far, in order."""
-        return self.accumulator.errors
+    # ------------------------------------------------------------ ending
 
     def finish(self) -> list[Event]:
-        """Flush framing and parser at a clean end of input (idempotent)."""
+        """Flush framing and parser at a clean end of input (idempotent): the
+        last payload, the parser's closing events, and a ``ResponseEnd`` if
+        the stream gave none."""
         if self._finished:
             return []
         self._finished = True
         out: list[Event] = []
         if self._sse is not None:
-            out += self._feed_sse_events(self._sse.flush_payloads())
-        if self._lines is not None:
+            for name, data in self._sse.flush_payloads():  # at most the one unterminated event
+                out += self._feed_unterminated(name, data)
+        if self._lines is not None:  # a last line cut off becomes a spread document here
             out += self._feed_lines(self._lines.flush())
-        if self._pending_json:
-            text = b"\n".join(self._pending_json)
-            self._pending_json = []
-            out += self.feed_payload(text)  # raises the ProtocolError if still invalid
+        if self._spread is not None:  # the end of input cut a JSON document
+            out += self._keep_truncated(None, self._spread.text)
+            self._spread = None
         tail = self.parser.finish()
-        if self._think is not None and tail:
-            tail = self._think.process(tail)
         if tail:
-            self.accumulator.apply_all(tail)
-            out += tail
+            out += self._apply(tail)
+        if not self.response.is_last:  # no ResponseEnd for choice 0: an empty body, say
+            end = ResponseEnd(terminated=False)
+            self.accumulator.apply(end)
+            out.append(end)
+        self._check_provider_matched()
         return out
+
+    def _feed_unterminated(self, name: str, data: bytes) -> list[Event]:
+        """The last SSE event, which no blank line ended: when the end of input
+        cut its JSON off, it is left out and kept, not an error."""
+        try:
+            return self._feed_sse_events([(name, data)])
+        except ProtocolError:
+            if not _is_cut_payload(data):
+                raise
+            return self._keep_truncated(None if name == "message" else name, data)
+
+    def _keep_truncated(self, name: str | None, data: bytes | str) -> list[Event]:
+        text = data if isinstance(data, str) else data.decode("utf-8", "replace")
+        if not text.strip():
+            return []  # cut right after ``data:``: nothing of the payload arrived
+        kept = ResponseMetadata(metadata={TRUNCATED_PAYLOAD: {"event": name, "data": text}})
+        self.accumulator.apply(kept)
+        return [kept]
+
+    # ------------------------------------------------------------ the wrong provider
+
+    def _understood_nothing(self) -> bool:
+        """Whether no payload meant anything to the parser: no block, no usage,
+        no finish reason of its own, no error."""
+        return not self.errors and all(
+            not response.content and response.usage is None
+            and response.finished_reason in (None, FinishReason.UNKNOWN)
+            for response in self.responses)
+
+    def _looks_like(self) -> str | None:
+        """The provider the body looks like, when it is not the one named
+        (``None`` with ``provider="auto"``, or when it cannot be told)."""
+        if isinstance(self.parser, AutoParser):
+            return None
+        try:
+            named_wire = wire_of(self.parser.name)[0]
+        except ValueError:  # a parser from outside the registry
+            return None
+        head = self._head.removeprefix(_BOM).lstrip(_BLANK)
+        if self.parser.framing == "ndjson" and head.startswith(_SSE_FIELDS):
+            return "an SSE stream (Server-Sent Events, not JSON lines)"
+        if self._first_payload is None:
+            return None
+        event, data = self._first_payload
+        try:
+            detected = detect_provider(decode_json(data, event), event)
+        except StreamError:
+            return None
+        if detected is None or wire_of(detected)[0] == named_wire:
+            return None
+        return detected
+
+    def _mismatch_message(self) -> str | None:
+        looks_like = self._looks_like()
+        if looks_like is None:
+            return None
+        return (f"nothing in the stream matched provider={self.parser.name!r}: it looks like "
+                f"{looks_like}; name that provider, or use provider='auto'")
+
+    def _keep_first(self, event: str | None, data: bytes | str) -> None:
+        """Remember the first payload (a reference, no copy; not one over 1 MiB)
+        to say which provider a stream looks like."""
+        self._first_payload = (event, data if len(data) <= 1024 * 1024 else b"")
+
+    def _add_hint(self, error: ProtocolError) -> None:
+        """Make ``error`` say which provider the stream looks like, when nothing
+        before it meant anything to the provider that was named."""
+        if self._understood_nothing():
+            hint = self._mismatch_message()
+            if hint is not None:
+                error.message = f"{error.message} ({hint})"
+                error.args = (error.message, *error.args[1:])
+
+    def _check_provider_matched(self) -> None:
+        if self._understood_nothing() and (self.payloads or self._head.strip()):
+            message = self._mismatch_message()
+            if message is not None:
+                first = self._first_payload
+                raise ProtocolError(message, event=None if first is None else first[0],
+                                    raw=None if first is None else first[1][:200])
+
+    # ------------------------------------------------------------ failing
+
+    def fail(self, error: StreamError) -> StreamError:
+        """``error`` with the partial response attached, the responses marked:
+        ``error`` for a provider's error, else (a broken transport, a malformed
+        or oversized stream) every unfinished response ``interrupted`` and its
+        open tool calls checked for cut-off arguments."""
+        if isinstance(error, ProviderError):
+            for response in self.responses:
+                response.finished_reason = response.finished_reason or FinishReason.ERROR
+        else:
+            self.accumulator.interrupt()
+        error.partial = self.response
+        return error
 
 
 def replay(
     chunks: bytes | Iterable[bytes], provider: str | Parser = "auto", **options: Any
 ) -> tuple[list[Event], ChatResponse]:
     """Run recorded bytes (one ``bytes`` or an iterable of network chunks)
-    through a :class:`Pipeline`; return every event and the final response."""
+    through a :class:`Pipeline`; return every event and the final response.
+    An error is a :class:`~streamkit.errors.StreamError` carrying the partial
+    response, as from a stream."""
     pipeline = Pipeline(provider, **options)
     events: list[Event] = []
-    for chunk in [chunks] if isinstance(chunks, bytes) else chunks:
-        events += pipeline.feed(chunk)
-    events += pipeline.finish()
+    try:
+        for chunk in [bytes(chunks)] if isinstance(chunks, (bytes, bytearray)) else chunks:
+            events += pipeline.feed(chunk)
+        events += pipeline.finish()
+    except StreamError as error:
+        pipeline.fail(error)
+        raise
     return events, pipeline.response

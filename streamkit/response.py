@@ -28,6 +28,7 @@ from .blocks import (
     Block,
     ContentBlock,
     DataBlock,
+    ModelT,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
@@ -71,6 +72,11 @@ class ChatResponse:
     stream's final item is the completed one (``is_last=True``).
     ``stop_reason`` keeps the provider's own word for why it stopped, and
     ``terminated`` says whether the provider's end-of-stream marker was seen.
+
+    ``==`` compares everything :meth:`to_dict` holds but ``created_at``, the
+    local time the object was made: two parses of the same bytes are equal
+    when their made-up ids are (make them repeatable with
+    :func:`streamkit.ids.id_factory`, e.g. ``id_factory(counting_ids())``).
     """
 
     content: list[ContentBlock] = field(default_factory=list)
@@ -128,7 +134,15 @@ class ChatResponse:
     # ------------------------------------------------------------ building
 
     def add_block(self, block: ContentBlock) -> ContentBlock:
-        """Append a complete or empty block at the end of ``content``."""
+        """Append a complete or empty block at the end of ``content``.
+
+        ``TypeError`` for anything but a block with a string id: a programming
+        error (the parsers make every block they emit with a string id, so no
+        bytes on the wire reach this)."""
+        if not isinstance(block, Block) or type(block.id) is not str:
+            what = type(block).__name__ if not isinstance(block, Block) else (
+                f"{type(block).__name__} with a {type(block.id).__name__} id")
+            raise TypeError(f"add_block() takes a content block with a str id, not a {what}")
         self.content.append(block)
         self._by_id.setdefault(block.id, block)
         return block
@@ -337,6 +351,32 @@ class ChatResponse:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ChatResponse):
             return NotImplemented
-        return self.to_dict() == other.to_dict()
+        mine, theirs = self.to_dict(), other.to_dict()
+        del mine["created_at"], theirs["created_at"]  # local time, not content
+        return mine == theirs
 
     __hash__ = None  # type: ignore[assignment]
+
+    def parse(self, model: builtins.type[ModelT]) -> ModelT:
+        """The structured output as a ``model`` instance: the answer text, or the
+        arguments of the one tool call when there is no text (see
+        :func:`streamkit.structured.parse_structured`); raises
+        :class:`~streamkit.errors.StructuredOutputError`."""
+        from .structured import parse_structured
+
+        return parse_structured(self, model)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        """pydantic validates a response from its ``to_dict()`` shape and dumps it with
+        ``to_dict()`` (see :mod:`streamkit.pydantic_schema`, imported only now)."""
+        from .pydantic_schema import response_schema
+
+        return response_schema(cls, handler)
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: Any, handler: Any) -> Any:
+        """The JSON Schema of the ``to_dict()`` shape."""
+        from .pydantic_schema import json_schema
+
+        return json_schema(schema, handler)

@@ -6,9 +6,21 @@ one network chunk at a time from its source, feeds the sans-IO
 completed; the last item is the final :class:`~streamkit.response.ChatResponse`.
 Nothing is read ahead.
 
-Sources: an ``httpx`` (or ``httpx2``) response opened with ``client.stream(...)``,
-any (async) iterator of ``bytes``, or an iterator of httpx-sse
-``ServerSentEvent`` s.
+Sources: an ``httpx`` (or ``httpx2``) response opened with ``client.stream(...)``;
+the official OpenAI and Anthropic SDKs' streaming response (``async with
+client....with_streaming_response.create(..., stream=True) as response``) or
+their ``Stream`` / ``AsyncStream`` (``create(..., stream=True)``), read through
+the HTTP response inside them; any (async) iterator of ``bytes``; or an
+iterator of httpx-sse ``ServerSentEvent`` s. Anything else is a ``TypeError``
+at once, naming what is accepted.
+
+An HTTP error (an error status, or JSON / HTML where a stream was expected) is
+read up to :data:`~streamkit.limits.MAX_ERROR_BODY_BYTES` (1 MiB), never
+further, and becomes a :class:`~streamkit.errors.ProviderError` by the same
+rule as an error inside a stream
+(:func:`~streamkit.providers.error_payloads.error_event`): the provider's
+message (at most 4,096 characters), code and type, also from a JSON body cut
+at the limit.
 
 Failures never lose what was received: every error is a
 :class:`~streamkit.errors.StreamError` whose ``partial`` is the response so
@@ -22,20 +34,23 @@ raising, and :attr:`Stream.error` holds the error.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import anyio
-import msgspec
 
 from .accumulate import Accumulator
 from .blocks import ContentBlock
 from .errors import IncompleteStreamError, ProtocolError, ProviderError, StreamError
-from .events import BlockDelta, BlockEnd, BlockStart, Event, TextDelta
-from .finish import FinishReason
-from .pipeline import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_TOTAL_BYTES, Pipeline
+from .events import BlockDelta, BlockEnd, BlockStart, ErrorEvent, Event, TextDelta
+from .limits import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_TOTAL_BYTES, MAX_ERROR_BODY_BYTES
+from .partial_json import PartialJSON, PartialJSONError
+from .pipeline import Pipeline
 from .providers import Parser
+from .providers.base import decode_json
+from .providers.error_payloads import bounded_message, error_event
 from .response import ChatResponse
 
 if TYPE_CHECKING:
@@ -44,9 +59,14 @@ if TYPE_CHECKING:
 OnError = Literal["raise", "return"]
 StreamItem = Event | ChatResponse
 
-_STREAM_TYPES = ("text/event-stream", "application/x-ndjson", "application/jsonl",
-                 "application/json-lines", "application/x-jsonlines", "application/stream+json")
-_MAX_ERROR_BODY = 1024 * 1024
+#: How much of an error body cut at the size limit is read leniently for the
+#: provider's message and type (they come first; a slow pure-Python read of a
+#: whole MiB of hostile tokens would cost seconds).
+_LENIENT_ERROR_PREFIX = 64 * 1024
+
+_ACCEPTED = ("an httpx / httpx2 response opened with client.stream(...), an official SDK's "
+             "streaming response or Stream, an (async) iterator of bytes chunks, or an iterator "
+             "of httpx-sse events")
 
 
 def _is_transport_error(exc: BaseException) -> bool:
@@ -71,24 +91,90 @@ def _is_async_response(source: Any) -> bool:
     return stream is not None and hasattr(stream, "__aiter__") and not hasattr(stream, "__iter__")
 
 
-def provider_error_from_body(status: int | None, body: bytes, content_type: str) -> ProviderError:
-    """A :class:`ProviderError` from an HTTP error body (JSON when it is JSON)."""
+def _unwrap(source: Any) -> Any:
+    """The HTTP response inside an official SDK's object: ``http_response`` of a
+    streaming / raw response (``with_streaming_response``), ``response`` of a
+    ``Stream`` / ``AsyncStream``; the body chunks of an aiohttp response.
+    Anything else is returned as it is."""
+    for attribute in ("http_response", "response"):
+        inner = getattr(source, attribute, None)
+        if inner is not None and _is_response(inner) and inner is not source:
+            return inner
+    if type(source).__module__.startswith("aiohttp."):  # a ClientResponse (the aiohttp extra)
+        from .adapters.aiohttp import aiohttp_chunks
+
+        return aiohttp_chunks(source)
+    return source
+
+
+def _check_source(source: Any) -> None:
+    """``TypeError`` naming what is accepted, for a source that cannot be one."""
+    kind = type(source).__name__
+    if inspect.iscoroutine(source):
+        source.close()  # never awaited, by design: no warning about it
+    if isinstance(source, (bytes, bytearray, memoryview, str)):
+        raise TypeError(f"stream() takes a source of chunks, not one {kind}: pass "
+                        f"iter([body]), or use streamkit.replay(body); accepted: {_ACCEPTED}")
+    if inspect.isawaitable(source):
+        raise TypeError(f"stream() got an awaitable {kind}: await it first (and open a "
+                        f"streamed response); accepted: {_ACCEPTED}")
+    if _is_response(source):
+        if getattr(source, "is_stream_consumed", False) and not getattr(source, "is_closed", True):
+            raise TypeError("stream() got an HTTP response whose body is already being read "
+                            "(an SDK Stream iterated before?); pass a fresh response")
+        return
+    if hasattr(source, "__aiter__") or hasattr(source, "__iter__"):
+        return
+    if hasattr(source, "__aenter__") or hasattr(source, "__enter__"):
+        opener = "async with" if hasattr(source, "__aenter__") else "with"
+        raise TypeError(f"stream() got a context manager ({kind}): open it first, "
+                        f"`{opener} ... as response:` then stream(response); accepted: {_ACCEPTED}")
+    raise TypeError(f"stream() cannot read a {kind}; accepted: {_ACCEPTED}")
+
+
+def _error_from_event(event: ErrorEvent, status: int | None = None,
+                      raw: Any = None, note: str = "") -> ProviderError:
+    """The :class:`ProviderError` of an error event, every text in it bounded
+    (``str(error)`` stays short whatever the provider sent)."""
+    return ProviderError(
+        bounded_message(event.message) + note,
+        status=status if status is not None else event.status,
+        code=None if event.code is None else bounded_message(event.code),
+        error_type=None if event.error_type is None else bounded_message(event.error_type),
+        raw=event.raw if raw is None else raw,
+    )
+
+
+def _decode_error_body(body: bytes, cut: bool) -> Any:
+    """The JSON of an error body, or ``None``. A body cut at the size limit is
+    read leniently: the incremental parser's view of its first 64 KiB, so the
+    provider's message and type, which come first, survive."""
     try:
-        payload: Any = msgspec.json.decode(body)
-    except msgspec.DecodeError:
-        payload = None
+        return decode_json(body)
+    except StreamError:
+        if not cut:
+            return None
+    parser = PartialJSON()
+    with contextlib.suppress(PartialJSONError):  # what came before a bad character stays
+        parser.feed(body[:_LENIENT_ERROR_PREFIX].decode("utf-8", "replace"))
+    return parser.value
+
+
+def provider_error_from_body(status: int | None, body: bytes, content_type: str, *,
+                             cut: bool = False) -> ProviderError:
+    """A :class:`ProviderError` from an HTTP error body, by the rule of in-stream
+    errors (:func:`~streamkit.providers.error_payloads.error_event`); ``cut``
+    says the body was cut at :data:`~streamkit.limits.MAX_ERROR_BODY_BYTES`.
+    ``raw`` is the decoded JSON (the partial view of a cut body) or the bytes."""
+    payload = _decode_error_body(body, cut)
     if isinstance(payload, list) and payload and isinstance(payload[0], dict):
         payload = payload[0]  # Gemini wraps errors of non-SSE calls in an array
-    error = payload.get("error", payload) if isinstance(payload, dict) else None
-    if isinstance(error, dict):
-        code = error.get("code")
-        message = error.get("message") or str(error)
-        error_type = error.get("type") or error.get("status")
-        return ProviderError(str(message), status=status, code=None if code is None else str(code),
-                             error_type=error_type, raw=payload)
-    if isinstance(error, str):
-        return ProviderError(error, status=status, raw=payload)
-    text = body[:2000].decode("utf-8", "replace")
+    if isinstance(payload, dict):
+        event = error_event(payload.get("error", payload), raw=payload)
+        http_status = status if status is not None and status >= 400 else None
+        note = f" (error body cut at {len(body)} bytes)" if cut else ""
+        return _error_from_event(event, http_status or event.status or status, note=note)
+    text = bounded_message(body[:2000].decode("utf-8", "replace"))
     return ProviderError(f"HTTP {status}: {text or content_type or 'no body'}", status=status,
                          raw=body)
 
@@ -109,11 +195,16 @@ class _Driver:
         return (int(response.status_code) >= 400 or kind == "application/json"
                 or kind.startswith("text/html"))
 
-    def body_error(self, response: Any, body: bytes) -> StreamError:
-        """The error an HTTP response read whole stands for."""
+    @property
+    def error_body_limit(self) -> int:
+        """The most of an error body that is read."""
+        return min(MAX_ERROR_BODY_BYTES, self.pipeline.max_total_bytes)
+
+    def body_error(self, response: Any, body: bytes, cut: bool) -> StreamError:
+        """The error an HTTP error response (its body read up to the limit) stands for."""
         status = int(response.status_code)
         content_type = response.headers.get("content-type", "")
-        error = provider_error_from_body(status, body[:_MAX_ERROR_BODY], content_type)
+        error = provider_error_from_body(status, body, content_type, cut=cut)
         if status >= 400 or (isinstance(error.raw, dict) and "error" in error.raw):
             return error
         return ProtocolError(
@@ -123,9 +214,13 @@ class _Driver:
 
     def feed(self, item: Any) -> list[Event]:
         """Events of one source item: a network chunk, or an httpx-sse event."""
-        if isinstance(item, (bytes, bytearray)):
+        if isinstance(item, (bytes, bytearray, memoryview)):
             return self.pipeline.feed(bytes(item))
-        return self.pipeline.feed_payload(item.data, item.event or None)
+        data = getattr(item, "data", None)
+        if not isinstance(data, (str, bytes)):
+            raise TypeError(f"a stream source must yield bytes (network chunks) or SSE events "
+                            f"(with .event and .data), not {type(item).__name__}")
+        return self.pipeline.feed_payload(data, getattr(item, "event", None) or None)
 
     def end(self) -> list[Event]:
         """Flush at a clean end of input; the first in-stream provider error
@@ -135,9 +230,7 @@ class _Driver:
         for response in self.pipeline.responses:
             response.is_last = True
         if self.pipeline.errors:
-            first = self.pipeline.errors[0]
-            raise ProviderError(first.message, status=first.status, code=first.code,
-                                error_type=first.error_type, raw=first.raw)
+            raise _error_from_event(self.pipeline.errors[0])
         return events
 
     def interrupt(self) -> None:
@@ -145,7 +238,8 @@ class _Driver:
             self.pipeline.accumulator.interrupt()
 
     def fail(self, exc: BaseException) -> StreamError:
-        """The error to surface for ``exc``, with the partial response attached."""
+        """The error to surface for ``exc``, with the partial response attached
+        (see :meth:`~streamkit.pipeline.Pipeline.fail`)."""
         if isinstance(exc, StreamError):
             error = exc
         else:
@@ -154,13 +248,11 @@ class _Driver:
                 f"{type(exc).__name__}: {exc}"
             )
             error.__cause__ = exc
-        if isinstance(error, ProviderError):
-            for response in self.pipeline.responses:
-                response.finished_reason = response.finished_reason or FinishReason.ERROR
-        else:  # the transport broke, or we stopped a malformed or oversized stream
-            self.interrupt()
+        if self.finished and not isinstance(error, ProviderError):
+            error.partial = self.pipeline.response  # ended already: nothing to mark
+        else:
+            self.pipeline.fail(error)
         self.finished = True
-        error.partial = self.pipeline.response
         self.error = error
         return error
 
@@ -255,12 +347,22 @@ class Stream(_BaseStream):
         source = self._source
         if _is_response(source):
             if self._driver.must_read_body(source):
-                raise self._driver.body_error(source, await source.aread())
+                raise await self._body_error(source)
             async for chunk in source.aiter_bytes():
                 yield chunk
         else:
             async for chunk in source:
                 yield chunk
+
+    async def _body_error(self, response: Any) -> StreamError:
+        """Read an error body up to the limit, never further."""
+        limit = self._driver.error_body_limit
+        body = bytearray()
+        async for chunk in response.aiter_bytes():
+            body += chunk[: limit + 1 - len(body)]
+            if len(body) > limit:
+                break
+        return self._driver.body_error(response, bytes(body[:limit]), len(body) > limit)
 
     async def _iterate(self) -> AsyncIterator[StreamItem]:
         driver = self._driver
@@ -342,10 +444,20 @@ class SyncStream(_BaseStream):
         source = self._source
         if _is_response(source):
             if self._driver.must_read_body(source):
-                raise self._driver.body_error(source, source.read())
+                raise self._body_error(source)
             yield from source.iter_bytes()
         else:
             yield from source
+
+    def _body_error(self, response: Any) -> StreamError:
+        """Read an error body up to the limit, never further."""
+        limit = self._driver.error_body_limit
+        body = bytearray()
+        for chunk in response.iter_bytes():
+            body += chunk[: limit + 1 - len(body)]
+            if len(body) > limit:
+                break
+        return self._driver.body_error(response, bytes(body[:limit]), len(body) > limit)
 
     def _iterate(self) -> Iterator[StreamItem]:
         driver = self._driver
@@ -435,6 +547,12 @@ def stream(
 ) -> Any:
     """Stream ``source`` as events ending in the final :class:`ChatResponse`.
 
+    ``source`` is an ``httpx`` / ``httpx2`` response opened with
+    ``client.stream(...)``, an official SDK's streaming response or
+    ``Stream`` / ``AsyncStream`` (read through its HTTP response), an (async)
+    iterator of ``bytes``, or an iterator of httpx-sse events; anything else
+    raises ``TypeError`` naming these.
+
     Returns a :class:`Stream` for async sources (``async for`` / ``async with``)
     and a :class:`SyncStream` for sync ones (``for`` / ``with``); the overloads
     tell a type checker which, except for an ``httpx.Response``, whose class is
@@ -446,6 +564,8 @@ def stream(
     turns inline ``<think>`` text into thinking blocks (see
     :class:`~streamkit.pipeline.Pipeline`).
     """
+    source = _unwrap(source)
+    _check_source(source)
     pipeline = Pipeline(provider, max_event_bytes=max_event_bytes,
                         max_total_bytes=max_total_bytes, think_tags=think_tags,
                         start_in_thinking=start_in_thinking, **parser_options)

@@ -15,22 +15,27 @@ Decisions, all deliberate:
 * ``start_in_thinking=True`` is for models whose chat template already opened
   the tag (DeepSeek-R1 distills, QwQ): the stream then contains only the
   closing tag.
-* Nothing but the tags is stripped.  Models commonly write a newline right
-  after ``</think>`` (and after ``<think>``); it is kept, because whether it is
-  formatting or content is the renderer's call, and dropping it would make the
-  split lossy.
+* By default nothing but the tags is stripped: models commonly write
+  newlines right after ``</think>`` (and after ``<think>``), and the text-level
+  split keeps them, lossless.  ``strip_newlines_after_close=True`` drops the
+  line breaks right after each closing tag, as the vendors' own chat UIs do
+  (the answer then starts with its first character); the event-level
+  ``think_tags`` option (:mod:`streamkit.think_blocks`) turns it on.
 * Work is linear: each character is scanned a constant number of times and
   the accumulated text is never re-scanned.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 __all__ = ["Kind", "Piece", "ThinkSplitter"]
 
 Kind = Literal["text", "thinking"]
 Piece = tuple[Kind, str]
+
+_LINE_BREAKS = re.compile(r"[\r\n]*")
 
 
 def _partial_suffix(buf: str, start: int, tag: str) -> int:
@@ -61,6 +66,9 @@ class ThinkSplitter:
     stays classified as thinking.  That is why the option is off by default;
     with it on, tags must not start with a space or backtick nor contain a
     newline.
+
+    ``strip_newlines_after_close=True`` drops the CR / LF characters right
+    after each closing tag, however the chunks cut them.
     """
 
     __slots__ = (
@@ -70,7 +78,9 @@ class ThinkSplitter:
         "_held",
         "_in_fence",
         "_open",
+        "_skip_breaks",
         "_spaces",
+        "_strip_after_close",
         "_thinking",
         "_ticks",
     )
@@ -82,6 +92,7 @@ class ThinkSplitter:
         start_in_thinking: bool = False,
         *,
         ignore_in_code_fences: bool = False,
+        strip_newlines_after_close: bool = False,
     ) -> None:
         if not open_tag or not close_tag:
             raise ValueError("tags must be non-empty")
@@ -97,6 +108,8 @@ class ThinkSplitter:
         self._thinking = start_in_thinking
         self._fences = ignore_in_code_fences
         self._held = ""  # a suffix that may be the start of a tag
+        self._strip_after_close = strip_newlines_after_close
+        self._skip_breaks = False  # right after a closing tag: line breaks to drop
         self._in_fence = False
         # Fence detection state for the current line: still in its head (only
         # up to three spaces and then backticks seen), and what was counted.
@@ -119,7 +132,7 @@ class ThinkSplitter:
         out: list[tuple[Kind, list[str]]] = []
         if not text:
             return []
-        if not self._held and (
+        if not self._held and not self._skip_breaks and (
             (self._in_fence or (self._close if self._thinking else self._open)[0] not in text)
             and (not self._fences or (not self._head and "\n" not in text))
         ):
@@ -134,6 +147,16 @@ class ThinkSplitter:
         pos = 0
         fences = self._fences
         while pos < n:
+            if self._skip_breaks:
+                breaks = _LINE_BREAKS.match(buf, pos)  # always matches, maybe nothing
+                breaks_end = breaks.end() if breaks is not None else pos
+                if breaks_end > pos and fences:  # a line break: the next line's head
+                    self._head = True
+                    self._spaces = self._ticks = 0
+                pos = start = breaks_end
+                if pos == n:
+                    break
+                self._skip_breaks = False
             if fences and self._head:
                 c = buf[pos]
                 if c == "`":
@@ -160,6 +183,7 @@ class ThinkSplitter:
                 self._emit(out, buf[start:idx])
                 self._thinking = not self._thinking
                 pos = start = idx + len(tag)
+                self._skip_breaks = self._strip_after_close and not self._thinking
                 continue
             if nl >= 0:
                 pos = nl + 1

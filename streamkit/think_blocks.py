@@ -8,6 +8,12 @@ blocks, renumbering block indexes so the result is an ordinary event stream:
 every consumer sees thinking as thinking, whatever server put it inline.
 Enabled per dialect (a parser's ``think_tags``) or by the caller
 (``streamkit.stream(..., think_tags=True)``).
+
+The line breaks a model writes right after ``</think>`` are dropped, as the
+vendors' own chat UIs do: the answer's text block starts with its first
+character (``"<think>plan</think>\n\nHello"`` gives the thinking ``"plan"``
+and the text ``"Hello"``), and a text part that was only those line breaks
+opens no block at all.
 """
 
 from __future__ import annotations
@@ -81,7 +87,8 @@ class ThinkTagFilter:
             text = block.text
             template = TextBlock(id=block.id, citations=list(block.citations),
                                  metadata=dict(block.metadata))
-            splitter = ThinkSplitter(self.open_tag, self.close_tag, self.start_in_thinking)
+            splitter = ThinkSplitter(self.open_tag, self.close_tag, self.start_in_thinking,
+                                     strip_newlines_after_close=True)
             state.texts[event.index] = _TextState(splitter, template)
             if text:
                 self._pieces(state, event.index, event.choice, splitter.feed(text), out)

@@ -120,8 +120,16 @@ async def coalesce(
 
     Use as ``async with coalesce(stream) as frames: async for item in frames``.
     The source is read by a task of its own (at most ``buffer`` items ahead) so
-    pending deltas are emitted on time even when the stream pauses.
+    pending deltas are emitted on time even when the stream pauses. It must be
+    async (a :class:`~streamkit.stream.Stream`); a sync one (a ``SyncStream``)
+    is a ``TypeError`` naming the fix: drive a :class:`Coalescer` with
+    ``time.monotonic()`` in your own loop.
     """
+    if not hasattr(source, "__aiter__"):
+        raise TypeError(
+            f"coalesce() needs an async stream, not a {type(source).__name__}: for a "
+            "SyncStream, call Coalescer(interval).push(item, time.monotonic()) for each item "
+            "and .flush() at the end, or stream from an async client")
     send, receive = anyio.create_memory_object_stream[Any](buffer)
     coalescer = Coalescer(interval)
 

@@ -95,6 +95,17 @@ def test_raw_json_error_body_without_newline() -> None:
     assert lines == [b"{", b'  "error": {', b'    "code": 400', b"  }", b"}"]
 
 
+@pytest.mark.parametrize("cut", range(5))
+def test_a_leading_byte_order_mark_is_removed_wherever_the_chunks_split_it(cut: int) -> None:
+    stream = b'\xef\xbb\xbf{"a":1}\n{"b":2}\n'
+    assert feed_chunks([stream[:cut], stream[cut:]]) == [b'{"a":1}', b'{"b":2}']
+    assert feed_chunks([stream[i:i + 1] for i in range(len(stream))]) == [b'{"a":1}', b'{"b":2}']
+    assert feed_chunks([b'\xef\xbb\xbf{"a":1}']) == [b'{"a":1}']  # unterminated, at flush
+    # only at the very start: a byte order mark later on is content
+    assert feed_chunks([b'{"a":1}\n\xef\xbb\xbf{"b":2}\n']) == [b'{"a":1}',
+                                                                  b'\xef\xbb\xbf{"b":2}']
+
+
 def test_byte_offsets() -> None:
     dec = NDJSONDecoder()
     dec.feed(b'{"a":1}\n{"b"')
@@ -190,7 +201,9 @@ def test_any_chunking_gives_the_expected_lines(
         lines[-1] = (lines[-1][0], b"")  # flush() must deliver it
     stream = b"".join(line + eol for line, eol in lines)
     expected = []
-    for line, eol in lines:
+    for index, (line, eol) in enumerate(lines):
+        if index == 0:  # a leading byte order mark is framing, not content
+            line = line.removeprefix(b"\xef\xbb\xbf")
         if eol != b"\r\n" and line.endswith(b"\r"):
             line = line[:-1]  # a CR before the LF (or at the end) is line framing
         if line and not line.isspace():

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from streamkit.limits import MAX_JSON_DEPTH
 from streamkit.partial_json import (
     JSONPathBuilder,
     PartialJSON,
@@ -359,13 +360,13 @@ def test_error_details_and_stickiness() -> None:
 
 
 def test_depth_limit_raises_partial_json_error_not_recursion_error() -> None:
-    p = PartialJSON()
+    p = PartialJSON()  # the default limit is streamkit.limits.MAX_JSON_DEPTH
     with pytest.raises(PartialJSONError) as err:
         p.feed("[" * 10_000)
-    assert err.value.offset == 512
+    assert err.value.offset == MAX_JSON_DEPTH
     ok = PartialJSON()
-    ok.feed("[" * 512 + "]" * 512)
-    assert ok.finish() == json.loads("[" * 512 + "]" * 512)
+    ok.feed("[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH)
+    assert ok.finish() == json.loads("[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH)
     small = PartialJSON(max_depth=2)
     small.feed('{"a": [')
     with pytest.raises(PartialJSONError) as err:

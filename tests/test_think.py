@@ -160,6 +160,31 @@ def test_newline_after_close_tag_is_kept() -> None:
     assert run(["<think>a</think>\nb"]) == [("thinking", "a"), ("text", "\nb")]
 
 
+STRIP = {"strip_newlines_after_close": True}
+STRIP_CASES: list[tuple[str, dict[str, object], list[Piece]]] = [
+    ("<think>plan</think>\n\nHello\n\nbye", STRIP, [("thinking", "plan"),
+                                                   ("text", "Hello\n\nbye")]),
+    ("<think>a</think>\r\n\r\nb", STRIP, [("thinking", "a"), ("text", "b")]),
+    ("<think>a</think>\n\n", STRIP, [("thinking", "a")]),  # only line breaks: no text
+    ("<think>a</think> \nb", STRIP, [("thinking", "a"), ("text", " \nb")]),  # breaks only
+    ("<think>\na\n</think>\nb<think>c</think>\n\nd", STRIP,
+     [("thinking", "\na\n"), ("text", "b"), ("thinking", "c"), ("text", "d")]),
+    ("x</think>\n\ny", {**STRIP, "start_in_thinking": True}, [("thinking", "x"), ("text", "y")]),
+    ("<think>a</think>\n```\n<think>b</think>\n```\n<think>c</think>\nd",
+     {**STRIP, "ignore_in_code_fences": True},
+     [("thinking", "a"), ("text", "```\n<think>b</think>\n```\n"), ("thinking", "c"),
+      ("text", "d")]),
+]
+
+
+@pytest.mark.parametrize(("text", "kwargs", "expected"), STRIP_CASES)
+def test_line_breaks_after_the_closing_tag_are_dropped_on_request_whatever_the_chunks(
+    text: str, kwargs: dict[str, object], expected: list[Piece]
+) -> None:
+    for chunks in splits(text):
+        assert run(chunks, **kwargs) == expected, chunks
+
+
 def test_holds_back_less_than_a_tag() -> None:
     tag = "<|begin_of_thought|>"
     s = ThinkSplitter(open_tag=tag, close_tag="<|end_of_thought|>")

@@ -38,7 +38,8 @@ def run(body: bytes, **options: object) -> list[tuple[str, str]]:
     return out
 
 
-EXPECTED = [("thinking", "The user greets me."), ("text", "\n\nHello! <b>bold</b> text")]
+# the line breaks right after </think> are dropped, as the vendors' UIs do (issue #10)
+EXPECTED = [("thinking", "The user greets me."), ("text", "Hello! <b>bold</b> text")]
 
 
 def test_every_two_way_split_gives_the_same_blocks() -> None:
@@ -49,6 +50,11 @@ def test_every_two_way_split_gives_the_same_blocks() -> None:
 
 def test_one_character_chunks() -> None:
     assert run(chat_sse(list(CONTENT)), think_tags=True) == EXPECTED
+
+
+def test_line_breaks_alone_after_the_closing_tag_open_no_text_block() -> None:
+    assert run(chat_sse(["<think>a</think>", "\n", "\r\n"]), think_tags=True) == [
+        ("thinking", "a")]
 
 
 def test_off_by_default_for_plain_openai() -> None:

@@ -1,0 +1,77 @@
+"""Mutation fuzzing of the whole reading path: N mutated recordings, outcomes counted.
+
+Run: make fuzz   (or .venv/bin/python bench/fuzz.py [-n 100000] [--seed 1])
+
+Each input is a recording from ``tests/fixtures`` with one to three mutations,
+run one way (``replay()``, a sync or async ``stream()``, ``on_error`` raise or
+return; ``auto``, the right provider or a random one) with one chunking; the
+contract is checked as ``tests/test_fuzz.py`` does (see ``tests/fuzzing.py``):
+a clean result or a ``StreamError`` with ``.partial``; the same result for
+the whole body in one chunk; reading the result raises nothing undocumented.
+
+Prints the count of each outcome (``ok``, ``error`` by type, ``crash`` and
+``violation`` by signature) and, for every breach, the smallest input that
+showed it, written to ``--out`` (default ``$TMPDIR/streamkit-fuzz``) so it can be
+replayed: ``python -m streamkit replay FILE --provider P``. Exit status 1 when
+any breach was found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from fuzzing import Case, Outcome, check, load_bodies, make_case
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("-n", type=int, default=100_000, help="how many mutated inputs")
+    parser.add_argument("--seed", type=int, default=1, help="the random seed (runs repeat)")
+    parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "streamkit-fuzz",
+                        help="where to write the smallest input of each breach")
+    args = parser.parse_args()
+    bodies = load_bodies()
+    rng = random.Random(args.seed)
+    counts: collections.Counter[str] = collections.Counter()
+    breaches: dict[tuple[str, str, str], tuple[Case, Outcome, int]] = {}
+    started = time.perf_counter()
+    for number in range(1, args.n + 1):
+        case = make_case(rng, bodies)
+        outcome = check(case)
+        counts[f"{outcome.kind} {outcome.name}".strip()] += 1
+        if outcome.kind in ("crash", "violation"):
+            seen = breaches.get(outcome.signature)
+            count = 1 if seen is None else seen[2] + 1
+            smallest = seen is None or len(case.body) < len(seen[0].body)
+            breaches[outcome.signature] = (case if smallest else seen[0],  # type: ignore[index]
+                                           outcome if smallest else seen[1],  # type: ignore[index]
+                                           count)
+        if number % 10_000 == 0:
+            print(f"  {number:,} inputs, {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    elapsed = time.perf_counter() - started
+    print(f"{args.n:,} mutated inputs (seed {args.seed}) in {elapsed:.0f} s")
+    for name, count in counts.most_common():
+        print(f"  {count:>8,}  {name}")
+    not_stream_errors = sum(count for name, count in counts.items() if name.startswith("crash"))
+    print(f"exceptions that are not a StreamError: {not_stream_errors}")
+    if breaches:
+        args.out.mkdir(parents=True, exist_ok=True)
+    for index, (signature, (case, outcome, count)) in enumerate(sorted(breaches.items())):
+        path = args.out / f"{index:02d}-{outcome.name}.txt"
+        path.write_bytes(case.body)
+        print(f"\n{count:,} x {' '.join(signature)}\n  {outcome.detail}\n  smallest: "
+              f"{case.fixture} {case.mutations}, {case.mode}, provider={case.provider}, "
+              f"{case.chunking}, on_error={case.on_error}, {len(case.body)} bytes -> {path}")
+    return 1 if breaches else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
