@@ -28,13 +28,14 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 from .messages import Message
 from .response import ChatResponse
 from .tools import Tool, tool
+
+if TYPE_CHECKING:  # pydantic is imported where a model is used, not by `import streamkit`
+    from pydantic import BaseModel
 
 #: Options every wire format encodes under its own name.
 UNIFORM_OPTIONS = (
@@ -77,7 +78,7 @@ class JsonSchemaOutput:
                    strict=strict, description=model.__doc__)
 
 
-JsonOutput = bool | JsonSchemaOutput | type[BaseModel] | dict[str, Any]
+JsonOutput: TypeAlias = "bool | JsonSchemaOutput | type[BaseModel] | dict[str, Any]"
 
 
 @dataclass
@@ -131,6 +132,8 @@ def _tools(tools: Sequence[Tool | Callable[..., Any] | dict[str, Any]] | None,
 
 
 def _json_output(json_output: JsonOutput | None) -> bool | JsonSchemaOutput | None:
+    from pydantic import BaseModel
+
     if isinstance(json_output, type) and issubclass(json_output, BaseModel):
         return JsonSchemaOutput.from_model(json_output)
     if isinstance(json_output, dict):

@@ -1,0 +1,584 @@
+"""Anthropic Messages requests (``POST /v1/messages``; also the body of Bedrock's
+InvokeModel and Vertex AI's rawPredict): built from a :class:`Request` and read
+back into one, losslessly.
+
+Where each part of a :class:`Request` goes:
+
+- the leading :class:`SystemMessage` s -> top-level ``system`` (a string, or a
+  list of text blocks when there are several or they carry ``cache_control``);
+  a later one -> a ``{"role": "system"}`` message where it stands (accepted by
+  Claude Opus 4.8 and later; older models refuse it, so put instructions first
+  for them);
+- :class:`UserMessage` -> a ``user`` message (``content`` a string or a list of
+  text / image / document parts); :class:`FunctionExecutionResultMessage` ->
+  a ``user`` message of ``tool_result`` parts (a string, or text and image
+  parts, and ``is_error``); an assistant turn -> an ``assistant`` message (see
+  :mod:`.content` for what a turn of another API keeps);
+- ``tools``: a :class:`Tool` -> ``{"name", "description", "input_schema",
+  "strict"}`` plus its ``metadata`` (``cache_control``, ``defer_loading``...);
+  a dict (a server tool: ``web_search_20250305``, ``web_fetch_20250910``...) as
+  it is;
+- ``tool_choice``: ``auto`` / ``required`` (Anthropic's ``any``) / ``none`` /
+  a tool name (``{"type": "tool", "name": ...}``); ``parallel_tool_calls=False``
+  is ``disable_parallel_tool_use: true`` inside it;
+- structured output: a :class:`JsonSchemaOutput` -> ``output_config.format``
+  ``{"type": "json_schema", "schema": ...}`` (Anthropic's structured outputs;
+  the final text is the JSON). ``json_output=True`` has no Anthropic form (its
+  JSON outputs need a schema, and the API sets ``additionalProperties: false``
+  on every object), so it becomes a forced tool :data:`JSON_TOOL` with an open
+  object schema: the JSON is the input of the one ``tool_use`` block of the
+  answer. Forced tool use is incompatible with extended thinking, so that
+  combination raises. For a schema on a model older than structured outputs,
+  pass the schema as a tool and ``tool_choice=<its name>`` yourself;
+- options (:data:`~streamkit.request.UNIFORM_OPTIONS`): ``max_tokens``
+  (REQUIRED by Anthropic: building without it raises), ``temperature``,
+  ``top_p``, ``stop`` -> ``stop_sequences``, ``thinking_budget`` ->
+  ``thinking: {"type": "enabled", "budget_tokens": N}`` (``0``: ``{"type":
+  "disabled"}``), ``include_thoughts`` -> ``thinking.display``
+  (``summarized`` / ``omitted``), ``reasoning_effort`` ->
+  ``output_config.effort`` (``low`` ... ``max``; OpenAI's ``minimal`` is sent
+  as ``low``). ``include_usage`` writes nothing: Anthropic streams always
+  report usage. ``seed`` and ``audio`` have no Anthropic form and raise. Every
+  other option goes through under its own name (``top_k``, ``metadata``,
+  ``thinking: {"type": "adaptive"}``, ``anthropic_version`` for Bedrock and
+  Vertex, ``mcp_servers``, ``context_management``, ``container``...).
+- ``model`` and ``stream`` are written when set (a Bedrock InvokeModel body has
+  neither: the URL says both);
+- the ``name`` of a user message or of a tool result has no Anthropic field
+  and is not sent.
+
+Reading a body back gives the same :class:`Request` parts, and every field the
+model has no place for stays in ``options`` (top level) or ``metadata``
+(messages, blocks, tools) under its own name, so ``build_request`` rebuilds the
+body exactly. A wire user message that mixes ``tool_result`` parts with other
+parts becomes several messages; all but the first carry ``metadata[SAME_TURN]``
+so they are written back into the one wire message.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, cast
+
+from ...blocks import TextBlock
+from ...messages import (
+    AssistantMessage,
+    FunctionExecutionResult,
+    FunctionExecutionResultMessage,
+    Message,
+    SystemMessage,
+    UserContent,
+    UserMessage,
+    as_assistant,
+)
+from ...request import UNIFORM_OPTIONS, ForeignThinking, JsonSchemaOutput, Request
+from ...response import ChatResponse
+from ...tools import Tool
+from .content import (
+    Wire,
+    assistant_blocks,
+    read_assistant_block,
+    read_tool_result,
+    read_user_part,
+    text_part,
+    tool_result,
+    user_part,
+)
+
+#: The registry name of this wire format's own API.
+PROVIDER = "anthropic"
+
+#: Metadata key of a message read from the same wire message as the one before it.
+SAME_TURN = "same_turn"
+
+#: The tool that carries the answer of ``json_output=True`` (see the module docstring).
+JSON_TOOL = "json_output"
+_JSON_TOOL_DESCRIPTION = "Give your answer as this tool's input: one JSON object."
+
+_UNIFORM = frozenset(UNIFORM_OPTIONS)
+
+# Uniform options whose wire field differs at most by name.
+_RENAMED = {"max_tokens": "max_tokens", "temperature": "temperature", "top_p": "top_p",
+            "stop": "stop_sequences"}
+
+# Uniform options Anthropic has no form for: sending them anyway would be refused
+# (the API rejects unknown fields), so building raises with the reason.
+_UNSUPPORTED = {
+    "seed": "Anthropic's Messages API has no seed",
+    "audio": "Anthropic's Messages API has no audio output",
+}
+
+# Uniform options that need nothing on this wire.
+_IMPLIED = frozenset({"include_usage"})  # message_start / message_delta always carry usage
+
+# tool_choice words: streamkit's -> Anthropic's ``type``.
+_CHOICES = {"auto": "auto", "required": "any", "none": "none"}
+_CHOICE_WORDS = {wire: word for word, wire in _CHOICES.items()}
+
+# thinking.display <-> include_thoughts (ThinkingConfigEnabledParam.display:
+# "summarized" returns the thinking, "omitted" only its signature).
+_DISPLAY = {True: "summarized", False: "omitted"}
+_SHOWN = {display: shown for shown, display in _DISPLAY.items()}
+
+# reasoning_effort words other wire formats use -> the nearest output_config.effort
+# (documented levels: low, medium, high, xhigh, max).
+_EFFORT = {"minimal": "low"}
+
+
+# ---------------------------------------------------------------- building
+
+
+def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
+    """The Messages API body for ``request`` (see the module docstring)."""
+    # a uniform option given as None is not given (the keyword's default)
+    options = {k: v for k, v in request.options.items() if v is not None or k not in _UNIFORM}
+    foreign_thinking = _foreign_thinking(options.pop("foreign_thinking", "text"))
+    for name, reason in _UNSUPPORTED.items():
+        if name in options:
+            raise ValueError(f"{name}={options[name]!r}: {reason}")
+    for name in _IMPLIED:
+        options.pop(name, None)
+    body: dict[str, Any] = {}
+    if request.model is not None:
+        body["model"] = request.model
+    system, turns = _leading_system(request.messages)
+    if system is not None:
+        _put(body, "system", system)
+    body["messages"] = _messages(turns, foreign_thinking)
+    tools = [_tool(entry) for entry in request.tools or []]
+    _write_options(body, options)
+    _write_thinking(body, options)
+    _write_output_config(body, options, request.json_output)
+    _write_tools(body, tools, request.tool_choice, options.pop("parallel_tool_calls", None),
+                 request.json_output)
+    if request.stream is not None:
+        body["stream"] = request.stream
+    for key, value in options.items():  # everything else, under its own name
+        _put(body, key, value)
+    if "max_tokens" not in body:
+        raise ValueError("Anthropic requires max_tokens (the output budget): "
+                         "pass max_tokens=... to build_request")
+    return copy.deepcopy(body)  # the body shares no object with the messages or options
+
+
+def _foreign_thinking(value: Any) -> ForeignThinking:
+    if value not in ("text", "drop"):
+        raise ValueError(f"foreign_thinking must be 'text' or 'drop', not {value!r}")
+    return cast(ForeignThinking, value)
+
+
+def _put(body: dict[str, Any], key: str, value: Any) -> None:
+    """Set a body field; two options writing different values to it is an error."""
+    if key in body and body[key] != value:
+        raise ValueError(f"{key!r} is given twice, as {body[key]!r} and as {value!r}")
+    body[key] = value
+
+
+def _write_options(body: dict[str, Any], options: dict[str, Any]) -> None:
+    """The uniform options that are wire fields under (maybe) another name."""
+    for name, field in _RENAMED.items():
+        if name in options:
+            value = options.pop(name)
+            if name == "stop" and isinstance(value, str):
+                value = [value]
+            _put(body, field, value)
+
+
+def _write_thinking(body: dict[str, Any], options: dict[str, Any]) -> None:
+    """``thinking`` from ``thinking_budget`` and ``include_thoughts`` (or a
+    ``thinking`` option passed as it is)."""
+    budget = options.pop("thinking_budget", None)
+    shown = options.pop("include_thoughts", None)
+    thinking = options.pop("thinking", None)
+    if budget is not None:
+        if thinking is not None:
+            raise ValueError("give thinking_budget or a thinking object, not both")
+        thinking = {"type": "enabled", "budget_tokens": budget} if budget else {"type": "disabled"}
+    if shown is not None:
+        if not isinstance(thinking, dict):
+            raise ValueError("include_thoughts needs thinking on: pass thinking_budget=N or "
+                             "thinking={'type': 'adaptive'}")
+        thinking = {**thinking, "display": _DISPLAY[bool(shown)]}
+    if thinking is not None:
+        body["thinking"] = thinking
+
+
+def _write_output_config(body: dict[str, Any], options: dict[str, Any],
+                         json_output: bool | JsonSchemaOutput | None) -> None:
+    """``output_config``: ``effort`` from ``reasoning_effort``, ``format`` from a schema."""
+    given = "output_config" in options
+    config = dict(options.pop("output_config", None) or {})
+    effort = options.pop("reasoning_effort", None)
+    if effort is not None:
+        _put(config, "effort", _EFFORT.get(effort, effort))
+    if isinstance(json_output, JsonSchemaOutput):
+        _put(config, "format", {"type": "json_schema", "schema": json_output.schema,
+                                **json_output.metadata})
+    if config or given:
+        body["output_config"] = config
+
+
+def _tool(entry: Tool | dict[str, Any]) -> dict[str, Any]:
+    """A custom tool; a dict (a server tool, or a tool already in wire form) as it is."""
+    if isinstance(entry, dict):
+        return entry
+    out: dict[str, Any] = {"name": entry.name}
+    if entry.description:
+        out["description"] = entry.description
+    out["input_schema"] = entry.parameters
+    if entry.strict is not None:
+        out["strict"] = entry.strict
+    out.update(entry.metadata)
+    return out
+
+
+def _write_tools(body: dict[str, Any], tools: list[dict[str, Any]], choice: str | None,
+                 parallel: bool | None, json_output: bool | JsonSchemaOutput | None) -> None:
+    """``tools`` and ``tool_choice`` (the forced :data:`JSON_TOOL` for ``json_output=True``)."""
+    if json_output is True:
+        if choice is not None:
+            raise ValueError("json_output=True is a forced tool on Anthropic: it cannot be "
+                             f"combined with tool_choice={choice!r}")
+        thinking = body.get("thinking")
+        if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive"):
+            raise ValueError("json_output=True is a forced tool on Anthropic, and forced tool "
+                             "use is incompatible with extended thinking: pass a schema "
+                             "(JsonSchemaOutput or a pydantic model) for output_config.format")
+        tools = [*tools, {"name": JSON_TOOL, "description": _JSON_TOOL_DESCRIPTION,
+                          "input_schema": {"type": "object"}}]
+        choice = JSON_TOOL
+    if tools:
+        body["tools"] = tools
+    written = _tool_choice(choice, parallel, bool(tools))
+    if written is not None:
+        _put(body, "tool_choice", written)
+
+
+def _tool_choice(choice: str | None, parallel: bool | None, has_tools: bool) -> Wire | None:
+    """``{"type": auto | any | none}`` or ``{"type": "tool", "name": ...}``, with
+    ``disable_parallel_tool_use`` when ``parallel_tool_calls`` is given."""
+    if choice is None:
+        if parallel is None or not has_tools:
+            return None
+        choice = "auto"
+    kind = _CHOICES.get(choice)
+    out: Wire = {"type": kind} if kind is not None else {"type": "tool", "name": choice}
+    if parallel is not None and kind != "none":  # the "none" choice takes no such field
+        out["disable_parallel_tool_use"] = not parallel
+    return out
+
+
+# ---------------------------------------------------------------- messages
+
+
+def _leading_system(messages: list[Message]) -> tuple[str | list[Wire] | None, list[Message]]:
+    """The top-level ``system`` of the leading system messages, and the rest."""
+    count = 0
+    while count < len(messages) and isinstance(messages[count], SystemMessage):
+        count += 1
+    leading = cast(list[SystemMessage], messages[:count])
+    if not leading:
+        return None, messages
+    if len(leading) == 1 and isinstance(leading[0].content, str) and not leading[0].metadata:
+        return leading[0].content, messages[count:]
+    blocks: list[Wire] = []
+    for message in leading:
+        blocks += _system_blocks(message)
+    return blocks, messages[count:]
+
+
+def _system_blocks(message: SystemMessage) -> list[Wire]:
+    """A system message as text blocks; its ``metadata`` (``cache_control``)
+    goes on its last block, the place a breakpoint marks."""
+    if isinstance(message.content, str):
+        blocks = [{"type": "text", "text": message.content}]
+    else:
+        blocks = [text_part(block) for block in message.content]
+    if message.metadata and blocks:
+        blocks[-1] = {**blocks[-1], **message.metadata}
+    return blocks
+
+
+def _messages(messages: list[Message], foreign_thinking: ForeignThinking) -> list[Wire]:
+    out: list[Wire] = []
+    for message in messages:
+        if isinstance(message, ChatResponse):  # its metadata is the response's, not wire extras
+            message = as_assistant(message)
+        metadata = dict(message.metadata)
+        same_turn = metadata.pop(SAME_TURN, False)
+        wire = _message(message, metadata, foreign_thinking)
+        if wire is None:
+            continue
+        if same_turn and out and out[-1]["role"] == wire["role"]:
+            _join(out[-1], wire)
+        else:
+            out.append(wire)
+    return out
+
+
+def _join(previous: Wire, wire: Wire) -> None:
+    """Put a message back into the wire message it was read from."""
+    content = previous["content"]
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    added = wire["content"]
+    previous["content"] = [*content, *([{"type": "text", "text": added}]
+                                       if isinstance(added, str) else added)]
+    previous.update({k: v for k, v in wire.items() if k not in ("role", "content")})
+
+
+def _message(message: Message, metadata: dict[str, Any],
+             foreign_thinking: ForeignThinking) -> Wire | None:
+    """One wire message (``None``: an assistant turn with nothing Anthropic can take)."""
+    if isinstance(message, UserMessage):
+        content: Any = message.content if isinstance(message.content, str) else [
+            user_part(block) for block in message.content]
+        return {"role": "user", "content": content, **metadata}
+    if isinstance(message, FunctionExecutionResultMessage):
+        return {"role": "user", "content": [tool_result(r) for r in message.content], **metadata}
+    if isinstance(message, SystemMessage):  # after the first turn: where it stands
+        content = message.content if isinstance(message.content, str) else [
+            text_part(block) for block in message.content]
+        return {"role": "system", "content": content, **metadata}
+    return _assistant(as_assistant(message), metadata, foreign_thinking)
+
+
+def _assistant(message: AssistantMessage, metadata: dict[str, Any],
+               foreign_thinking: ForeignThinking) -> Wire | None:
+    """An assistant turn; the message extras of another API's turn are dropped."""
+    own = is_own(message.provider)
+    if not own:
+        metadata = {}
+    if isinstance(message.content, str):
+        return {"role": "assistant", "content": message.content, **metadata}
+    content = assistant_blocks(message.content, own=own, foreign_thinking=foreign_thinking)
+    if not content and message.content:
+        return None  # everything was the other API's own: nothing to send
+    return {"role": "assistant", "content": content, **metadata}
+
+
+def is_own(provider: str | None) -> bool:
+    """Whether a turn written by ``provider`` is this wire format's own
+    (``None``: built by hand or read from an Anthropic request)."""
+    if provider is None:
+        return True
+    from .. import wire_of
+
+    try:
+        return wire_of(provider)[0] == "anthropic"
+    except ValueError:  # not a registry name: another API's
+        return False
+
+
+# ---------------------------------------------------------------- reading
+
+
+def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
+    """The :class:`Request` a Messages API body stands for (see the module docstring)."""
+    rest = copy.deepcopy(body)  # the Request shares no object with the body
+    wire_messages = rest.pop("messages", [])
+    if not isinstance(wire_messages, list):
+        raise ValueError(f"messages must be a list, not {type(wire_messages).__name__}")
+    messages: list[Message] = []
+    if "system" in rest:
+        system = _read_system(rest["system"])
+        if system is not None:
+            del rest["system"]
+            messages.append(system)
+    for wire in wire_messages:
+        messages += _read_message(wire)
+    request = Request(messages=messages)
+    if isinstance(rest.get("model"), str):
+        request.model = rest.pop("model")
+    if isinstance(rest.get("stream"), bool):
+        request.stream = rest.pop("stream")
+    _read_tools(rest, request)
+    _read_output_config(rest, request)
+    _read_thinking(rest, request.options)
+    for name, field in _RENAMED.items():
+        if field in rest:
+            request.options[name] = rest.pop(field)
+    request.options.update(rest)
+    return request
+
+
+def _read_system(system: Any) -> SystemMessage | None:
+    """Top-level ``system`` as a :class:`SystemMessage` (``None``: not one
+    streamkit can write back exactly, so it stays an option)."""
+    if isinstance(system, str):
+        return SystemMessage(system)
+    if not isinstance(system, list):
+        return None
+    blocks = [read_user_part(part) for part in system]
+    texts = [block for block in blocks if isinstance(block, TextBlock)]
+    if len(texts) != len(blocks):
+        return None
+    message = SystemMessage(texts)
+    return message if _leading_system([message])[0] == system else None
+
+
+def _read_message(wire: Any) -> list[Message]:
+    if not isinstance(wire, dict) or wire.get("role") not in _ROLE_READERS:
+        raise ValueError(f"not an Anthropic message: {str(wire)[:200]}")
+    return _ROLE_READERS[wire["role"]](wire)
+
+
+def _extras(wire: Wire) -> dict[str, Any]:
+    return {k: v for k, v in wire.items() if k not in ("role", "content")}
+
+
+def _read_user(wire: Wire) -> list[Message]:
+    """A ``user`` message: its runs of ``tool_result`` parts become
+    :class:`FunctionExecutionResultMessage` s, the other runs
+    :class:`UserMessage` s (the later ones marked :data:`SAME_TURN`)."""
+    content = wire.get("content")
+    if isinstance(content, str):
+        return [UserMessage(content, metadata=_extras(wire))]
+    if not isinstance(content, list):
+        return [UserMessage([], metadata=dict(_extras(wire), content=content))]
+    runs: list[list[UserContent] | list[FunctionExecutionResult]] = []
+    for part in content:
+        result = read_tool_result(part) if isinstance(part, dict) and part.get(
+            "type") == "tool_result" else None
+        if result is not None:
+            if not runs or not _is_results(runs[-1]):
+                runs.append([])
+            cast(list[FunctionExecutionResult], runs[-1]).append(result)
+        else:
+            if not runs or _is_results(runs[-1]):
+                runs.append([])
+            cast(list[UserContent], runs[-1]).append(read_user_part(part))
+    messages: list[Message] = []
+    for run in runs or [[]]:
+        metadata = _extras(wire) if not messages else {SAME_TURN: True}
+        if _is_results(run):
+            messages.append(FunctionExecutionResultMessage(
+                cast(list[FunctionExecutionResult], run), metadata=metadata))
+        else:
+            messages.append(UserMessage(cast(list[UserContent], run), metadata=metadata))
+    return messages
+
+
+def _is_results(run: list[Any]) -> bool:
+    return bool(run) and isinstance(run[0], FunctionExecutionResult)
+
+
+def _read_assistant(wire: Wire) -> list[Message]:
+    content = wire.get("content")
+    if isinstance(content, str):
+        return [AssistantMessage(content, provider=PROVIDER, metadata=_extras(wire))]
+    if not isinstance(content, list):
+        return [AssistantMessage([], provider=PROVIDER,
+                                 metadata=dict(_extras(wire), content=content))]
+    return [AssistantMessage([read_assistant_block(block) for block in content],
+                             provider=PROVIDER, metadata=_extras(wire))]
+
+
+def _read_system_message(wire: Wire) -> list[Message]:
+    """A mid-conversation ``{"role": "system"}`` message."""
+    content = wire.get("content")
+    message = _read_system(content)
+    if message is None:
+        raise ValueError(f"system message content streamkit cannot hold: {str(content)[:200]}")
+    message.metadata = _extras(wire)
+    return [message]
+
+
+_ROLE_READERS = {
+    "user": _read_user,
+    "assistant": _read_assistant,
+    "system": _read_system_message,
+}
+
+
+def _read_tools(rest: dict[str, Any], request: Request) -> None:
+    """``tools`` (custom ones as :class:`Tool` s) and ``tool_choice``."""
+    if isinstance(rest.get("tools"), list):
+        request.tools = [_read_tool(entry) for entry in rest.pop("tools")]
+    choice = rest.get("tool_choice")
+    if isinstance(choice, dict):
+        word, parallel = _read_tool_choice(choice)
+        if _tool_choice(word, parallel, True) == choice:
+            request.tool_choice = word
+            if parallel is not None:
+                request.options["parallel_tool_calls"] = parallel
+            del rest["tool_choice"]
+
+
+def _read_tool(entry: Any) -> Tool | dict[str, Any]:
+    """A custom tool as a :class:`Tool` when it writes back exactly; else as it is."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"not an Anthropic tool: {str(entry)[:200]}")
+    if entry.get("type", "custom") != "custom":
+        return entry
+    name, schema = entry.get("name"), entry.get("input_schema")
+    if not isinstance(name, str) or not isinstance(schema, dict):
+        return entry
+    description = entry.get("description")
+    description = description if isinstance(description, str) and description else None
+    strict = entry.get("strict") if isinstance(entry.get("strict"), bool) else None
+    read = {"name", "input_schema"} | ({"description"} if description else set()) | (
+        {"strict"} if strict is not None else set())
+    tool = Tool(name=name, description=description or "", parameters=schema, strict=strict,
+                metadata={k: v for k, v in entry.items() if k not in read})
+    return tool if _tool(tool) == entry else entry
+
+
+def _read_tool_choice(choice: Wire) -> tuple[str | None, bool | None]:
+    """A ``tool_choice`` object as streamkit's word or tool name, and ``parallel_tool_calls``."""
+    disabled = choice.get("disable_parallel_tool_use")
+    parallel = (not disabled) if isinstance(disabled, bool) else None
+    kind = choice.get("type")
+    if kind == "tool":
+        name = choice.get("name")
+        # a tool named like a word (``auto``) would read back as the word: kept as it is
+        return (name if isinstance(name, str) and name not in _CHOICES else None), parallel
+    return _CHOICE_WORDS.get(kind) if isinstance(kind, str) else None, parallel
+
+
+def _read_output_config(rest: dict[str, Any], request: Request) -> None:
+    """``output_config.effort`` -> ``reasoning_effort``; ``output_config.format``
+    (a JSON schema) -> ``json_output``; what else it holds stays an option."""
+    config = rest.get("output_config")
+    if not isinstance(config, dict):
+        return
+    config = dict(config)
+    effort = config.get("effort")
+    if isinstance(effort, str) and effort not in _EFFORT:  # "minimal" would not read back
+        request.options["reasoning_effort"] = config.pop("effort")
+    output = config.get("format")
+    if isinstance(output, dict) and output.get("type") == "json_schema" and isinstance(
+            output.get("schema"), dict):
+        schema = output["schema"]
+        request.json_output = JsonSchemaOutput(
+            name=str(schema.get("title", "output")), schema=schema,
+            metadata={k: v for k, v in output.items() if k not in ("type", "schema")})
+        del config["format"]
+    if config or not rest["output_config"]:
+        rest["output_config"] = config
+    else:
+        del rest["output_config"]
+
+
+def _read_thinking(rest: dict[str, Any], options: dict[str, Any]) -> None:
+    """``thinking`` -> ``thinking_budget`` (``enabled`` with a budget; ``disabled``
+    is 0) and ``include_thoughts`` (``display``); any other form stays whole."""
+    thinking = rest.get("thinking")
+    if not isinstance(thinking, dict):
+        return
+    config = dict(thinking)
+    display = config.get("display")
+    shown = _SHOWN.get(display) if isinstance(display, str) else None
+    if shown is not None:
+        del config["display"]
+        options["include_thoughts"] = shown
+    budget = config.get("budget_tokens")
+    if config == {"type": "enabled", "budget_tokens": budget} and isinstance(
+            budget, int) and not isinstance(budget, bool) and budget > 0:
+        options["thinking_budget"] = budget
+        del rest["thinking"]
+    elif config == {"type": "disabled"}:
+        options["thinking_budget"] = 0
+        del rest["thinking"]
+    else:
+        rest["thinking"] = config

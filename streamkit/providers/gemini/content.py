@@ -1,0 +1,645 @@
+"""Gemini ``Part`` s <-> streamkit blocks, both directions.
+
+One small function per part kind, shared by the request builder and the
+request parser (:mod:`.request`); the response side reads parts with the
+stream parser (:mod:`.candidate`), and this module writes back exactly what
+that reader makes:
+
+=======================================  ===========================================
+streamkit                                Gemini part
+=======================================  ===========================================
+:class:`TextBlock`                       ``{"text"}``
+:class:`ThinkingBlock`                   ``{"text", "thought": true}``
+:class:`ToolCallBlock`                   ``{"functionCall": {"id"?, "name", "args"}}``
+:class:`DataBlock`, inline bytes         ``{"inlineData": {"mimeType", "data"}}``
+:class:`DataBlock`, a URL                ``{"fileData": {"mimeType", "fileUri"}}``
+:class:`FunctionExecutionResult`         ``{"functionResponse": {"id"?, "name",
+                                         "response", "parts"?}}``
+:class:`RawBlock` (the whole part)       ``executableCode``, ``codeExecutionResult``,
+                                         ``toolCall`` / ``toolResponse`` (server
+                                         tools), any part kind not listed
+=======================================  ===========================================
+
+``thoughtSignature`` stays on the part it came on: a :class:`ThinkingBlock` holds
+it in ``signature``, every other block in ``metadata["signature"]`` (where
+:mod:`streamkit.merge` puts a signature delta), a :class:`RawBlock` inside its
+part. It is sent back as received (a response's standard base64; the API also
+takes the URL-safe form the google-genai SDK re-encodes it in).
+
+Block ``metadata`` holds the part's fields streamkit has no slot for, under
+their own names; writing puts a Part field (:data:`PART_FIELDS`:
+``videoMetadata``, ``mediaResolution``...) on the part and any other on the
+object inside it (``functionCall``, ``inlineData``...), which is where the
+stream parser found them. A few metadata keys are streamkit's own records,
+never sent (:data:`RECORDS`): ``snake_case`` (the spelling, see
+:mod:`.spelling`), ``absent`` (documented fields the body left out),
+``generated_id``, ``response_object``, ``base64`` and the stream parser's
+``signature`` / ``unreadable`` / ``unassembledPartialArgs``.
+
+Function call ids. AI Studio usually sends ``functionCall`` without ``id``;
+:class:`ToolCallBlock` needs one, so the stream parser and the request parser
+make one up. A made-up id is never written back (:func:`made_up_id`): the
+matching ``functionResponse`` then goes without ``id`` too, by ``name`` and
+position, as Gemini matched them before it had ids.
+
+Tool results. ``response`` is a JSON object; the API reference reads an
+``output`` key as the function's output and an ``error`` key as its failure
+(google-genai ``FunctionResponse.response``), so a result's text is written as
+``{"output": text}`` or, when ``is_error``, ``{"error": text}``. A response of
+another shape (``{"return_value": ...}``) is read as its compact JSON text with
+``metadata["response_object"]`` set, and written back as that object. Images
+and files of a result go in ``functionResponse.parts`` (Gemini 3's multimodal
+function responses; earlier models refuse them).
+
+Reading a request is lossless: a part becomes a block only when writing the
+block gives the part back exactly (:func:`_exactly`), otherwise it is kept
+whole as a :class:`RawBlock` and goes back verbatim.
+
+Sending an assistant turn (the cross-provider policy)
+-----------------------------------------------------
+A turn written by Gemini (``provider`` ``gemini``, or ``None``: built by hand
+or read from a Gemini request) goes back part for part as it came: thought
+parts (``thought: true``, signed or not: the recorded client re-sends
+unsigned thought summaries too), text, function calls, inline media (a
+generated image), server tool parts (``toolCall`` / ``toolResponse``,
+``executableCode``...) verbatim, every signature on its part, block metadata
+included. The thought-signatures guide asks for exactly that: "pass it back
+exactly as received"; on Gemini 3 a function call of the current turn without
+its signature is a 400. A call cut off mid-arguments cannot be sent (its
+``args`` are no JSON object): building raises
+:class:`~streamkit.errors.ToolArgumentsError`.
+
+A turn from another wire format keeps only what Gemini can take:
+
+- text (without the other wire's citations and metadata) and tool calls (a
+  plain ``functionCall`` with its id, unless made up, and its arguments; the
+  other API's server-side calls are dropped, no response could follow them).
+  The first call carries :data:`FOREIGN_CALL_SIGNATURE`, the value the
+  thought-signatures guide gives for history another model wrote, since
+  Gemini 3 refuses an unsigned first call of a step;
+- visible thinking as a text part ``<think>\\n...\\n</think>`` (the form the
+  recorded Cerebras GLM exchange replays), or nothing with
+  ``foreign_thinking="drop"``;
+- signatures, encrypted or redacted reasoning, provider items
+  (:class:`RawBlock`) and tool results are dropped: Gemini cannot verify or
+  read them;
+- media of the turn (an OpenAI audio answer) is sent as its transcript, or
+  dropped when it has none.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import unquote_to_bytes
+
+import msgspec
+
+from ...blocks import (
+    PCM_RATE_ASSUMED,
+    Base64Source,
+    Block,
+    ContentBlock,
+    DataBlock,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    URLSource,
+    new_block_id,
+)
+from ...errors import ToolArgumentsError
+from ...messages import FunctionExecutionResult, UserContent
+from ...request import ForeignThinking
+from ..coerce import as_str
+from .rules import decode_base64
+from .spelling import SNAKE_CASE, Spelling, camel
+
+Wire = dict[str, Any]
+
+#: Metadata key of a non-thinking block's ``thoughtSignature`` (merge.py's place for it).
+SIGNATURE = "signature"
+#: Metadata key: the block's id (a call's, or the call id of a result) was made up
+#: because the body had none; it is not written.
+GENERATED_ID = "generated_id"
+#: Metadata key: documented fields the body left out (camelCase names).
+ABSENT = "absent"
+#: Metadata key of a result: its text is the whole ``response`` object, as JSON.
+RESPONSE_OBJECT = "response_object"
+#: Metadata key of a data block: ``"urlsafe"`` when the body wrote its bytes in
+#: the URL-safe base64 alphabet (the google-genai SDK does).
+BASE64 = "base64"
+
+#: Metadata keys that are streamkit's records, never wire fields.
+RECORDS = frozenset({
+    SNAKE_CASE, SIGNATURE, GENERATED_ID, ABSENT, RESPONSE_OBJECT, BASE64, PCM_RATE_ASSUMED,
+    "unreadable", "unassembledPartialArgs",  # the stream parser's diagnostics
+})
+
+#: The fields of a ``Part`` beside its content (REST ``Part``; google-genai
+#: ``types.Part``): block metadata under these names goes on the part, any
+#: other on the object inside it.
+PART_FIELDS = frozenset({
+    "thought", "thoughtSignature", "partMetadata", "videoMetadata", "mediaResolution",
+    "audioTranscription", "mediaProcessing", "speechMetadata", "documentMetadata",
+    "spreadsheetMetadata", "audioMetadata",
+})
+
+#: Thought signature for a function call of another API's turn. Gemini 3 answers
+#: 400 when the first function call of a step in the current turn has no
+#: signature; for history it did not produce (another model's turns) the
+#: thought-signatures guide documents this value to skip the check
+#: (ai.google.dev/gemini-api/docs/thought-signatures, FAQ).
+FOREIGN_CALL_SIGNATURE = "skip_thought_signature_validator"
+
+# streamkit's made-up call ids (streamkit.ids: prefix "call", 24 hex digits), for
+# blocks whose reader did not mark them (see made_up_id).
+_MADE_UP_ID = re.compile(r"call_[0-9a-f]{24}")
+_SIGNATURE_FIELDS = frozenset({"thought", "thoughtSignature", "thought_signature"})
+_ENCODE = msgspec.json.encode
+
+
+# ---------------------------------------------------------------- metadata
+
+
+def _extras(metadata: dict[str, Any]) -> tuple[Wire, Wire]:
+    """Block metadata as wire fields: (those of the part, those of the object in it)."""
+    part: Wire = {}
+    inner: Wire = {}
+    for key, value in metadata.items():
+        if key not in RECORDS:
+            (part if camel(key) in PART_FIELDS else inner)[key] = value
+    return part, inner
+
+
+def absent_fields(metadata: dict[str, Any]) -> frozenset[str]:
+    """The documented fields a read object left out (:data:`ABSENT`)."""
+    names = metadata.get(ABSENT)
+    return frozenset(name for name in names or () if isinstance(name, str))
+
+
+def _records(spelling: Spelling, absent: list[str]) -> dict[str, Any]:
+    """The records a reader keeps (only those that say something)."""
+    out: dict[str, Any] = {}
+    if spelling.paths:
+        out[SNAKE_CASE] = spelling.record()
+    if absent:
+        out[ABSENT] = absent
+    return out
+
+
+def made_up_id(block: ToolCallBlock) -> bool:
+    """Whether the call's id was made up by streamkit (the provider sent none):
+    ``metadata["generated_id"]`` says so when the reader marked it; otherwise
+    an id of streamkit's own shape (``call_`` + 24 hex digits) is taken as made
+    up. (The stream parser does not mark its ids yet.)"""
+    marked = block.metadata.get(GENERATED_ID)
+    if isinstance(marked, bool):
+        return marked
+    return _MADE_UP_ID.fullmatch(block.id) is not None
+
+
+# ---------------------------------------------------------------- writing parts
+
+
+def _sign(part: Wire, signature: str | None, spelling: Spelling) -> None:
+    if signature is not None:
+        part[spelling.key("thoughtSignature")] = signature
+
+
+def text_part(block: TextBlock) -> Wire:
+    """``{"text"}`` (+ its signature and extras); citations are the response's,
+    not content, and are not sent back."""
+    spelling = Spelling.of(block.metadata)
+    part_extras, inner_extras = _extras(block.metadata)
+    part: Wire = {"text": block.text}
+    _sign(part, as_str(block.metadata.get(SIGNATURE)), spelling)
+    return {**part, **inner_extras, **part_extras}
+
+
+def thought_part(block: ThinkingBlock) -> Wire:
+    """``{"text", "thought": true}`` with its signature, as it came."""
+    spelling = Spelling.of(block.metadata)
+    part_extras, inner_extras = _extras(block.metadata)
+    part: Wire = {} if "text" in absent_fields(block.metadata) else {"text": block.thinking}
+    part["thought"] = True
+    _sign(part, block.signature, spelling)
+    return {**part, **inner_extras, **part_extras}
+
+
+def arguments(block: ToolCallBlock) -> dict[str, Any]:
+    """The call's ``args`` object (Gemini's ``args`` is a JSON object)."""
+    value = block.arguments()
+    if type(value) is not dict:
+        raise ValueError(f"tool call {block.name!r} (id {block.id!r}) has arguments that are "
+                         "not a JSON object; Gemini's functionCall.args must be one")
+    return value
+
+
+def call_part(block: ToolCallBlock, *, write_id: bool) -> Wire:
+    """``{"functionCall": {"id"?, "name", "args"}}`` (+ its signature)."""
+    spelling = Spelling.of(block.metadata)
+    part_extras, call_extras = _extras(block.metadata)
+    call: Wire = {"id": block.id} if write_id else {}
+    call["name"] = block.name
+    if "args" not in absent_fields(block.metadata):
+        call["args"] = arguments(block)
+    part: Wire = {spelling.key("functionCall"): {**call, **call_extras}}
+    _sign(part, as_str(block.metadata.get(SIGNATURE)), spelling)
+    return {**part, **part_extras}
+
+
+def _data_url(url: str) -> tuple[str, bytes] | None:
+    """``(media type, bytes)`` of a ``data:`` URL (RFC 2397; ``None``: not one).
+    Its bytes go inline: the API fetches no ``data:`` URI."""
+    if not url.startswith("data:"):
+        return None
+    head, comma, data = url[5:].partition(",")
+    if not comma:
+        return None
+    if head.endswith(";base64"):
+        raw = decode_base64(data)
+        return None if raw is None else (head.removesuffix(";base64"), raw)
+    return head or "text/plain;charset=US-ASCII", unquote_to_bytes(data)
+
+
+def data_part(block: DataBlock) -> Wire:
+    """Inline bytes as ``inlineData`` (a ``data:`` URL too), a URL as ``fileData``
+    (a Files API URI, a ``gs://`` or web URL: the API fetches it, not streamkit)."""
+    spelling = Spelling.of(block.metadata)
+    part_extras, inner_extras = _extras(block.metadata)
+    source = block.source
+    inline = _data_url(source.url) if isinstance(source, URLSource) else None
+    media_type = inline[0] if inline is not None else block.media_type
+    if isinstance(source, URLSource) and inline is None:
+        kind = "fileData"
+        inner: Wire = {spelling.key("mimeType", "fileData.mimeType"): media_type} if (
+            media_type) else {}
+        inner[spelling.key("fileUri", "fileData.fileUri")] = source.url
+    else:
+        kind = "inlineData"
+        if not media_type:
+            raise ValueError(f"data block {block.id!r} has no media type; Gemini's inlineData "
+                             "needs a mimeType")
+        raw = inline[1] if inline is not None else block.data
+        urlsafe = block.metadata.get(BASE64) == "urlsafe"
+        encoded = (base64.urlsafe_b64encode if urlsafe else base64.b64encode)(raw).decode()
+        inner = {spelling.key("mimeType", "inlineData.mimeType"): media_type, "data": encoded}
+    if block.name is not None:
+        inner[spelling.key("displayName", f"{kind}.displayName")] = block.name
+    return {spelling.key(kind): {**inner, **inner_extras}, **part_extras}
+
+
+def raw_part(block: RawBlock) -> Wire:
+    """A part streamkit does not model, as it came."""
+    return dict(block.data)
+
+
+def user_part(block: UserContent) -> Wire:
+    """One part of a user's content."""
+    if isinstance(block, TextBlock):
+        return text_part(block)
+    if isinstance(block, DataBlock):
+        return data_part(block)
+    return raw_part(block)
+
+
+def result_part(result: FunctionExecutionResult, *, name: str, write_id: bool) -> Wire:
+    """``{"functionResponse": {"id"?, "name", "response", "parts"?}}`` (see the
+    module docstring for ``response``)."""
+    spelling = Spelling.of(result.metadata)
+    part_extras, response_extras = _extras(result.metadata)
+    answer: Wire = {"id": result.call_id} if write_id else {}
+    answer["name"] = name
+    if "response" not in absent_fields(result.metadata):
+        answer["response"] = _response(result)
+    media = [block for block in result.blocks if isinstance(block, DataBlock)]
+    if media:
+        answer[spelling.key("parts", "functionResponse.parts")] = [data_part(b) for b in media]
+    return {spelling.key("functionResponse"): {**answer, **response_extras}, **part_extras}
+
+
+def _response(result: FunctionExecutionResult) -> Wire:
+    text = result.text
+    if result.metadata.get(RESPONSE_OBJECT):
+        value = json.loads(text)
+        if type(value) is not dict:
+            raise ValueError(f"tool result for {result.call_id!r}: metadata['response_object'] "
+                             "says its text is a JSON object, and it is not one")
+        return {"error": value} if result.is_error else value
+    return {"error": text} if result.is_error else {"output": text}
+
+
+# ---------------------------------------------------------------- assistant turns
+
+
+PartWriter = Callable[[Any, ForeignThinking], list[Wire]]
+
+
+def _own_text(block: TextBlock, policy: ForeignThinking) -> list[Wire]:
+    return [text_part(block)]
+
+
+def _own_thinking(block: ThinkingBlock, policy: ForeignThinking) -> list[Wire]:
+    return [thought_part(block)]
+
+
+def _own_call(block: ToolCallBlock, policy: ForeignThinking) -> list[Wire]:
+    return [call_part(block, write_id=not made_up_id(block))]
+
+
+def _own_data(block: DataBlock, policy: ForeignThinking) -> list[Wire]:
+    return [data_part(block)]
+
+
+def _own_raw(block: RawBlock, policy: ForeignThinking) -> list[Wire]:
+    return [raw_part(block)]
+
+
+def _dropped(block: Block, policy: ForeignThinking) -> list[Wire]:
+    """What no Gemini model turn can hold (a tool result: Gemini's are user parts)."""
+    return []
+
+
+def _foreign_text(block: TextBlock, policy: ForeignThinking) -> list[Wire]:
+    """The text alone (the other API's citations and extras mean nothing here)."""
+    return [{"text": block.text}] if block.text else []
+
+
+def _thinking_as_text(block: ThinkingBlock, policy: ForeignThinking) -> list[Wire]:
+    """Reasoning Gemini cannot verify: visible text in ``<think>`` tags, or nothing."""
+    if policy == "drop" or not block.thinking:
+        return []
+    return [{"text": f"<think>\n{block.thinking}\n</think>"}]
+
+
+def _foreign_call(block: ToolCallBlock, policy: ForeignThinking) -> list[Wire]:
+    """Another API's call as a plain ``functionCall``; its server-side calls are
+    dropped (no function response can answer them here)."""
+    if block.metadata.get("server"):
+        return []
+    call: Wire = {} if made_up_id(block) else {"id": block.id}
+    return [{"functionCall": {**call, "name": block.name, "args": arguments(block)}}]
+
+
+def _spoken(block: DataBlock, policy: ForeignThinking) -> list[Wire]:
+    """Media of another API's turn (an OpenAI audio answer): its transcript, if any."""
+    return [{"text": block.transcript}] if block.transcript else []
+
+
+_OWN_PARTS: dict[type[Block], PartWriter] = {
+    TextBlock: _own_text,
+    ThinkingBlock: _own_thinking,
+    ToolCallBlock: _own_call,
+    DataBlock: _own_data,
+    RawBlock: _own_raw,
+    ToolResultBlock: _dropped,
+}
+
+_FOREIGN_PARTS: dict[type[Block], PartWriter] = {
+    TextBlock: _foreign_text,
+    ThinkingBlock: _thinking_as_text,
+    ToolCallBlock: _foreign_call,
+    DataBlock: _spoken,
+    RawBlock: _dropped,
+    ToolResultBlock: _dropped,
+}
+
+
+def model_parts(blocks: list[ContentBlock], *, own: bool,
+                foreign_thinking: ForeignThinking) -> list[Wire]:
+    """An assistant turn's blocks as the parts of a ``model`` content. Another
+    API's turn keeps text, tool calls and (as text) thinking; its first
+    function call carries :data:`FOREIGN_CALL_SIGNATURE`."""
+    writers = _OWN_PARTS if own else _FOREIGN_PARTS
+    parts: list[Wire] = []
+    for block in blocks:
+        parts += writers[type(block)](block, foreign_thinking)
+    if not own:
+        first_call = next((part for part in parts if "functionCall" in part), None)
+        if first_call is not None:
+            first_call["thoughtSignature"] = FOREIGN_CALL_SIGNATURE
+    return parts
+
+
+def _model_part(block: Block) -> Wire:
+    """The one part an own assistant block is (for :func:`_exactly`)."""
+    written = _OWN_PARTS[type(block)](block, "drop")
+    if len(written) != 1:
+        raise ValueError("not exactly one part")
+    return written[0]
+
+
+# ---------------------------------------------------------------- reading parts
+
+
+def _exactly(block: Block, write: Callable[[Any], Wire], part: Wire) -> Block:
+    """``block`` when writing it gives ``part`` back exactly, else the part kept
+    whole: reading a request never loses a field or changes a form."""
+    try:
+        if write(block) == part:
+            return block
+    except (ValueError, TypeError, ToolArgumentsError):
+        pass
+    return RawBlock(_kind(part), part)
+
+
+def _kind(part: Wire) -> str:
+    """A raw part's kind: its first key that is not a signature field."""
+    return next((key for key in part if key not in _SIGNATURE_FIELDS), "unknown")
+
+
+def _part_dict(part: Any) -> Wire:
+    if type(part) is not dict:
+        raise ValueError(f"a Gemini part must be an object, not {str(part)[:200]}")
+    return part
+
+
+def _unread(wire: Wire, *keys: str | None) -> Wire:
+    read = {key for key in keys if key is not None}
+    return {key: value for key, value in wire.items() if key not in read}
+
+
+def _signature(part: Wire, spelling: Spelling) -> tuple[str | None, str | None]:
+    """The part's signature and the key it is under."""
+    key = spelling.find(part, "thoughtSignature")
+    return (as_str(part[key]), key) if key is not None else (None, None)
+
+
+def _read_text(part: Wire) -> Block:
+    spelling = Spelling()
+    signature, signature_key = _signature(part, spelling)
+    text = part.get("text")
+    if part.get("thought") is True:
+        absent = [] if "text" in part else ["text"]
+        metadata = {**_unread(part, "text", "thought", signature_key),
+                    **_records(spelling, absent)}
+        return ThinkingBlock(text if isinstance(text, str) else "", signature=signature,
+                             metadata=metadata)
+    metadata = _unread(part, "text", signature_key)
+    if signature is not None:
+        metadata[SIGNATURE] = signature
+    return TextBlock(text if isinstance(text, str) else "",
+                     metadata={**metadata, **_records(spelling, [])})
+
+
+def _read_call(part: Wire, key: str, spelling: Spelling) -> Block:
+    call = part[key]
+    if type(call) is not dict:
+        raise ValueError("functionCall is not an object")
+    signature, signature_key = _signature(part, spelling)
+    call_id = as_str(call.get("id"))
+    args = call.get("args")
+    metadata = {**_unread(call, "id", "name", "args"), **_unread(part, key, signature_key)}
+    if signature is not None:
+        metadata[SIGNATURE] = signature
+    if call_id is None:
+        metadata[GENERATED_ID] = True
+    block = ToolCallBlock(call_id, as_str(call.get("name")) or "",
+                          _ENCODE(args if args is not None else {}).decode(),
+                          metadata={**metadata, **_records(spelling, [] if "args" in call
+                                                           else ["args"])})
+    return block
+
+
+def _read_data(part: Wire, key: str, spelling: Spelling) -> Block:
+    kind = camel(key)
+    inner = part[key]
+    if type(inner) is not dict:
+        raise ValueError(f"{kind} is not an object")
+    signature, signature_key = _signature(part, spelling)
+    mime_key = spelling.find(inner, "mimeType", f"{kind}.mimeType")
+    name_key = spelling.find(inner, "displayName", f"{kind}.displayName")
+    media_type = as_str(inner.get(mime_key)) if mime_key else None
+    name = as_str(inner.get(name_key)) if name_key else None
+    metadata: Wire = {}
+    source: Base64Source | URLSource
+    if kind == "inlineData":
+        data = inner.get("data")
+        raw = decode_base64(data) if isinstance(data, str) else None
+        if raw is None:
+            raise ValueError("inlineData.data is not base64")
+        if isinstance(data, str) and ("-" in data or "_" in data):
+            metadata[BASE64] = "urlsafe"
+        source = Base64Source(raw, media_type or "")
+        read_inner: tuple[str | None, ...] = (mime_key, name_key, "data")
+    else:
+        uri_key = spelling.find(inner, "fileUri", "fileData.fileUri")
+        uri = as_str(inner.get(uri_key)) if uri_key else None
+        if uri is None:
+            raise ValueError("fileData.fileUri is not a string")
+        source = URLSource(uri, media_type or "")
+        read_inner = (mime_key, name_key, uri_key)
+    metadata.update({**_unread(inner, *read_inner), **_unread(part, key, signature_key)})
+    if signature is not None:
+        metadata[SIGNATURE] = signature
+    return DataBlock(name=name, source=source, metadata={**metadata, **_records(spelling, [])})
+
+
+def _read_content_part(part: Wire) -> Block:
+    """A part as the block the stream parser would make of it (a raw part for
+    any kind it keeps whole)."""
+    if "text" in part:
+        return _read_text(part)
+    spelling = Spelling()
+    for kind, reader in _PART_READERS.items():
+        key = spelling.find(part, kind)
+        if key is not None:
+            return reader(part, key, spelling)
+    return RawBlock(_kind(part), part)
+
+
+_PART_READERS: dict[str, Callable[[Wire, str, Spelling], Block]] = {
+    "functionCall": _read_call,
+    "inlineData": _read_data,
+    "fileData": _read_data,
+}
+
+
+def read_model_part(part: Any) -> ContentBlock:
+    """A part of a ``model`` content of a request, as the block a response's
+    part becomes, when it writes back exactly."""
+    wire = _part_dict(part)
+    try:
+        block = _read_content_part(wire)
+    except ValueError:
+        return RawBlock(_kind(wire), wire)
+    if isinstance(block, RawBlock):
+        return block
+    exact = _exactly(block, _model_part, wire)
+    assert isinstance(exact, (TextBlock, ThinkingBlock, ToolCallBlock, DataBlock, RawBlock))
+    return exact
+
+
+def read_user_part(part: Any) -> UserContent:
+    """A part of a ``user`` content (text, inline bytes, a file URI), or the
+    part kept whole."""
+    wire = _part_dict(part)
+    try:
+        block = _read_content_part(wire)
+    except ValueError:
+        return RawBlock(_kind(wire), wire)
+    if not isinstance(block, (TextBlock, DataBlock)):
+        return RawBlock(_kind(wire), wire)
+    exact = _exactly(block, user_part, wire)
+    assert isinstance(exact, (TextBlock, DataBlock, RawBlock))
+    return exact
+
+
+def read_result(part: Any, call_id_for: Callable[[str], str]) -> FunctionExecutionResult | None:
+    """A ``functionResponse`` part as a :class:`FunctionExecutionResult`, or
+    ``None`` when it is not one that writes back exactly (the caller keeps the
+    part whole). A response without ``id`` answers the call
+    ``call_id_for(name)`` names (``generated_id`` marks the result)."""
+    wire = _part_dict(part)
+    spelling = Spelling()
+    key = spelling.find(wire, "functionResponse")
+    answer = wire.get(key) if key is not None else None
+    if type(answer) is not dict or not isinstance(answer.get("name"), str):
+        return None
+    name: str = answer["name"]
+    parts_key = spelling.find(answer, "parts", "functionResponse.parts")
+    media = [read_user_part(item) for item in answer[parts_key]] if (
+        parts_key is not None and type(answer[parts_key]) is list) else []
+    if parts_key is not None and (type(answer[parts_key]) is not list or not all(
+            isinstance(block, DataBlock) for block in media)):
+        return None
+    text, is_error, metadata = _read_response(answer)
+    call_id = as_str(answer.get("id"))
+    if call_id is None:
+        metadata[GENERATED_ID] = True
+    metadata.update(_unread(answer, "id", "name", "response", parts_key))
+    metadata.update(_unread(wire, key))
+    metadata.update(_records(spelling, [] if "response" in answer else ["response"]))
+    content: str | list[TextBlock | DataBlock] = (
+        [TextBlock(text), *(block for block in media if isinstance(block, DataBlock))]
+        if media else text)
+    result = FunctionExecutionResult(call_id if call_id is not None else call_id_for(name),
+                                     content, is_error, name=name, metadata=metadata)
+    try:
+        written = result_part(result, name=name, write_id=call_id is not None)
+    except (ValueError, TypeError):
+        return None
+    return result if written == wire else None
+
+
+def _read_response(answer: Wire) -> tuple[str, bool, Wire]:
+    """A ``response`` object as (text, is_error, metadata)."""
+    response = answer.get("response")
+    if type(response) is dict and len(response) == 1:
+        ((key, value),) = response.items()
+        if key in ("output", "error") and isinstance(value, str):
+            return value, key == "error", {}
+    if type(response) is dict:
+        text = json.dumps(response, ensure_ascii=False, separators=(",", ":"))
+        return text, False, {RESPONSE_OBJECT: True}
+    return "", False, {}
+
+
+def generated_call_id() -> str:
+    """An id for a call (or the call of a result) the body gave none."""
+    return new_block_id("call")

@@ -1,0 +1,784 @@
+"""Gemini ``generateContent`` / ``streamGenerateContent`` request bodies (AI
+Studio ``generativelanguage.googleapis.com`` and Vertex AI), both ways.
+
+The body (REST ``GenerateContentRequest``; google-genai ``GenerateContentConfig``
+is the same fields, flattened)::
+
+    {"contents": [{"role": "user" | "model", "parts": [...]}],
+     "systemInstruction": {"parts": [{"text": ...}]},
+     "tools": [{"functionDeclarations": [...]}, {"googleSearch": {}}, ...],
+     "toolConfig": {"functionCallingConfig": {"mode", "allowedFunctionNames"}},
+     "generationConfig": {"temperature", "topP", "maxOutputTokens", "stopSequences",
+                          "seed", "responseMimeType", "responseJsonSchema",
+                          "thinkingConfig": {...}, "responseModalities", ...},
+     "safetySettings": [...], "cachedContent": ..., "labels": {...}}
+
+``model`` and ``stream`` are not in it: the URL says both
+(``models/{model}:generateContent``, ``:streamGenerateContent?alt=sse``), so
+:func:`build_request` never writes ``Request.model`` / ``Request.stream`` (the
+client puts them in the URL) and :func:`parse_request` reads them as ``None``.
+
+Where each part of a :class:`Request` goes:
+
+- every :class:`SystemMessage` -> ``systemInstruction`` (its text parts, in
+  order: Gemini has one system prompt and no system role in ``contents``, so a
+  later system message joins it); its ``metadata`` (``role``) goes on it;
+- :class:`UserMessage` -> a ``user`` content (text, ``inlineData``,
+  ``fileData`` parts; a user ``name`` has no Gemini field and is not sent);
+  :class:`FunctionExecutionResultMessage` -> one ``user`` content of
+  ``functionResponse`` parts; an assistant turn -> a ``model`` content (see
+  :mod:`.content` for the parts, and for what a turn of another API keeps);
+- ``tools``: consecutive :class:`Tool` s -> one ``{"functionDeclarations":
+  [...]}`` entry, each ``{"name", "description", "parametersJsonSchema"}``
+  (JSON Schema, the form pydantic makes; a tool read with ``parameters``, the
+  OpenAPI subset, keeps it) plus its metadata; ``strict`` has no Gemini field.
+  A dict (``{"googleSearch": {}}``, ``{"codeExecution": {}}``, ``{"fileSearch":
+  ...}``) goes as it is;
+- ``tool_choice`` -> ``toolConfig.functionCallingConfig``: ``auto`` is
+  ``AUTO``, ``required`` is ``ANY``, ``none`` is ``NONE``, a tool name is
+  ``ANY`` with ``allowedFunctionNames: [name]`` (the function-calling guide's
+  forms);
+- structured output -> ``generationConfig.responseMimeType:
+  "application/json"``, with a schema as ``responseJsonSchema`` (JSON Schema;
+  one read as ``responseSchema``, the OpenAPI subset, keeps that field); the
+  schema's name, ``strict`` and ``description`` have no Gemini field;
+- options (:data:`~streamkit.request.UNIFORM_OPTIONS`), all inside
+  ``generationConfig``: ``temperature``, ``top_p`` (``topP``), ``max_tokens``
+  (``maxOutputTokens``), ``stop`` (``stopSequences``), ``seed``;
+  ``thinking_budget``, ``include_thoughts`` and ``reasoning_effort`` ->
+  ``thinkingConfig`` ``thinkingBudget`` / ``includeThoughts`` /
+  ``thinkingLevel`` (the level words are Gemini's: ``minimal``, ``low``,
+  ``medium``, ``high``; OpenAI's ``none`` is sent as ``minimal``, which "matches
+  no thinking for most queries"; a level and a budget together are refused by
+  the API, so building raises); ``audio`` -> ``responseModalities: ["AUDIO"]``
+  and ``speechConfig.voiceConfig.prebuiltVoiceConfig.voiceName`` (Gemini speaks
+  24 kHz 16-bit PCM only: a ``format`` other than ``pcm16`` raises).
+  Dropped, because the wire has no switch for them: ``include_usage`` (every
+  chunk carries ``usageMetadata``) and ``parallel_tool_calls``. Any other
+  GenerationConfig field given as an option (``top_k`` / ``topK``,
+  ``response_modalities``, ``speech_config``, ``candidate_count``...) goes
+  inside ``generationConfig`` under the name given (the API takes either
+  spelling); every other option goes at the top level under its own name
+  (``safetySettings``, ``cachedContent``, ``labels``...).
+
+Reading a body back gives the same parts, and every field the model has no
+place for stays in ``options`` (top level; an unread ``generationConfig`` field
+is lifted to the top level of ``options``, where building puts it back) or in
+``metadata`` (contents, parts, declarations) under its own name, so
+``build_request(parse_request(body)) == body``. The spelling of each field
+(camelCase or snake_case) is kept as data (:mod:`.spelling`). A content that
+mixes ``functionResponse`` parts with other parts becomes several messages; all
+but the first carry ``metadata["same_turn"]`` and are written back into it. A
+``functionResponse`` without ``id`` answers the earliest call of the same name
+in the ``model`` content before it (it gets that call's id, marked
+``generated_id``, and is written back without one).
+
+Limitation: a top-level field named like a GenerationConfig field (which the
+API would refuse there) is read as that option and written inside
+``generationConfig``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any, cast
+
+from ...blocks import ContentBlock, TextBlock, ToolCallBlock
+from ...messages import (
+    AssistantMessage,
+    FunctionExecutionResult,
+    FunctionExecutionResultMessage,
+    Message,
+    SystemMessage,
+    UserContent,
+    UserMessage,
+    as_assistant,
+)
+from ...request import UNIFORM_OPTIONS, ForeignThinking, JsonSchemaOutput, Request
+from ...response import ChatResponse
+from ...tools import Tool
+from ..coerce import path
+from .content import (
+    ABSENT,
+    GENERATED_ID,
+    RECORDS,
+    Wire,
+    absent_fields,
+    generated_call_id,
+    made_up_id,
+    model_parts,
+    read_model_part,
+    read_result,
+    read_user_part,
+    result_part,
+    text_part,
+    user_part,
+)
+from .spelling import SNAKE_CASE, Spelling, camel, snake
+
+__all__ = ["GENERATION_FIELDS", "PROVIDER", "SAME_TURN", "SCHEMA_FIELD", "TOOLS_ENTRY",
+           "build_request", "is_own", "parse_request"]
+
+#: The registry name of this wire format's own API.
+PROVIDER = "gemini"
+
+#: Message metadata key: read from the same wire content as the message before it.
+SAME_TURN = "same_turn"
+#: Tool metadata key: this tool starts a new ``tools`` entry, whose wrapper key
+#: (``functionDeclarations`` or ``function_declarations``) is the value.
+TOOLS_ENTRY = "tools_entry"
+#: Tool / JsonSchemaOutput metadata key: the schema field the body used when it
+#: is not the JSON Schema one (``parameters``, ``responseSchema``: the OpenAPI subset).
+SCHEMA_FIELD = "schema_field"
+
+#: GenerationConfig's fields (REST ``GenerationConfig``; google-genai
+#: ``types.GenerationConfig``), camelCase: an option of one of these names goes
+#: inside ``generationConfig``.
+GENERATION_FIELDS = frozenset({
+    "stopSequences", "responseMimeType", "responseSchema", "responseJsonSchema",
+    "responseModalities", "candidateCount", "maxOutputTokens", "temperature", "topP", "topK",
+    "seed", "presencePenalty", "frequencyPenalty", "responseLogprobs", "logprobs",
+    "enableEnhancedCivicAnswers", "speechConfig", "thinkingConfig", "imageConfig",
+    "mediaResolution", "routingConfig", "modelSelectionConfig", "audioTimestamp",
+    "enableAffectiveDialog", "audioTranscriptionConfig", "responseFormat", "translationConfig",
+})
+
+_UNIFORM = frozenset(UNIFORM_OPTIONS)
+
+# Uniform options that are GenerationConfig fields under another name.
+_SAMPLING = {"temperature": "temperature", "top_p": "topP", "max_tokens": "maxOutputTokens",
+             "stop": "stopSequences", "seed": "seed"}
+_SAMPLING_TYPES: dict[str, tuple[type, ...]] = {
+    "temperature": (int, float), "topP": (int, float), "maxOutputTokens": (int,),
+    "stopSequences": (list,), "seed": (int,)}
+
+# Uniform options that are ThinkingConfig fields.
+_THINKING = {"thinking_budget": "thinkingBudget", "include_thoughts": "includeThoughts",
+             "reasoning_effort": "thinkingLevel"}
+_THINKING_TYPES: dict[str, type] = {"thinkingBudget": int, "includeThoughts": bool,
+                                    "thinkingLevel": str}
+# reasoning_effort words of other wire formats -> the nearest thinkingLevel (the
+# thinking guide's levels are minimal, low, medium, high; "minimal" matches "no
+# thinking" for most queries: ai.google.dev/gemini-api/docs/thinking#thinking-levels).
+_EFFORT = {"none": "minimal"}
+
+# Uniform options this wire has no switch for: nothing is written.
+_IMPLIED = ("include_usage", "parallel_tool_calls")
+
+# tool_choice words <-> functionCallingConfig.mode.
+_MODES = {"auto": "AUTO", "required": "ANY", "none": "NONE"}
+_MODE_WORDS = {mode: word for word, mode in _MODES.items()}
+
+_JSON = "application/json"
+_MESSAGE_RECORDS = frozenset({SAME_TURN, ABSENT})
+
+
+# ---------------------------------------------------------------- building
+
+
+def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
+    """The body for ``request`` (see the module docstring); ``model`` and
+    ``stream`` go in the URL, not here."""
+    # a uniform option given as None is not given (the keyword's default)
+    options = {k: v for k, v in request.options.items() if v is not None or k not in _UNIFORM}
+    foreign_thinking = _foreign_thinking(options.pop("foreign_thinking", "text"))
+    spelling = Spelling(path for path in options.pop(SNAKE_CASE, None) or ()
+                        if isinstance(path, str))
+    for name in _IMPLIED:
+        options.pop(name, None)
+    body: dict[str, Any] = {}
+    systems = [m for m in request.messages if isinstance(m, SystemMessage)]
+    turns: list[Message] = [m for m in request.messages if not isinstance(m, SystemMessage)]
+    body["contents"] = _contents(turns, _calls(turns), foreign_thinking)
+    if systems:
+        body[spelling.key("systemInstruction")] = _system(systems)
+    if request.tools:
+        body["tools"] = _tools(request.tools)
+    tool_config = _tool_config(request.tool_choice, options, spelling)
+    if tool_config is not None:
+        _put(body, spelling.key("toolConfig"), tool_config)
+    generation = _generation_config(options, request.json_output, spelling)
+    if generation is not None:
+        _put(body, spelling.key("generationConfig"), generation)
+    for key, value in options.items():  # everything else, under its own name
+        _put(body, key, value)
+    return copy.deepcopy(body)  # the body shares no object with the messages or options
+
+
+def _foreign_thinking(value: Any) -> ForeignThinking:
+    if value not in ("text", "drop"):
+        raise ValueError(f"foreign_thinking must be 'text' or 'drop', not {value!r}")
+    return cast(ForeignThinking, value)
+
+
+def _put(target: dict[str, Any], key: str, value: Any) -> None:
+    """Set a field; the same field given twice (in either spelling) with
+    different values is an error, with equal values written once."""
+    given = [k for k in dict.fromkeys((key, camel(key), snake(key))) if k in target]
+    for existing in given:
+        if target[existing] != value:
+            raise ValueError(f"{camel(key)!r} is given twice, as {target[existing]!r} "
+                             f"and as {value!r}")
+    if not given:
+        target[key] = value
+
+
+def _pop_object(options: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """A wire object given as an option (``generationConfig={...}``): the base
+    the built fields are added to."""
+    for key in dict.fromkeys((name, snake(name))):
+        if isinstance(options.get(key), dict):
+            return dict(options.pop(key))
+    return None
+
+
+# ---------------------------------------------------------------- generationConfig
+
+
+def _generation_config(options: dict[str, Any], json_output: bool | JsonSchemaOutput | None,
+                       spelling: Spelling) -> Wire | None:
+    """``generationConfig`` from the options it takes (popped from ``options``)."""
+    base = _pop_object(options, "generationConfig")
+    config: Wire = dict(base or {})
+    for uniform, field in _SAMPLING.items():
+        if uniform in options:
+            value = options.pop(uniform)
+            if uniform == "stop" and isinstance(value, str):
+                value = [value]
+            _put(config, spelling.key(field, f"generationConfig.{field}"), value)
+    thinking = _thinking_config(options, spelling)
+    if thinking is not None:
+        _put(config, spelling.key("thinkingConfig", "generationConfig.thinkingConfig"), thinking)
+    _write_audio(config, options.pop("audio", None))
+    _write_json_output(config, json_output, spelling)
+    for name in list(options):
+        if camel(name) in GENERATION_FIELDS:
+            _put(config, name, options.pop(name))
+    return config if config or base is not None else None
+
+
+def _thinking_config(options: dict[str, Any], spelling: Spelling) -> Wire | None:
+    base = _pop_object(options, "thinkingConfig")
+    config: Wire = dict(base or {})
+    for uniform, field in _THINKING.items():
+        if uniform in options:
+            value = options.pop(uniform)
+            if uniform == "reasoning_effort":
+                value = _EFFORT.get(value, value)
+            _put(config, spelling.key(field, f"generationConfig.thinkingConfig.{field}"), value)
+    given = {camel(key) for key in config}
+    if {"thinkingBudget", "thinkingLevel"} <= given:
+        raise ValueError("give thinking_budget or reasoning_effort (thinkingLevel), not both: "
+                         "the Gemini API refuses a request with both")
+    return config if config or base is not None else None
+
+
+def _write_audio(config: Wire, audio: Any) -> None:
+    """``audio={"voice": ..., "format": ...}`` -> spoken output."""
+    if audio is None:
+        return
+    if not isinstance(audio, dict) or not audio.keys() <= {"voice", "format"}:
+        raise ValueError(f"audio must be {{'voice': ..., 'format': ...}}, not {audio!r}")
+    if audio.get("format") not in (None, "pcm16"):
+        raise ValueError(f"audio format {audio['format']!r}: Gemini speaks 24 kHz 16-bit PCM "
+                         "only (format 'pcm16')")
+    _put(config, "responseModalities", ["AUDIO"])
+    voice = audio.get("voice")
+    if voice is not None:
+        _put(config, "speechConfig", _speech_config(voice))
+
+
+def _speech_config(voice: Any) -> Wire:
+    return {"voiceConfig": {"prebuiltVoiceConfig": {"voiceName": voice}}}
+
+
+def _write_json_output(config: Wire, json_output: bool | JsonSchemaOutput | None,
+                       spelling: Spelling) -> None:
+    """``responseMimeType: application/json`` and the schema, if any."""
+    if json_output is None or json_output is False:
+        return
+    _put(config, spelling.key("responseMimeType", "generationConfig.responseMimeType"), _JSON)
+    if isinstance(json_output, JsonSchemaOutput):
+        field = json_output.metadata.get(SCHEMA_FIELD, "responseJsonSchema")
+        if field not in ("responseJsonSchema", "responseSchema"):
+            raise ValueError(f"JsonSchemaOutput.metadata[{SCHEMA_FIELD!r}] must be "
+                             f"'responseJsonSchema' or 'responseSchema', not {field!r}")
+        _put(config, spelling.key(field, f"generationConfig.{field}"), json_output.schema)
+
+
+# ---------------------------------------------------------------- tools
+
+
+def _tools(entries: list[Tool | dict[str, Any]]) -> list[Wire]:
+    """Consecutive tools in one ``functionDeclarations`` entry (a tool marked
+    :data:`TOOLS_ENTRY` starts its own); a dict entry as it is."""
+    out: list[Wire] = []
+    declarations: list[Wire] | None = None
+    for entry in entries:
+        if isinstance(entry, dict):
+            out.append(entry)
+            declarations = None
+            continue
+        mark = entry.metadata.get(TOOLS_ENTRY)
+        if declarations is None or isinstance(mark, str):
+            declarations = []
+            out.append({mark if isinstance(mark, str) else "functionDeclarations": declarations})
+        declarations.append(_declaration(entry))
+    return out
+
+
+def _declaration(tool: Tool) -> Wire:
+    """``{"name", "description", "parametersJsonSchema"}`` and the tool's extras."""
+    metadata = tool.metadata
+    spelling = Spelling.of(metadata)
+    absent = absent_fields(metadata)
+    out: Wire = {"name": tool.name}
+    if "description" not in absent:
+        out["description"] = tool.description
+    if "parameters" not in absent:
+        field = metadata.get(SCHEMA_FIELD, "parametersJsonSchema")
+        out[spelling.key(field)] = tool.parameters
+    out.update({key: value for key, value in metadata.items()
+                if key not in RECORDS and key not in (TOOLS_ENTRY, SCHEMA_FIELD)})
+    return out
+
+
+def _tool_config(choice: str | None, options: dict[str, Any], spelling: Spelling) -> Wire | None:
+    """``toolConfig`` with the ``functionCallingConfig`` of ``tool_choice``."""
+    base = _pop_object(options, "toolConfig")
+    config: Wire = dict(base or {})
+    if choice is not None:
+        mode = _MODES.get(choice)
+        calling: Wire = {"mode": mode} if mode is not None else {
+            "mode": "ANY",
+            spelling.key("allowedFunctionNames",
+                         "toolConfig.functionCallingConfig.allowedFunctionNames"): [choice]}
+        _put(config, spelling.key("functionCallingConfig", "toolConfig.functionCallingConfig"),
+             calling)
+    return config if config or base is not None else None
+
+
+# ---------------------------------------------------------------- messages
+
+
+def _system(messages: list[SystemMessage]) -> Wire:
+    """``systemInstruction``: the text parts of every system message, in order."""
+    parts: list[Wire] = []
+    extras: Wire = {}
+    for message in messages:
+        parts += ([{"text": message.content}] if isinstance(message.content, str)
+                  else [text_part(block) for block in message.content])
+        for key, value in message.metadata.items():
+            _put(extras, key, value)
+    return {"parts": parts, **extras}
+
+
+def _calls(messages: list[Message]) -> dict[str, ToolCallBlock]:
+    """Every tool call of the conversation by id (a result is matched to its call)."""
+    calls: dict[str, ToolCallBlock] = {}
+    for message in messages:
+        if isinstance(message, (AssistantMessage, ChatResponse)):
+            for block in as_assistant(message).blocks:
+                if isinstance(block, ToolCallBlock):
+                    calls.setdefault(block.id, block)
+    return calls
+
+
+def _contents(messages: list[Message], calls: dict[str, ToolCallBlock],
+              foreign_thinking: ForeignThinking) -> list[Wire]:
+    out: list[Wire] = []
+    for message in messages:
+        if isinstance(message, ChatResponse):  # its metadata is the response's, not wire extras
+            message = as_assistant(message)
+        content = _content(message, calls, foreign_thinking)
+        if content is None:
+            continue
+        if (message.metadata.get(SAME_TURN) and out and content.get("role") != "model"
+                and out[-1].get("role") != "model"):  # back into the user content it came from
+            out[-1]["parts"] = [*out[-1]["parts"], *content["parts"]]
+        else:
+            out.append(content)
+    return out
+
+
+def _content(message: Message, calls: dict[str, ToolCallBlock],
+             foreign_thinking: ForeignThinking) -> Wire | None:
+    """One wire content (``None``: an assistant turn with nothing Gemini can take)."""
+    if isinstance(message, UserMessage):
+        parts = ([{"text": message.content}] if isinstance(message.content, str)
+                 else [user_part(block) for block in message.content])
+        return _with_metadata({"role": "user", "parts": parts}, message.metadata)
+    if isinstance(message, FunctionExecutionResultMessage):
+        parts = [_result(result, calls) for result in message.content]
+        return _with_metadata({"role": "user", "parts": parts}, message.metadata)
+    assistant = as_assistant(cast(AssistantMessage | ChatResponse, message))
+    own = is_own(assistant.provider)
+    blocks = assistant.blocks
+    parts = model_parts(blocks, own=own, foreign_thinking=foreign_thinking)
+    if not parts and blocks:
+        return None  # everything was the other API's own: nothing to send
+    # the message extras of another API's turn mean nothing here
+    return _with_metadata({"role": "model", "parts": parts}, assistant.metadata if own else {})
+
+
+def _with_metadata(content: Wire, metadata: dict[str, Any]) -> Wire:
+    """The content with its extras (a ``role`` other than the default, or none)."""
+    if "role" in absent_fields(metadata):
+        del content["role"]
+    content.update({key: value for key, value in metadata.items()
+                    if key not in _MESSAGE_RECORDS})
+    return content
+
+
+def _result(result: FunctionExecutionResult, calls: dict[str, ToolCallBlock]) -> Wire:
+    """A ``functionResponse`` part: named after its call, with the call's id
+    unless that id was made up (then Gemini matches by name and order)."""
+    call = calls.get(result.call_id)
+    name = result.name or (call.name if call is not None else None)
+    if not name:
+        raise ValueError(f"tool result {result.call_id!r} needs a name (Gemini's "
+                         "functionResponse.name is required) and answers no call of this "
+                         "conversation: set FunctionExecutionResult.name")
+    write_id = not result.metadata.get(GENERATED_ID) and not (
+        call is not None and made_up_id(call))
+    return result_part(result, name=name, write_id=write_id)
+
+
+def is_own(provider: str | None) -> bool:
+    """Whether a turn written by ``provider`` is this wire format's own
+    (``None``: built by hand or read from a Gemini request)."""
+    if provider is None:
+        return True
+    from .. import wire_of
+
+    try:
+        return wire_of(provider)[0] == "gemini"
+    except ValueError:  # not a registry name: another API's
+        return False
+
+
+# ---------------------------------------------------------------- reading
+
+
+def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
+    """The :class:`Request` a body stands for (see the module docstring);
+    ``model`` and ``stream`` are ``None`` (the URL says them)."""
+    rest = copy.deepcopy(body)  # the Request shares no object with the body
+    spelling = Spelling()
+    contents = rest.pop("contents", [])
+    if not isinstance(contents, list):
+        raise ValueError(f"contents must be a list, not {type(contents).__name__}")
+    messages: list[Message] = []
+    system_key = spelling.find(rest, "systemInstruction")
+    if system_key is not None:
+        system = _read_system(rest[system_key])
+        if system is not None:
+            del rest[system_key]
+            messages.append(system)
+    messages += _read_contents(contents)
+    request = Request(messages=messages)
+    _read_tools(rest, request)
+    _read_tool_config(rest, request, spelling)
+    _read_generation_config(rest, request, spelling)
+    request.options.update(rest)
+    if spelling.paths:
+        request.options[SNAKE_CASE] = spelling.record()
+    return request
+
+
+def _read_system(wire: Any) -> SystemMessage | None:
+    """``systemInstruction`` as a :class:`SystemMessage` (``None``: not one that
+    writes back exactly, so it stays an option)."""
+    if not isinstance(wire, dict) or not isinstance(wire.get("parts"), list):
+        return None
+    try:
+        blocks = [read_user_part(part) for part in wire["parts"]]
+    except ValueError:
+        return None
+    texts = [block for block in blocks if isinstance(block, TextBlock)]
+    if len(texts) != len(blocks):
+        return None
+    plain = len(texts) == 1 and not texts[0].metadata
+    message = SystemMessage(texts[0].text if plain else texts,
+                            metadata={k: v for k, v in wire.items() if k != "parts"})
+    return message if _system([message]) == wire else None
+
+
+def _read_contents(contents: list[Any]) -> list[Message]:
+    messages: list[Message] = []
+    pending: list[ToolCallBlock] = []  # the calls of the last model content, unanswered
+    for content in contents:
+        if not isinstance(content, dict) or not isinstance(content.get("parts"), list):
+            raise ValueError(f"not a Gemini content: {str(content)[:200]}")
+        role = content.get("role")
+        extras = {k: v for k, v in content.items() if k not in ("role", "parts")}
+        if role == "model":
+            blocks: list[ContentBlock] = [read_model_part(part) for part in content["parts"]]
+            messages.append(AssistantMessage(blocks, provider=PROVIDER, metadata=extras))
+            pending = [block for block in blocks if isinstance(block, ToolCallBlock)]
+            continue
+        if role is None:
+            extras[ABSENT] = ["role"]
+        elif role != "user":
+            extras["role"] = role
+        messages += _read_user_content(content["parts"], extras, pending)
+    return messages
+
+
+def _read_user_content(parts: list[Any], metadata: dict[str, Any],
+                       pending: list[ToolCallBlock]) -> list[Message]:
+    """A user content: its runs of ``functionResponse`` parts become
+    :class:`FunctionExecutionResultMessage` s, the other runs
+    :class:`UserMessage` s (the later ones marked :data:`SAME_TURN`)."""
+    runs: list[list[UserContent] | list[FunctionExecutionResult]] = []
+    call_id_for = _answering(pending)
+    for part in parts:
+        result = read_result(part, call_id_for) if isinstance(part, dict) else None
+        if result is not None:
+            if not runs or not _is_results(runs[-1]):
+                runs.append([])
+            cast(list[FunctionExecutionResult], runs[-1]).append(result)
+            _answered(pending, result.call_id)
+        else:
+            if not runs or _is_results(runs[-1]):
+                runs.append([])
+            cast(list[UserContent], runs[-1]).append(read_user_part(part))
+    messages: list[Message] = []
+    for run in runs or [[]]:
+        extras = metadata if not messages else {SAME_TURN: True}
+        if _is_results(run):
+            messages.append(FunctionExecutionResultMessage(
+                cast(list[FunctionExecutionResult], run), metadata=extras))
+        else:
+            messages.append(UserMessage(_user_content(cast(list[UserContent], run)),
+                                        metadata=extras))
+    return messages
+
+
+def _user_content(blocks: list[UserContent]) -> str | list[UserContent]:
+    """One plain text part is the string (``content="..."``, as users write it)."""
+    if len(blocks) == 1 and isinstance(blocks[0], TextBlock) and not blocks[0].metadata:
+        return blocks[0].text
+    return blocks
+
+
+def _answering(pending: list[ToolCallBlock]) -> Callable[[str], str]:
+    """The call id a ``functionResponse`` without ``id`` answers: the earliest
+    unanswered call of its name (a new id when there is none)."""
+    def call_id_for(name: str) -> str:
+        for block in pending:
+            if block.name == name:
+                return block.id
+        return generated_call_id()
+    return call_id_for
+
+
+def _answered(pending: list[ToolCallBlock], call_id: str) -> None:
+    for index, block in enumerate(pending):
+        if block.id == call_id:
+            del pending[index]
+            return
+
+
+def _is_results(run: list[Any]) -> bool:
+    return bool(run) and isinstance(run[0], FunctionExecutionResult)
+
+
+def _read_tools(rest: dict[str, Any], request: Request) -> None:
+    """``tools``: each ``functionDeclarations`` entry as :class:`Tool` s, any other
+    entry as it is (all as they are unless they write back exactly)."""
+    entries = rest.get("tools")
+    if not isinstance(entries, list):
+        return
+    read: list[Tool | dict[str, Any]] = []
+    for entry in entries:
+        tools = _read_entry(entry)
+        if tools is None:
+            read.append(entry)
+            continue
+        if read and isinstance(read[-1], Tool):  # written into the entry before otherwise
+            tools[0].metadata[TOOLS_ENTRY] = next(iter(entry))
+        read += tools
+    if _tools(read) == entries:
+        request.tools = read
+        del rest["tools"]
+
+
+def _read_entry(entry: Any) -> list[Tool] | None:
+    """A ``{"functionDeclarations": [...]}`` entry as tools (``None``: another entry)."""
+    if not isinstance(entry, dict) or len(entry) != 1:
+        return None
+    spelling = Spelling()
+    key = spelling.find(entry, "functionDeclarations")
+    declarations = entry.get(key) if key is not None else None
+    if not isinstance(declarations, list) or not declarations:
+        return None
+    tools = [_read_declaration(declaration) for declaration in declarations]
+    if any(tool is None for tool in tools):
+        return None
+    out = cast(list[Tool], tools)
+    if spelling.paths:  # the wrapper spelled function_declarations: its own entry
+        out[0].metadata[TOOLS_ENTRY] = key
+    return out
+
+
+def _read_declaration(declaration: Any) -> Tool | None:
+    if not isinstance(declaration, dict) or not isinstance(declaration.get("name"), str):
+        return None
+    spelling = Spelling()
+    metadata: dict[str, Any] = {}
+    absent: list[str] = []
+    description = declaration.get("description")
+    if "description" not in declaration:
+        absent.append("description")
+    schema_key = spelling.find(declaration, "parametersJsonSchema")
+    if schema_key is None and "parameters" in declaration:
+        schema_key = "parameters"
+        metadata[SCHEMA_FIELD] = "parameters"
+    schema = declaration.get(schema_key) if schema_key is not None else None
+    if schema_key is None:
+        absent.append("parameters")
+    metadata.update({k: v for k, v in declaration.items()
+                     if k not in ("name", "description", schema_key)})
+    if spelling.paths:
+        metadata[SNAKE_CASE] = spelling.record()
+    if absent:
+        metadata[ABSENT] = absent
+    tool = Tool(name=declaration["name"],
+                description=description if isinstance(description, str) else "",
+                metadata=metadata)
+    if isinstance(schema, dict):
+        tool.parameters = schema
+    try:
+        return tool if _declaration(tool) == declaration else None
+    except (ValueError, TypeError):
+        return None
+
+
+def _read_tool_config(rest: dict[str, Any], request: Request, spelling: Spelling) -> None:
+    """``toolConfig.functionCallingConfig`` in a form :func:`_tool_config` writes
+    -> ``tool_choice``; the rest of ``toolConfig`` stays an option."""
+    local = Spelling(spelling.paths)
+    key = local.find(rest, "toolConfig")
+    config = rest.get(key) if key is not None else None
+    if key is None or not isinstance(config, dict):
+        return
+    calling_key = local.find(config, "functionCallingConfig", "toolConfig.functionCallingConfig")
+    calling = config.get(calling_key) if calling_key is not None else None
+    if not isinstance(calling, dict):
+        return
+    choice = _read_calling(calling, local)
+    if choice is None:
+        return
+    leftover = {k: v for k, v in config.items() if k != calling_key}
+    options = {key: leftover} if leftover else {}
+    if _tool_config(choice, dict(options), local) != config:
+        return
+    del rest[key]
+    request.tool_choice = choice
+    request.options.update(options)
+    spelling.paths |= local.paths
+
+
+def _read_calling(calling: Wire, spelling: Spelling) -> str | None:
+    """A ``functionCallingConfig`` as a tool_choice word or name (``None``: another form)."""
+    mode = calling.get("mode")
+    names_key = spelling.find(calling, "allowedFunctionNames",
+                              "toolConfig.functionCallingConfig.allowedFunctionNames")
+    if names_key is None:
+        return _MODE_WORDS.get(mode) if isinstance(mode, str) and len(calling) == 1 else None
+    names = calling[names_key]
+    if mode == "ANY" and len(calling) == 2 and isinstance(names, list) and len(names) == 1 and (
+            isinstance(names[0], str) and names[0] not in _MODES):
+        # a tool named like a word (``auto``) would read back as the word: kept as it is
+        return names[0]
+    return None
+
+
+def _read_generation_config(rest: dict[str, Any], request: Request, spelling: Spelling) -> None:
+    """``generationConfig`` -> uniform options and ``json_output``; its other
+    fields are lifted to the top level of the options (kept inside a
+    ``generationConfig`` option when that is not possible). Only when building
+    them gives the object back exactly."""
+    local = Spelling(spelling.paths)
+    key = local.find(rest, "generationConfig")
+    config = rest.get(key) if key is not None else None
+    if key is None or not isinstance(config, dict):
+        return
+    leftover = dict(config)
+    options: dict[str, Any] = {}
+    for uniform, field in _SAMPLING.items():
+        found = local.find(leftover, field, f"generationConfig.{field}")
+        if found is not None and _typed(leftover[found], _SAMPLING_TYPES[field]):
+            options[uniform] = leftover.pop(found)
+    _read_thinking(leftover, options, local)
+    json_output = _read_json_output(leftover, local)
+    _read_audio(leftover, options)
+    for name in list(leftover):  # lifted under its own name, unless the top level has it
+        if camel(name) in GENERATION_FIELDS and name not in rest and name not in options:
+            options[name] = leftover.pop(name)
+    if leftover or (not options and json_output is None):
+        options[key] = leftover
+    if _generation_config(dict(options), json_output, local) != config:
+        return
+    del rest[key]
+    request.options.update(options)
+    request.json_output = json_output
+    spelling.paths |= local.paths
+
+
+def _typed(value: Any, types: tuple[type, ...]) -> bool:
+    """``value`` is of one of ``types`` (``bool`` is not a number here)."""
+    return type(value) in types or (float in types and type(value) is int)
+
+
+def _read_thinking(config: Wire, options: dict[str, Any], spelling: Spelling) -> None:
+    key = spelling.find(config, "thinkingConfig", "generationConfig.thinkingConfig")
+    thinking = config.get(key) if key is not None else None
+    if key is None or not isinstance(thinking, dict):
+        return
+    leftover = dict(thinking)
+    read = False
+    for uniform, field in _THINKING.items():
+        found = spelling.find(leftover, field, f"generationConfig.thinkingConfig.{field}")
+        if found is None or type(leftover[found]) is not _THINKING_TYPES[field]:
+            continue
+        if uniform == "reasoning_effort" and leftover[found] in _EFFORT:
+            continue  # a word that would not read back
+        options[uniform] = leftover.pop(found)
+        read = True
+    if leftover or not read:
+        config[key] = leftover
+    else:
+        del config[key]
+
+
+def _read_json_output(config: Wire, spelling: Spelling) -> bool | JsonSchemaOutput | None:
+    """``responseMimeType: application/json`` (and a schema) -> ``json_output``."""
+    key = spelling.find(config, "responseMimeType", "generationConfig.responseMimeType")
+    if key is None or config[key] != _JSON:
+        return None
+    del config[key]
+    for field in ("responseJsonSchema", "responseSchema"):
+        found = spelling.find(config, field, f"generationConfig.{field}")
+        if found is not None and isinstance(config[found], dict):
+            schema = config.pop(found)
+            title = schema.get("title")
+            return JsonSchemaOutput(
+                name=title if isinstance(title, str) else "output", schema=schema,
+                metadata={} if field == "responseJsonSchema" else {SCHEMA_FIELD: field})
+    return True
+
+
+def _read_audio(config: Wire, options: dict[str, Any]) -> None:
+    """``responseModalities: ["AUDIO"]`` with a prebuilt voice (or none) -> ``audio``."""
+    if config.get("responseModalities") != ["AUDIO"]:
+        return
+    speech = config.get("speechConfig")
+    voice = path(speech, "voiceConfig", "prebuiltVoiceConfig", "voiceName")
+    if speech is not None and (voice is None or speech != _speech_config(voice)):
+        return
+    del config["responseModalities"]
+    config.pop("speechConfig", None)
+    options["audio"] = {"voice": voice} if voice is not None else {}

@@ -1,0 +1,502 @@
+"""An assistant turn, both ways: a :class:`~streamkit.ChatResponse` (or an
+:class:`~streamkit.messages.AssistantMessage`) as one ``{"role": "assistant"}``
+message, and such a message read back.
+
+Each block kind has one function (:func:`_text`, :func:`_thinking`,
+:func:`_tool_call`, :func:`_data`, :func:`_raw`) that turns it into
+:class:`_Item` s; :func:`assistant_message` puts the items where the wire wants
+them:
+
+==============================  ==============================================
+block                           wire
+==============================  ==============================================
+TextBlock                       ``content`` (a string; an array of text parts
+                                when the turn needs one)
+TextBlock(refusal=True)         ``refusal`` (another vendor's: text)
+ThinkingBlock                   per the target's ``reasoning_echo``
+                                (:mod:`.history`): ``reasoning_content`` /
+                                ``reasoning``, OpenRouter ``reasoning_details``
+                                (signature, encrypted data, ids), ``<think>``
+                                text in ``content``, Mistral ``thinking`` chunks
+ToolCallBlock                   ``tool_calls[]`` ``{"id", "type": "function",
+                                "function": {"name", "arguments"}}`` (the legacy
+                                ``function_call`` for a call that came as one)
+DataBlock with ``audio_id``     ``audio: {"id"}`` (OpenAI's earlier spoken answer)
+==============================  ==============================================
+
+``content`` is ``null`` when the turn has calls, a refusal or audio and no
+text, ``""`` when it has nothing at all.
+
+Who wrote the turn decides what goes back (:func:`~.history.source_of`):
+
+- the target itself (or nobody said: a turn built by hand): everything above,
+  block metadata included (a Gemini ``extra_content`` thought signature on a
+  call, OpenRouter detail ``format``), and the message's own ``metadata``
+  written over the result;
+- another OpenAI-compatible vendor (same wire, other dialect): text and calls
+  without their metadata; visible reasoning in the target's plain field
+  (``reasoning_content``, ``reasoning``, think tags, Mistral chunks) or, for a
+  target without one, as ``<think>`` text; signatures, encrypted reasoning,
+  ``reasoning_details``, the audio id and raw parts are dropped (the target
+  cannot verify another vendor's signature and would refuse it); a refusal is
+  text;
+- another wire format: text and calls; visible thinking as ``<think>...</think>``
+  text before the text it preceded, or dropped with ``foreign_thinking="drop"``;
+  signatures, encrypted / redacted reasoning and provider items (RawBlocks,
+  tool results) are dropped; spoken audio goes as its transcript.
+
+A call's arguments go as the JSON text the model wrote; text that is not JSON
+(a call cut off at the length limit) goes as the JSON of what was parsed of it,
+so no server fails to decode the history.
+
+Reading a message back (:func:`read_assistant`) gives blocks in the order the
+stream parser makes them for the same message (thinking, text, refusal, calls,
+audio), then checks the message writes back exactly; every field that would not
+is kept in the message's ``metadata`` (written over the rebuilt message), and
+every field the rebuilt message has but the body had not is listed in
+``metadata["absent"]``. Keys of this module's own, never sent: ``absent``,
+``content_parts`` (the content was an array) and, on a thinking block,
+``reasoning_form`` (the field it was read from, which it is written back to).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any, Final, NamedTuple
+
+from ...blocks import (
+    ContentBlock,
+    DataBlock,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from ...messages import AssistantMessage
+from ...partial_json import PartialJSONError
+from .content import RAW_KIND, STREAMKIT_KEYS, Wire, read_text_part, text_part
+from .history import PLAIN_ECHOES, BuildContext, Source, source_of
+from .wire import json_text
+
+__all__ = [
+    "ABSENT",
+    "CONTENT_PARTS",
+    "REASONING_FORM",
+    "RESERVED",
+    "apply_metadata",
+    "assistant_message",
+    "patch",
+    "read_assistant",
+]
+
+#: Message / block metadata key: fields the body did not have.
+ABSENT: Final = "absent"
+#: Assistant message metadata key: its content was an array of parts.
+CONTENT_PARTS: Final = "content_parts"
+#: Thinking block metadata key: the field or form it was read from.
+REASONING_FORM: Final = "reasoning_form"
+#: This module's own metadata keys: never written into a body.
+RESERVED: Final = frozenset({ABSENT, CONTENT_PARTS, REASONING_FORM})
+
+_THINK_OPEN: Final = "<think>\n"
+_THINK_CLOSE: Final = "\n</think>\n\n"
+
+# Keys of a tool call block's metadata that are not entry fields (the stream
+# parser's late ``call_id``, the ``legacy`` marker, a non-function ``type``).
+_CALL_CONSUMED: Final = frozenset({"type", "legacy", "call_id", *STREAMKIT_KEYS, *RESERVED})
+# Keys of an OpenRouter thinking block's metadata that are not detail fields.
+_DETAIL_CONSUMED: Final = frozenset({"reasoning_type", "id", *STREAMKIT_KEYS, *RESERVED})
+_DETAIL_TEXT: Final = {"reasoning.text": "text", "reasoning.summary": "summary"}
+_ASSISTANT_FIELDS: Final = frozenset({"role", "content", "refusal", "tool_calls", "function_call",
+                                      "audio", "name", "reasoning_details",
+                                      "reasoning_content", "reasoning"})
+
+
+class _Item(NamedTuple):
+    """One piece of the wire message a block becomes: ``kind`` says where it goes."""
+
+    kind: str  # text | tagged | chunk | refusal | raw | field | detail | call | legacy | audio
+    value: Any
+
+
+# ================================================================ writing
+
+def assistant_message(message: AssistantMessage, context: BuildContext) -> Wire:
+    """The ``{"role": "assistant"}`` message of one turn (see the module docstring)."""
+    source = source_of(message.provider, context.dialect)
+    context.details_written = 0
+    items = [item for block in message.blocks for item in _items(block, source, context)]
+    native = source is Source.NATIVE
+    as_parts = any(item.kind in ("chunk", "raw") for item in items) or (
+        native and bool(message.metadata.get(CONTENT_PARTS)))
+    wire: Wire = {"role": "assistant", "content": _content(items, as_parts, native)}
+    for item in items:
+        if item.kind == "field":
+            field, text = item.value
+            wire[field] = wire.get(field, "") + text
+    details = [detail for item in items if item.kind == "detail" for detail in item.value]
+    if details:
+        wire["reasoning_details"] = details
+    calls = [item.value for item in items if item.kind == "call"]
+    _placeholder_reasoning(wire, bool(calls), context)
+    refusal = "".join(item.value for item in items if item.kind == "refusal")
+    if refusal and not as_parts:
+        wire["refusal"] = refusal
+    if calls:
+        wire["tool_calls"] = calls
+    for item in items:
+        if item.kind in ("legacy", "audio"):
+            wire["function_call" if item.kind == "legacy" else "audio"] = item.value
+    if message.name is not None:
+        wire["name"] = message.name
+    if native:
+        apply_metadata(wire, message.metadata)
+    return wire
+
+
+def _items(block: ContentBlock, source: Source, context: BuildContext) -> list[_Item]:
+    if isinstance(block, TextBlock):
+        return _text(block, source)
+    if isinstance(block, ThinkingBlock):
+        return _thinking(block, source, context)
+    if isinstance(block, ToolCallBlock):
+        return [_tool_call(block, source is Source.NATIVE, context)]
+    if isinstance(block, DataBlock):
+        return _data(block, source is Source.NATIVE)
+    if isinstance(block, RawBlock):
+        return _raw(block, source is Source.NATIVE)
+    assert isinstance(block, ToolResultBlock)
+    return []  # another wire format's item: a Chat assistant message has no place for it
+
+
+def _text(block: TextBlock, source: Source) -> list[_Item]:
+    """Text (as its text part); a refusal is the ``refusal`` field for the
+    vendor that refused, text the model said for any other."""
+    if source is Source.NATIVE:
+        if block.refusal:
+            return [_Item("refusal", block.text)]
+        part = text_part(block)
+        return [_Item("text", part)] if block.text or len(part) > 2 else []
+    # another vendor's extras mean nothing here
+    return [_Item("text", {"type": "text", "text": block.text})] if block.text else []
+
+
+def _thinking(block: ThinkingBlock, source: Source, context: BuildContext) -> list[_Item]:
+    """Reasoning, where the target wants it (see the module docstring)."""
+    echo = context.rules.reasoning_echo
+    if source is Source.NATIVE:
+        form = block.metadata.get(REASONING_FORM, echo)
+        if form == "reasoning_details":
+            return [_Item("detail", _details(block, context))]
+        return _plain(block.thinking, form, block.metadata)
+    if not block.thinking or context.foreign_thinking == "drop":
+        return []
+    if source is Source.SIBLING and echo in PLAIN_ECHOES:
+        return _plain(block.thinking, echo, {})
+    return [_Item("tagged", block.thinking)]
+
+
+def _plain(text: str, form: Any, metadata: dict[str, Any]) -> list[_Item]:
+    """Visible reasoning in a plain form (``form`` ``None``: the vendor takes none back)."""
+    if not text or form is None:
+        return []
+    if form == "think_tags":
+        return [_Item("tagged", text)]
+    if form == "thinking_chunks":
+        return [_Item("chunk", (text, _wire_extras(metadata)))]
+    return [_Item("field", (str(form), text))]
+
+
+_MADE_UP_THINKING_ID: Final = re.compile(r"think_[0-9a-f]{24}")
+
+
+def _details(block: ThinkingBlock, context: BuildContext) -> list[Wire]:
+    """OpenRouter ``reasoning_details`` of one thinking block, as the stream
+    parser read them: the text or summary detail (with its signature), then
+    the encrypted one; the detail's id (an id streamkit made up is not sent)
+    and its other fields (``format``...) on each; ``index`` counts the turn's
+    detail blocks."""
+    metadata = block.metadata
+    kind = metadata.get("reasoning_type", "reasoning.text")
+    detail_id = metadata.get("id")
+    if detail_id is None and not _MADE_UP_THINKING_ID.fullmatch(block.id):
+        detail_id = block.id
+    index = context.details_written
+    context.details_written += 1
+    common: Wire = {"id": detail_id} if detail_id is not None else {}
+    common.update(_wire_extras(metadata, _DETAIL_CONSUMED))
+    common["index"] = index
+    out: list[Wire] = []
+    text_field = _DETAIL_TEXT.get(kind)
+    if text_field is not None:
+        detail: Wire = {"type": kind, text_field: block.thinking, **common}
+        if block.signature is not None:
+            detail["signature"] = block.signature
+        out.append(detail)
+    if block.encrypted is not None:
+        out.append({"type": "reasoning.encrypted", "data": block.encrypted, **common})
+    return out
+
+
+def _tool_call(block: ToolCallBlock, native: bool, context: BuildContext) -> _Item:
+    """One ``tool_calls[]`` entry (the target's own call keeps its metadata:
+    Gemini's ``extra_content`` thought signature, a custom tool's type)."""
+    metadata = block.metadata if native else {}
+    arguments = _arguments(block)
+    if metadata.get("legacy") == "function_call":
+        context.legacy_calls[block.id] = block.name
+        return _Item("legacy", {"name": block.name, "arguments": arguments})
+    kind = metadata.get("type", "function")
+    entry: Wire = {"id": context.call_id(block.id), "type": kind}
+    if kind == "custom":
+        entry["custom"] = {"name": block.name, "input": block.input}
+    else:
+        entry["function"] = {"name": block.name, "arguments": arguments}
+    entry.update(_wire_extras(metadata, _CALL_CONSUMED))
+    for key in metadata.get(ABSENT, ()):
+        entry.pop(key, None)
+    return _Item("call", entry)
+
+
+def _arguments(block: ToolCallBlock) -> str:
+    """The arguments as JSON text: as written when they are JSON, else (cut
+    off) the JSON of what was parsed, ``{}`` when nothing was."""
+    text = block.input
+    if not text.strip():
+        return "{}"
+    try:
+        json.loads(text)
+    except ValueError:
+        try:
+            parsed = block.partial_arguments
+        except PartialJSONError:
+            parsed = None
+        return json_text(parsed if isinstance(parsed, dict) else {})
+    return text
+
+
+def _data(block: DataBlock, native: bool) -> list[_Item]:
+    """OpenAI's spoken answer by its id (the audio itself is not sent back);
+    for another vendor, what it said."""
+    audio_id = block.metadata.get("audio_id")
+    if native and isinstance(audio_id, str):
+        return [_Item("audio", {"id": audio_id})]
+    if block.transcript:
+        return [_Item("text", {"type": "text", "text": block.transcript})]
+    return []  # an image or file answer: an assistant message has no place for it
+
+
+def _raw(block: RawBlock, native: bool) -> list[_Item]:
+    """A content part read from this wire (sent back whole); another wire's item is dropped."""
+    if native and block.kind.startswith(RAW_KIND):
+        return [_Item("raw", block.data)]
+    return []
+
+
+def _content(items: list[_Item], as_parts: bool, native: bool) -> str | list[Wire] | None:
+    """``content``: the text (think-tagged reasoning before the text it
+    preceded) as a string, or as an array of parts; ``null`` when the turn
+    says nothing but calls, a refusal or audio; ``""`` for an empty turn."""
+    if as_parts:
+        return [part for item in items for part in _part(item)]
+    texts = [item.value["text"] if item.kind == "text" else _THINK_OPEN + item.value + _THINK_CLOSE
+             for item in items if item.kind in ("text", "tagged")]
+    if texts:
+        return "".join(texts)
+    says_something = any(item.kind in ("call", "legacy", "refusal", "audio") for item in items)
+    return None if says_something else ""
+
+
+def _part(item: _Item) -> list[Wire]:
+    if item.kind == "text":
+        return [item.value]
+    if item.kind == "tagged":
+        return [{"type": "text", "text": _THINK_OPEN + item.value + _THINK_CLOSE}]
+    if item.kind == "chunk":
+        text, extras = item.value
+        return [{"type": "thinking", "thinking": [{"type": "text", "text": text}], **extras}]
+    if item.kind == "refusal":
+        return [{"type": "refusal", "refusal": item.value}]
+    if item.kind == "raw":
+        return [item.value]
+    return []
+
+
+def _placeholder_reasoning(wire: Wire, has_calls: bool, context: BuildContext) -> None:
+    """A vendor that refuses a tool-call turn without reasoning (thinking on)
+    gets its placeholder in the reasoning field."""
+    placeholder = context.rules.tool_call_reasoning
+    field = context.rules.reasoning_echo
+    if has_calls and placeholder is not None and field is not None and field not in wire:
+        wire[field] = placeholder
+
+
+def _wire_extras(metadata: dict[str, Any], consumed: Iterable[str] = RESERVED) -> Wire:
+    skip = set(consumed) | RESERVED
+    return {key: value for key, value in metadata.items() if key not in skip}
+
+
+def apply_metadata(wire: Wire, metadata: dict[str, Any]) -> None:
+    """Write a message's wire extras over ``wire`` and remove the fields the
+    body it was read from did not have."""
+    for key, value in metadata.items():
+        if key not in RESERVED:
+            wire[key] = value
+    for key in metadata.get(ABSENT, ()):
+        wire.pop(key, None)
+
+
+def patch(metadata: dict[str, Any], wire: Wire, built: Wire) -> None:
+    """Make a message read from ``wire`` write back as ``wire``: each field
+    the rebuilt message (``built``) has differently goes to ``metadata``, each
+    field it has that ``wire`` had not is listed under :data:`ABSENT`."""
+    for key, value in wire.items():
+        if key not in built or built[key] != value:
+            metadata[key] = value
+    absent = [key for key in built if key not in wire]
+    if absent:
+        metadata[ABSENT] = [*metadata.get(ABSENT, ()), *absent]
+
+
+# ================================================================ reading
+
+def read_assistant(wire: Wire, context: BuildContext, provider: str) -> AssistantMessage:
+    """An assistant message of a request body as the turn it stands for,
+    attributed to ``provider`` (see the module docstring)."""
+    blocks: list[ContentBlock] = []
+    metadata = {key: value for key, value in wire.items() if key not in _ASSISTANT_FIELDS}
+    details = wire.get("reasoning_details")
+    if isinstance(details, list) and all(isinstance(detail, dict) for detail in details):
+        blocks += _read_details(details)
+    if not any(block.thinking for block in blocks if isinstance(block, ThinkingBlock)):
+        blocks += _read_reasoning_fields(wire, context)
+    content = wire.get("content")
+    if isinstance(content, str) and content:
+        blocks.append(TextBlock(content))
+    elif isinstance(content, list):
+        metadata[CONTENT_PARTS] = True
+        blocks += [_read_content_part(part) for part in content]
+    refusal = wire.get("refusal")
+    if isinstance(refusal, str) and refusal:
+        blocks.append(TextBlock(refusal, refusal=True))
+    calls = wire.get("tool_calls")
+    if isinstance(calls, list):
+        blocks += [call for call in map(_read_tool_call, calls) if call is not None]
+    blocks += _read_legacy_call(wire.get("function_call"))
+    audio = wire.get("audio")
+    if isinstance(audio, dict) and isinstance(audio.get("id"), str):
+        blocks.append(DataBlock(metadata={"audio_id": audio["id"]}))
+    name = wire.get("name")
+    message = AssistantMessage(blocks, provider=provider,
+                               name=name if isinstance(name, str) else None, metadata=metadata)
+    check = BuildContext(context.dialect, context.rules)
+    patch(message.metadata, wire, assistant_message(message, check))
+    return message
+
+
+def _read_reasoning_fields(wire: Wire, context: BuildContext) -> list[ThinkingBlock]:
+    """``reasoning_content`` / ``reasoning`` in the dialect's reading order; a
+    second field repeating the first's text (vLLM) is not a second block."""
+    out: list[ThinkingBlock] = []
+    for field in context.dialect.reasoning_fields:
+        value = wire.get(field)
+        if isinstance(value, str) and value and all(value != block.thinking for block in out):
+            out.append(ThinkingBlock(value, metadata={REASONING_FORM: field}))
+    return out
+
+
+def _read_details(details: list[Wire]) -> list[ThinkingBlock]:
+    """OpenRouter details as the stream parser groups them: one thinking block
+    per detail ``index`` (an encrypted detail joins the text detail of its index)."""
+    blocks: dict[Any, ThinkingBlock] = {}
+    for position, detail in enumerate(details):
+        kind = detail.get("type")
+        key = detail.get("index", f"position {position}")
+        block = blocks.get(key)
+        if block is None:
+            detail_id = detail.get("id")
+            block = blocks[key] = ThinkingBlock(
+                id=detail_id if isinstance(detail_id, str) and detail_id else None,
+                metadata={REASONING_FORM: "reasoning_details", "reasoning_type": kind})
+            block.metadata.update((k, v) for k, v in detail.items()
+                                  if k not in ("type", "index", "id", "text", "summary",
+                                               "signature", "data"))
+        text_field = _DETAIL_TEXT.get(kind) if isinstance(kind, str) else None
+        text = detail.get(text_field) if text_field is not None else None
+        if isinstance(text, str):
+            block.thinking += text
+        signature = detail.get("signature")
+        if isinstance(signature, str):
+            block.signature = signature
+        data = detail.get("data")
+        if kind == "reasoning.encrypted" and isinstance(data, str):
+            block.encrypted = data
+            block.redacted = not block.thinking
+    return list(blocks.values())
+
+
+def _read_content_part(part: Any) -> ContentBlock:
+    """One part of an assistant content array; a part that would not write
+    back exactly stays whole as a RawBlock."""
+    kind = part.get("type") if isinstance(part, dict) else None
+    block: ContentBlock | None = None
+    if kind == "text" and isinstance(part.get("text"), str):
+        block = read_text_part(part)
+        if text_part(block) != part:
+            block = None
+    elif kind == "refusal" and isinstance(part.get("refusal"), str) and len(part) == 2:
+        block = TextBlock(part["refusal"], refusal=True)
+    elif kind == "thinking":
+        block = _read_thinking_chunk(part)
+    if block is not None:
+        return block
+    return RawBlock(RAW_KIND + (kind if isinstance(kind, str) else "unknown"),
+                    part if isinstance(part, dict) else {"part": part})
+
+
+def _read_thinking_chunk(part: Wire) -> ThinkingBlock | None:
+    """Mistral ``{"type": "thinking", "thinking": [{"type": "text", "text"}]}``."""
+    items = part.get("thinking")
+    if not (isinstance(items, list) and len(items) == 1 and isinstance(items[0], dict)
+            and items[0].get("type") == "text" and isinstance(items[0].get("text"), str)
+            and len(items[0]) == 2):
+        return None
+    extras = {key: value for key, value in part.items() if key not in ("type", "thinking")}
+    return ThinkingBlock(items[0]["text"], metadata={REASONING_FORM: "thinking_chunks", **extras})
+
+
+def _read_tool_call(entry: Any) -> ToolCallBlock | None:
+    """One ``tool_calls[]`` entry, with the metadata the stream parser gives
+    the same call (extra fields; a ``type`` other than ``function``)."""
+    if not isinstance(entry, dict):
+        return None
+    kind = entry.get("type")
+    inner = entry.get("custom") if kind == "custom" else entry.get("function")
+    if not isinstance(inner, dict) or not isinstance(inner.get("name"), str):
+        return None
+    arguments = inner.get("input") if kind == "custom" else inner.get("arguments")
+    text = arguments if isinstance(arguments, str) else (
+        json_text(arguments) if arguments is not None else "")
+    metadata = {key: value for key, value in entry.items()
+                if key not in ("id", "type", "function", "custom")}
+    if "type" not in entry:
+        metadata[ABSENT] = ["type"]
+    elif kind != "function":
+        metadata["type"] = kind
+    call_id = entry.get("id")
+    return ToolCallBlock(call_id if isinstance(call_id, str) and call_id else None,
+                         inner["name"], text, metadata=metadata)
+
+
+def _read_legacy_call(function_call: Any) -> list[ToolCallBlock]:
+    """The deprecated ``function_call`` ({name, arguments}): one call, marked
+    as the stream parser marks it."""
+    if not isinstance(function_call, dict) or not isinstance(function_call.get("name"), str):
+        return []
+    arguments = function_call.get("arguments")
+    return [ToolCallBlock(None, function_call["name"],
+                          arguments if isinstance(arguments, str) else "",
+                          metadata={"legacy": "function_call"})]

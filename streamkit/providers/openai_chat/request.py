@@ -1,0 +1,503 @@
+"""Chat Completions requests (``POST /v1/chat/completions``) for OpenAI and every
+OpenAI-compatible dialect, both ways: :func:`build_request` writes the body
+for a :class:`~streamkit.request.Request`, :func:`parse_request` reads a body
+back into one, so that ``build_request(parse_request(body)) == body`` as data.
+
+Messages (one wire message per streamkit message, except tool results):
+
+====================================  ===========================================
+streamkit                             Chat Completions
+====================================  ===========================================
+SystemMessage                         ``{"role": "system", "content"}`` (a string,
+                                      or text parts); ``metadata["role"] =
+                                      "developer"`` for a ``developer`` message
+                                      (o-series): a body's role is kept, a new
+                                      message is ``system``
+UserMessage                           ``{"role": "user", "content", "name"?}``: a
+                                      string, or parts (:mod:`.content`: text,
+                                      ``image_url``, ``input_audio``, ``file``)
+AssistantMessage / ChatResponse       ``{"role": "assistant", ...}`` (:mod:`.assistant`)
+FunctionExecutionResultMessage        one ``{"role": "tool", "tool_call_id",
+                                      "content"}`` per result (a string, or text
+                                      parts), then, when results hold images,
+                                      audio or files, ONE user message with them
+====================================  ===========================================
+
+A tool message takes only text, so what a tool returned besides text goes in
+the user message that follows the tool messages (as the recorded clients do):
+each such result's data is introduced by the text ``"Attached to the result of
+tool call <id>:"``; a result with no text at all says so in its tool message
+(:data:`SEE_NEXT_MESSAGE`). ``is_error`` has no field on this wire: the content
+says what failed (:meth:`streamkit.tools.Tool.run_json` writes it so). A
+result's ``name`` is not sent (a tool message has none); a call that came as
+the legacy ``function_call`` is answered by a ``{"role": "function", "name",
+"content"}`` message.
+
+Top-level fields:
+
+- ``model``, ``messages``, ``stream`` (when the Request says);
+- ``tools``: a :class:`~streamkit.tools.Tool` -> ``{"type": "function",
+  "function": {"name", "description"?, "parameters", "strict"?}}`` with its
+  ``metadata`` written into ``function``; a dict goes as it is;
+- ``tool_choice``: ``auto`` / ``required`` / ``none``, a tool's name ->
+  ``{"type": "function", "function": {"name"}}``;
+- structured output: ``json_output=True`` -> ``response_format: {"type":
+  "json_object"}``; a :class:`~streamkit.request.JsonSchemaOutput` ->
+  ``{"type": "json_schema", "json_schema": {"name", "schema", "strict"?,
+  "description"?}}``;
+- uniform options: ``max_tokens`` -> the dialect's budget field
+  (``max_completion_tokens`` for OpenAI and Azure, whose newer models refuse
+  ``max_tokens``; ``max_tokens`` elsewhere: :mod:`.history`); a body with the
+  other spelling keeps it: the option :data:`MAX_TOKENS_FIELD` names the field
+  (consumed, never sent). ``include_usage`` -> ``stream_options.include_usage``
+  (only in a streaming request: OpenAI refuses ``stream_options`` otherwise).
+  ``audio`` ({voice, format}) -> ``audio`` plus ``modalities: ["text",
+  "audio"]`` unless given. ``temperature``, ``top_p``, ``stop``, ``seed``,
+  ``reasoning_effort``, ``parallel_tool_calls`` have the wire's own names.
+  ``thinking_budget`` -> the dialect's budget field (Qwen's
+  ``thinking_budget``); a dialect without one raises, as does
+  ``include_thoughts`` (no Chat Completions switch: pass the vendor's own
+  field, e.g. ``reasoning={...}`` for OpenRouter). ``foreign_thinking``
+  (``"text"`` / ``"drop"``) is the cross-provider policy of :mod:`.assistant`.
+  Any other option goes through under its own name (``n``,
+  ``frequency_penalty``, ``thinking``, ``chat_template_kwargs``...).
+
+Reading a body back keeps every field the model has no place for: unknown
+top-level fields in ``options``, unknown message fields in the message's
+``metadata`` (written back over the rebuilt message, see
+:func:`.assistant.patch`), unknown part fields in the block's ``metadata``,
+parts that would not write back exactly as RawBlocks, tool entries that would
+not as the dicts they are. Messages carry no provider, so the metadata of a
+system, user or tool message is taken as this wire's own and written back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from ...blocks import DataBlock, TextBlock, ToolCallBlock
+from ...messages import (
+    AssistantMessage,
+    FunctionExecutionResult,
+    FunctionExecutionResultMessage,
+    Message,
+    SystemMessage,
+    UserContent,
+    UserMessage,
+    as_assistant,
+)
+from ...request import JsonSchemaOutput, Request
+from ...response import ChatResponse
+from ...tools import Tool
+from .assistant import apply_metadata, assistant_message, patch, read_assistant
+from .content import Wire, data_part, read_text_part, read_user_part, text_part, user_part
+from .dialects import Dialect, get_dialect
+from .history import BuildContext, HistoryRules, history_rules
+
+__all__ = [
+    "MAX_TOKENS_FIELD",
+    "SEE_NEXT_MESSAGE",
+    "build_messages",
+    "build_request",
+    "parse_messages",
+    "parse_request",
+    "provider_name",
+]
+
+#: Option naming the body field of the output budget when it is not the
+#: dialect's own (a body read back with the other spelling); never sent.
+MAX_TOKENS_FIELD: Final = "max_tokens_field"
+#: The content of a tool message whose result is only images, audio or files.
+SEE_NEXT_MESSAGE: Final = "The result is attached to the next message."
+
+_BUDGET_FIELDS: Final = ("max_tokens", "max_completion_tokens")  # reading order
+_CHOICE_WORDS: Final = ("auto", "required", "none")
+_SPOKEN: Final = ["text", "audio"]
+_FOREIGN_THINKING: Final = ("text", "drop")
+
+
+def provider_name(dialect: str | None) -> str:
+    """The registry name a turn read from a body of ``dialect`` is attributed to."""
+    return dialect.lower() if dialect is not None else "openai"
+
+
+# ================================================================ build
+
+def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
+    """The Chat Completions body for ``request`` (see the module docstring)."""
+    target = get_dialect(dialect)
+    rules = history_rules(target)
+    options = dict(request.options)
+    foreign_thinking = options.pop("foreign_thinking", "text")
+    if foreign_thinking not in _FOREIGN_THINKING:
+        raise ValueError(f"foreign_thinking must be 'text' or 'drop', not {foreign_thinking!r}")
+    body: dict[str, Any] = {}
+    if request.model is not None:
+        body["model"] = request.model
+    context = BuildContext(target, rules, foreign_thinking)
+    body["messages"] = build_messages(request.messages, context)
+    if request.tools is not None:
+        body["tools"] = [_tool(item) for item in request.tools]
+    if request.tool_choice is not None:
+        body["tool_choice"] = _tool_choice(request.tool_choice, request.tools)
+    response_format = _response_format(request.json_output)
+    if response_format is not None:
+        body["response_format"] = response_format
+    if request.stream is not None:
+        body["stream"] = request.stream
+    _write_options(body, options, target, rules, request.stream is True)
+    body.update(options)  # everything else, under its own name
+    return body
+
+
+def _write_options(body: dict[str, Any], options: dict[str, Any], target: Dialect,
+                   rules: HistoryRules, streaming: bool) -> None:
+    """The uniform options with a wire form of their own (consumed from ``options``)."""
+    budget_field = options.pop(MAX_TOKENS_FIELD, rules.max_tokens_field)
+    if "max_tokens" in options:
+        body[budget_field] = options.pop("max_tokens")
+    include_usage = options.pop("include_usage", None)
+    if include_usage is not None and streaming:
+        body["stream_options"] = {**options.pop("stream_options", {}),
+                                  "include_usage": include_usage}
+    if "audio" in options:
+        body["audio"] = options.pop("audio")
+        body["modalities"] = options.pop("modalities", list(_SPOKEN))
+    if "thinking_budget" in options:
+        if rules.thinking_budget_field is None:
+            raise ValueError(f"{target.name} has no reasoning budget field on Chat Completions: "
+                             f"use reasoning_effort, or the vendor's own field")
+        body[rules.thinking_budget_field] = options.pop("thinking_budget")
+    if "include_thoughts" in options:
+        raise ValueError("Chat Completions has no include_thoughts switch: pass the vendor's "
+                         "own field (OpenRouter reasoning={...}, Z.ai thinking={...})")
+
+
+def _tool(item: Tool | dict[str, Any]) -> dict[str, Any]:
+    """A function tool; a dict (the wire's own entry) as it is."""
+    if isinstance(item, dict):
+        return item
+    function: dict[str, Any] = {"name": item.name}
+    if item.description:
+        function["description"] = item.description
+    function["parameters"] = item.parameters
+    if item.strict is not None:
+        function["strict"] = item.strict
+    function.update(item.metadata)
+    return {"type": "function", "function": function}
+
+
+def _tool_names(tools: Sequence[Tool | dict[str, Any]]) -> list[str]:
+    names = []
+    for item in tools:
+        function = item.get("function") if isinstance(item, dict) else None
+        name = item.name if isinstance(item, Tool) else (
+            function.get("name") if isinstance(function, dict) else item.get("name"))
+        if isinstance(name, str):
+            names.append(name)
+    return names
+
+
+def _tool_choice(choice: str, tools: Sequence[Tool | dict[str, Any]] | None) -> Any:
+    """A word as it is; a tool's name as the named-function form."""
+    if choice in _CHOICE_WORDS:
+        return choice
+    if tools is not None and choice not in _tool_names(tools):
+        raise ValueError(f"tool_choice names {choice!r}, which is not among the tools")
+    return {"type": "function", "function": {"name": choice}}
+
+
+def _response_format(json_output: bool | JsonSchemaOutput | None) -> dict[str, Any] | None:
+    if json_output is True:
+        return {"type": "json_object"}
+    if not isinstance(json_output, JsonSchemaOutput):
+        return None
+    schema: dict[str, Any] = {"name": json_output.name, "schema": json_output.schema}
+    if json_output.strict is not None:
+        schema["strict"] = json_output.strict
+    if json_output.description is not None:
+        schema["description"] = json_output.description
+    schema.update(json_output.metadata)
+    return {"type": "json_schema", "json_schema": schema}
+
+
+# ---------------------------------------------------------------- messages
+
+def build_messages(messages: Sequence[Message], context: BuildContext) -> list[Wire]:
+    """The ``messages`` array (one tool message per result)."""
+    out: list[Wire] = []
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            out.append(_system(message))
+        elif isinstance(message, UserMessage):
+            out.append(_user(message))
+        elif isinstance(message, (AssistantMessage, ChatResponse)):
+            out.append(assistant_message(as_assistant(message), context))
+        elif isinstance(message, FunctionExecutionResultMessage):
+            out += _tool_results(message, context)
+        else:
+            raise TypeError(f"not a message: {type(message).__name__}")
+    return out
+
+
+def _system(message: SystemMessage) -> Wire:
+    content: str | list[Wire] = (message.content if isinstance(message.content, str)
+                                 else [text_part(block) for block in message.content])
+    wire: Wire = {"role": "system", "content": content}
+    apply_metadata(wire, message.metadata)
+    return wire
+
+
+def _user(message: UserMessage) -> Wire:
+    content: str | list[Wire] = message.content if isinstance(message.content, str) else [
+        part for part in map(user_part, message.content) if part is not None]
+    wire: Wire = {"role": "user", "content": content}
+    if message.name is not None:
+        wire["name"] = message.name
+    apply_metadata(wire, message.metadata)
+    return wire
+
+
+def _tool_results(message: FunctionExecutionResultMessage, context: BuildContext) -> list[Wire]:
+    """One tool message per result, then one user message with what the
+    results held besides text."""
+    out: list[Wire] = []
+    attached: list[Wire] = []
+    for result in message.content:
+        out.append(_tool_message(result, context))
+        data = [block for block in result.blocks if isinstance(block, DataBlock)]
+        if data:
+            attached.append({"type": "text",
+                             "text": f"Attached to the result of tool call {result.call_id}:"})
+            attached += [data_part(block) for block in data]
+    if attached:
+        out.append({"role": "user", "content": attached})
+    return out
+
+
+def _tool_message(result: FunctionExecutionResult, context: BuildContext) -> Wire:
+    """The tool message of one result (its text; its data goes after)."""
+    texts = [block for block in result.blocks if isinstance(block, TextBlock)]
+    content: str | list[Wire]
+    if isinstance(result.content, str):
+        content = result.content
+    elif texts:
+        content = [text_part(block) for block in texts]
+    else:
+        content = SEE_NEXT_MESSAGE if result.blocks else ""
+    legacy_name = context.legacy_calls.get(result.call_id)
+    wire: Wire
+    if legacy_name is not None:
+        text = content if isinstance(content, str) else "".join(b.text for b in texts)
+        wire = {"role": "function", "name": result.name or legacy_name, "content": text}
+    else:
+        wire = {"role": "tool", "tool_call_id": context.call_id(result.call_id),
+                "content": content}
+    apply_metadata(wire, result.metadata)
+    return wire
+
+
+# ================================================================ parse
+
+def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
+    """The :class:`~streamkit.request.Request` a Chat Completions body stands for."""
+    target = get_dialect(dialect)
+    rules = history_rules(target)
+    rest = dict(body)
+    request = Request(messages=[])
+    if isinstance(rest.get("model"), str):
+        request.model = rest.pop("model")
+    messages = rest.pop("messages", [])
+    if not isinstance(messages, list):
+        raise ValueError(f"'messages' must be a list, not {type(messages).__name__}")
+    request.messages = parse_messages(messages, target, provider_name(dialect))
+    tools = rest.get("tools")
+    if isinstance(tools, list) and all(isinstance(item, dict) for item in tools):
+        request.tools = [_read_tool(item) for item in tools]
+        del rest["tools"]
+    _read_tool_choice(rest, request)
+    _read_response_format(rest, request)
+    if isinstance(rest.get("stream"), bool):
+        request.stream = rest.pop("stream")
+    options: dict[str, Any] = {}
+    _read_options(rest, options, rules, request.stream is True)
+    options.update(rest)
+    request.options = options
+    return request
+
+
+def _read_options(rest: dict[str, Any], options: dict[str, Any], rules: HistoryRules,
+                  streaming: bool) -> None:
+    """The uniform options with a wire form of their own (consumed from ``rest``)."""
+    # ``max_tokens`` is read first whenever present: left in ``rest`` it would
+    # become the uniform option; a second budget field stays under its own name
+    field = next((name for name in _BUDGET_FIELDS if name in rest), None)
+    if field is not None:
+        options["max_tokens"] = rest.pop(field)
+        if field != rules.max_tokens_field:
+            options[MAX_TOKENS_FIELD] = field
+    stream_options = rest.get("stream_options")
+    if streaming and isinstance(stream_options, dict) \
+            and isinstance(stream_options.get("include_usage"), bool):
+        others = {k: v for k, v in stream_options.items() if k != "include_usage"}
+        options["include_usage"] = stream_options["include_usage"]
+        if others:
+            rest["stream_options"] = others
+        else:
+            del rest["stream_options"]
+    if "audio" in rest and rest.get("modalities") == _SPOKEN:
+        del rest["modalities"]  # implied by the audio option
+    budget = rules.thinking_budget_field
+    if budget is not None and budget in rest:
+        options["thinking_budget"] = rest.pop(budget)
+
+
+def _read_tool(entry: dict[str, Any]) -> Tool | dict[str, Any]:
+    """A function entry as a :class:`~streamkit.tools.Tool` when it writes back
+    exactly; any other entry as the dict it is."""
+    function = entry.get("function")
+    if entry.get("type") != "function" or set(entry) != {"type", "function"} \
+            or not isinstance(function, dict) or not isinstance(function.get("name"), str) \
+            or not isinstance(function.get("parameters"), dict):
+        return entry
+    description = function.get("description")
+    strict = function.get("strict")
+    read = {"name", "parameters"} | ({"description"} if isinstance(description, str)
+                                     and description else set()) | (
+        {"strict"} if isinstance(strict, bool) else set())
+    tool = Tool(name=function["name"],
+                description=description if isinstance(description, str) else "",
+                parameters=function["parameters"],
+                strict=strict if isinstance(strict, bool) else None,
+                metadata={k: v for k, v in function.items() if k not in read})
+    return tool if _tool(tool) == entry else entry
+
+
+def _read_tool_choice(rest: dict[str, Any], request: Request) -> None:
+    choice = rest.get("tool_choice")
+    if isinstance(choice, str) and choice in _CHOICE_WORDS:
+        request.tool_choice = rest.pop("tool_choice")
+        return
+    function = choice.get("function") if isinstance(choice, dict) else None
+    name = function.get("name") if isinstance(function, dict) else None
+    if not isinstance(name, str) or name in _CHOICE_WORDS:
+        return
+    try:
+        written = _tool_choice(name, request.tools)
+    except ValueError:
+        return  # names a tool the body does not define: kept as it is
+    if written == choice:
+        request.tool_choice = name
+        del rest["tool_choice"]
+
+
+def _read_response_format(rest: dict[str, Any], request: Request) -> None:
+    given = rest.get("response_format")
+    if given == {"type": "json_object"}:
+        request.json_output = True
+        del rest["response_format"]
+        return
+    schema = given.get("json_schema") if isinstance(given, dict) else None
+    if not isinstance(schema, dict) or not isinstance(schema.get("name"), str) \
+            or not isinstance(schema.get("schema"), dict):
+        return
+    strict, description = schema.get("strict"), schema.get("description")
+    read = {"name", "schema"} | ({"strict"} if isinstance(strict, bool) else set()) | (
+        {"description"} if isinstance(description, str) else set())
+    output = JsonSchemaOutput(
+        name=schema["name"], schema=schema["schema"],
+        strict=strict if isinstance(strict, bool) else None,
+        description=description if isinstance(description, str) else None,
+        metadata={k: v for k, v in schema.items() if k not in read})
+    if _response_format(output) == given:
+        request.json_output = output
+        del rest["response_format"]
+
+
+# ---------------------------------------------------------------- messages
+
+def parse_messages(items: list[Any], dialect: Dialect, provider: str) -> list[Message]:
+    """The ``messages`` array as streamkit messages (consecutive tool messages
+    are one :class:`~streamkit.messages.FunctionExecutionResultMessage`);
+    assistant turns are attributed to ``provider``."""
+    context = BuildContext(dialect, history_rules(dialect))
+    out: list[Message] = []
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise ValueError(f"message {index} is not an object: {str(item)[:200]}")
+        role = item.get("role")
+        if role in ("tool", "function"):
+            result = _read_tool_message(item, context)
+            last = out[-1] if out else None
+            if isinstance(last, FunctionExecutionResultMessage):
+                last.content.append(result)
+            else:
+                out.append(FunctionExecutionResultMessage(content=[result]))
+        elif role == "assistant":
+            message = read_assistant(item, context, provider)
+            for block in message.blocks:
+                if isinstance(block, ToolCallBlock) and block.metadata.get("legacy"):
+                    context.legacy_calls[block.id] = block.name
+            out.append(message)
+        elif role in ("system", "developer"):
+            out.append(_read_system(item))
+        else:  # "user", or a role this wire does not know (kept in metadata)
+            out.append(_read_user(item))
+    return out
+
+
+def _unknown(item: Wire, known: Sequence[str]) -> dict[str, Any]:
+    return {key: value for key, value in item.items() if key not in known}
+
+
+def _read_system(item: Wire) -> SystemMessage:
+    content = item.get("content")
+    text: str | list[TextBlock] = ""
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list) and all(
+            isinstance(part, dict) and part.get("type") == "text"
+            and isinstance(part.get("text"), str) for part in content):
+        text = [read_text_part(part) for part in content]
+    message = SystemMessage(content=text, metadata=_unknown(item, ("role", "content")))
+    patch(message.metadata, item, _system(message))
+    return message
+
+
+def _read_user(item: Wire) -> UserMessage:
+    content = item.get("content")
+    blocks: str | list[UserContent] = ""
+    if isinstance(content, str):
+        blocks = content
+    elif isinstance(content, list):
+        blocks = [read_user_part(part) for part in content]
+    name = item.get("name")
+    message = UserMessage(content=blocks, name=name if isinstance(name, str) else None,
+                          metadata=_unknown(item, ("role", "content", "name")))
+    patch(message.metadata, item, _user(message))
+    return message
+
+
+def _read_tool_message(item: Wire, context: BuildContext) -> FunctionExecutionResult:
+    """A ``tool`` message (or a legacy ``function`` one, answering the latest
+    legacy call of that name) as one result; ``name`` stays in its metadata."""
+    content = item.get("content")
+    blocks: str | list[TextBlock | DataBlock] = ""
+    if isinstance(content, str):
+        blocks = content
+    elif isinstance(content, list) and all(
+            isinstance(part, dict) and part.get("type") == "text"
+            and isinstance(part.get("text"), str) for part in content):
+        blocks = [read_text_part(part) for part in content]
+    name = item.get("name")
+    call_id = item.get("tool_call_id")
+    if item.get("role") == "function":
+        answered = [call for call, called in context.legacy_calls.items() if called == name]
+        call_id = answered[-1] if answered else None
+    result = FunctionExecutionResult(
+        call_id=call_id if isinstance(call_id, str) else "", content=blocks,
+        name=name if isinstance(name, str) else None,
+        metadata=_unknown(item, ("role", "content", "tool_call_id")))
+    patch(result.metadata, item, _tool_message(result, context))
+    return result

@@ -1,0 +1,633 @@
+"""OpenAI Responses input items and content parts <-> streamkit blocks, both directions.
+
+One small function per wire kind, shared by the request builder and the request
+parser:
+
+- user side: ``input_text``, ``input_image`` and ``input_file`` parts <->
+  :class:`TextBlock` and :class:`DataBlock`; ``function_call_output`` /
+  ``custom_tool_call_output`` items <-> :class:`FunctionExecutionResult`;
+- assistant side: ``message`` (its ``output_text`` / ``refusal`` parts),
+  ``reasoning``, ``function_call`` / ``custom_tool_call`` items <-> the blocks the
+  stream parser makes of them (:func:`~.items.item_snapshots`, the one reading of
+  an output item both use), and every other item (``web_search_call``,
+  ``mcp_call``, ``mcp_list_tools``, ``code_interpreter_call``, ``computer_call``,
+  ``item_reference``...) <-> a :class:`RawBlock` holding it whole.
+
+Where each block's wire fields live (the stream parser's layout, :mod:`.items`):
+``metadata["item_id"]`` is the item's ``id``; ``status`` its status when not
+``completed``; a thinking block's ``kind`` says which list of its reasoning item
+it belongs to (``summary``, ``reasoning_text``, or ``item`` for a reasoning item
+with nothing visible) and the item's ``encrypted_content`` is on its first
+thinking block; a call's ``custom`` marks a custom tool call; any other key is
+one of the item's own fields (``phase``...) and is written back as one.
+Consecutive blocks with the same ``item_id`` are parts of one item again.
+
+Reading a request is lossless: an item or part becomes blocks only when writing
+those blocks gives it back exactly; otherwise it is kept whole (a
+:class:`RawBlock`, or the original field in ``metadata``, which is written last
+and wins). A field the stream parser leaves out because it says nothing
+(``status: "completed"``) is put back into ``metadata`` when a request had it;
+``None`` there means "not on the wire" for a field the writer would otherwise
+fill in (a message's ``status``, an image's ``detail``, a file's ``filename``).
+
+Sending an assistant turn (the cross-provider policy)
+-----------------------------------------------------
+A turn of this wire format and vendor (``provider`` ``openai-responses`` with
+the same dialect, or ``None``: built by hand or read from a Responses request)
+goes back as it came, the way OpenAI's conversation-state guide asks for
+stateless requests ("keep all items of the output array": reasoning items with
+their ``id``, ``summary`` and ``encrypted_content``, message ``id`` / ``status``
+/ ``phase``, ``function_call`` ids; developers.openai.com/api/docs/guides/
+conversation-state), with two repairs the API otherwise answers with a 400:
+
+- a reasoning item with nothing after it in its turn (a response cut off while
+  reasoning) is left out: "Item 'rs_...' of type 'reasoning' was provided
+  without its required following item" (continuedev/continue#8933,
+  vercel/ai#7099);
+- thinking that cannot be a reasoning item (no item id: built by hand, or cut
+  off) is treated like another API's thinking, and then the turn's function
+  calls go without their item ids, which would otherwise demand it: "Item
+  'fc_...' of type 'function_call' was provided without its required
+  'reasoning' item" (cline/cline#12242, TanStack/ai#1212).
+
+A turn of another wire format, or of another vendor of this one (its item ids
+and encrypted reasoning were issued by that server and mean nothing to this
+one), keeps only what any Responses server takes:
+
+- text as ``{"role": "assistant", "content": text}`` (the other API's
+  citations and metadata dropped; a refusal as its text); media as its
+  transcript, or nothing;
+- tool calls as ``function_call`` items without item id (the arguments text as
+  it came, ``{}`` when empty); the other API's server-side calls (blocks marked
+  ``metadata["server"]``) are dropped, since no output could follow them;
+- visible thinking as an assistant message ``<think>\\n...\\n</think>``, or
+  nothing with ``foreign_thinking="drop"``;
+- signatures, encrypted or redacted reasoning, tool results inside an
+  assistant turn and provider items (:class:`RawBlock`) are dropped.
+
+Audio and video have no input part on this wire (the SDK's
+``ResponseInputContentParam`` is text, image or file; Mirascope answers
+``FeatureNotSupportedError`` for audio on Responses, Mirascope/mirascope#1460),
+so building one raises; a recorded ``input_audio`` part is kept whole.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import mimetypes
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...blocks import (
+    Base64Source,
+    Block,
+    ContentBlock,
+    DataBlock,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    URLSource,
+)
+from ...messages import FunctionExecutionResult, UserContent
+from ...request import ForeignThinking
+from ..coerce import as_list, as_str
+from .items import CLIENT_CALLS, item_snapshots
+
+Wire = dict[str, Any]
+
+# The stream parser's metadata keys (:mod:`.items`) that are not item fields.
+ITEM_ID = "item_id"
+KIND = "kind"
+STATUS = "status"
+CUSTOM = "custom"
+CALL_ID = "call_id"
+LOGPROBS = "logprobs"
+ROLE = "role"
+_THINKING_KEYS = frozenset({ITEM_ID, KIND, STATUS, "summary_index", "content_index"})
+# How a reasoning item's visible parts are listed, by the thinking block's kind.
+_REASONING_LISTS = {"summary": ("summary", "summary_text"),
+                    "reasoning_text": ("content", "reasoning_text")}
+# Another wire format marks its server-side tool calls so (Anthropic, Gemini).
+SERVER = "server"
+# A message item's status when the block does not say (ResponseOutputMessageParam
+# requires one; the stream parser drops "completed" as saying nothing).
+_COMPLETED = "completed"
+# An image's detail when the block does not say: the API's default.
+_AUTO = "auto"
+
+_DATA_URL = re.compile(r"data:([^;,]*)((?:;[^;,]*)*);base64,(.*)", re.DOTALL)
+
+
+@dataclass
+class Calls:
+    """What one request's assistant turns said about their calls, for the results
+    that answer them: the wire ``call_id`` of a block id (they differ when the
+    stream kept a call's first id) and which calls are custom tool calls."""
+
+    call_ids: dict[str, str] = field(default_factory=dict)
+    custom: set[str] = field(default_factory=set)
+
+
+def _rest(wire: Wire, *read: str) -> dict[str, Any]:
+    """The fields of a wire object other than ``read``, nulls included."""
+    return {key: value for key, value in wire.items() if key not in read}
+
+
+def _given(metadata: dict[str, Any], key: str, default: Any) -> Any:
+    """``metadata[key]`` popped, else ``default`` (``None``: leave the field out)."""
+    return metadata.pop(key) if key in metadata else default
+
+
+# ---------------------------------------------------------------- data URLs
+
+
+def base_media_type(media_type: str) -> str:
+    """``image/png`` of ``image/png; foo=bar``."""
+    return media_type.split(";", 1)[0].strip().lower()
+
+
+def data_url(source: Base64Source) -> str:
+    """Inline bytes as a ``data:`` URL, the form ``image_url`` and ``file_data`` take."""
+    return f"data:{base_media_type(source.media_type)};base64,{source.data}"
+
+
+def read_data_url(url: str) -> Base64Source | None:
+    """The bytes of a base64 ``data:`` URL (``None``: not one, or not base64)."""
+    match = _DATA_URL.fullmatch(url)
+    if match is None:
+        return None
+    try:
+        raw = base64.b64decode(match.group(3), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return Base64Source(raw, match.group(1) + match.group(2))
+
+
+def _exactly(block: Block, write: Callable[[Any], Wire], wire: Wire) -> Block:
+    """``block`` when writing it gives ``wire`` back exactly, else the wire object
+    kept whole: reading a request never loses a field or changes a form."""
+    try:
+        if write(block) == wire:
+            return block
+    except (ValueError, TypeError):
+        pass
+    return RawBlock(as_str(wire.get("type")) or "unknown", wire)
+
+
+# ---------------------------------------------------------------- user parts: writing
+
+
+def text_part(block: TextBlock) -> Wire:
+    """``{"type": "input_text", "text": ...}`` with the block's wire extras."""
+    return {"type": "input_text", "text": block.text, **block.metadata}
+
+
+def _image_part(block: DataBlock) -> Wire:
+    """``input_image``: a URL or a ``data:`` URL, and its ``detail`` (``auto``
+    unless the block says; the SDK's ``ResponseInputImageParam`` requires one)."""
+    metadata = dict(block.metadata)
+    source = block.source
+    url = source.url if isinstance(source, URLSource) else data_url(source)
+    out: Wire = {"type": "input_image", "image_url": url}
+    detail = _given(metadata, "detail", _AUTO)
+    if detail is not None:
+        out["detail"] = detail
+    out.update(metadata)
+    return out
+
+
+def _default_filename(media_type: str) -> str:
+    """A name for inline file data that has none (the file-inputs guide always
+    sends one with ``file_data``): ``file`` and the media type's extension."""
+    return "file" + (mimetypes.guess_extension(base_media_type(media_type)) or "")
+
+
+def _file_part(block: DataBlock) -> Wire:
+    """``input_file``: ``file_url``, or ``file_data`` as a ``data:`` URL with a
+    ``filename`` (the block's ``name``)."""
+    metadata = dict(block.metadata)
+    source = block.source
+    out: Wire = {"type": "input_file"}
+    if isinstance(source, URLSource):
+        out["file_url"] = source.url
+        filename = block.name
+    else:
+        out["file_data"] = data_url(source)
+        filename = block.name if block.name is not None else _given(
+            metadata, "filename", _default_filename(source.media_type))
+    if filename is not None:
+        out["filename"] = filename
+    out.update(metadata)
+    return out
+
+
+def data_part(block: DataBlock) -> Wire:
+    """An image or a file part; audio and video have no input part on this wire."""
+    media_type = base_media_type(block.media_type)
+    if media_type.startswith(("audio/", "video/")):
+        raise ValueError(f"the OpenAI Responses API takes text, images and files as input, "
+                         f"not {media_type}: block {block.id!r} (send audio through OpenAI "
+                         f"Chat Completions)")
+    if media_type.startswith("image/"):
+        return _image_part(block)
+    return _file_part(block)
+
+
+def raw_part(block: RawBlock) -> Wire:
+    """A part streamkit does not model, as it came."""
+    return block.data
+
+
+_USER_PARTS: dict[type[Block], Callable[[Any], Wire]] = {
+    TextBlock: text_part,
+    DataBlock: data_part,
+    RawBlock: raw_part,
+}
+
+
+def user_part(block: UserContent) -> Wire:
+    """One part of a user (or system) message, or of a tool output."""
+    return _USER_PARTS[type(block)](block)
+
+
+def tool_output(result: FunctionExecutionResult, calls: Calls) -> Wire:
+    """A ``function_call_output`` (``custom_tool_call_output`` when it answers a
+    custom tool call): a string, or a list of text / image / file parts.
+
+    ``is_error`` has no field on this wire: the content says it (as
+    :meth:`streamkit.tools.Tool.run_json` writes it). ``name`` is not sent either:
+    the output is matched by ``call_id`` and no recorded request carries one.
+    """
+    metadata = dict(result.metadata)
+    custom = metadata.pop(CUSTOM, False) or result.call_id in calls.custom
+    output: Any = result.content if isinstance(result.content, str) else [
+        user_part(block) for block in result.content]
+    out: Wire = {"type": "custom_tool_call_output" if custom else "function_call_output",
+                 "call_id": calls.call_ids.get(result.call_id, result.call_id),
+                 "output": output}
+    out.update(metadata)
+    return out
+
+
+# ---------------------------------------------------------------- user parts: reading
+
+
+def _read_text(wire: Wire) -> Block:
+    text = wire.get("text")
+    if type(text) is not str:
+        return RawBlock("input_text", wire)
+    return TextBlock(text, metadata=_rest(wire, "type", "text"))
+
+
+def _read_image(wire: Wire) -> Block:
+    url = wire.get("image_url")
+    metadata = _rest(wire, "type", "image_url", "detail")
+    if wire.get("detail") != _AUTO:  # the default needs no note; None: the wire has none
+        metadata["detail"] = wire.get("detail")
+    if type(url) is not str:
+        return RawBlock("input_image", wire)
+    inline = read_data_url(url)
+    if inline is not None:
+        return DataBlock(source=inline, metadata=metadata)
+    return DataBlock(source=URLSource(url, "image/*"), metadata=metadata)
+
+
+def _read_file(wire: Wire) -> Block:
+    data, url, filename = wire.get("file_data"), wire.get("file_url"), wire.get("filename")
+    name = filename if type(filename) is str else None
+    metadata = _rest(wire, "type", "file_data", "file_url", "filename")
+    if filename is None:
+        metadata["filename"] = None  # no default name: the wire had none
+    elif name is None:
+        metadata["filename"] = filename
+    if type(data) is str and url is None:
+        inline = read_data_url(data)
+        if inline is not None:
+            return DataBlock(source=inline, name=name, metadata=metadata)
+    elif type(url) is str and data is None:
+        metadata.pop("filename", None)
+        media_type = mimetypes.guess_type(url)[0] or "application/octet-stream"
+        return DataBlock(source=URLSource(url, media_type), name=name, metadata=metadata)
+    return RawBlock("input_file", wire)  # a file_id, or a form streamkit cannot hold
+
+
+_USER_READERS: dict[str, Callable[[Wire], Block]] = {
+    "input_text": _read_text,
+    "input_image": _read_image,
+    "input_file": _read_file,
+}
+
+
+def read_user_part(wire: Any) -> UserContent:
+    """A content part as a block (exactly, or kept whole: :func:`_exactly`)."""
+    if type(wire) is not dict:
+        return RawBlock("unknown", {"part": wire})
+    read = _USER_READERS.get(as_str(wire.get("type")) or "")
+    if read is None:
+        return RawBlock(as_str(wire.get("type")) or "unknown", wire)
+    block = _exactly(read(wire), user_part, wire)
+    assert isinstance(block, (TextBlock, DataBlock, RawBlock))
+    return block
+
+
+def read_tool_output(wire: Wire) -> FunctionExecutionResult:
+    """A ``function_call_output`` / ``custom_tool_call_output`` item. An output
+    list with parts streamkit cannot hold stays whole in ``metadata["output"]``
+    (written last, so it wins)."""
+    call_id = wire.get("call_id")
+    if type(call_id) is not str:
+        raise ValueError(f"a {wire.get('type')} item without a call_id: {str(wire)[:200]}")
+    metadata = _rest(wire, "type", "call_id", "output")
+    if wire.get("type") == "custom_tool_call_output":
+        metadata[CUSTOM] = True
+    output = wire.get("output")
+    result = FunctionExecutionResult(call_id, "", metadata=metadata)
+    if type(output) is str:
+        result.content = output
+    elif type(output) is list:
+        parts = [read_user_part(part) for part in output]
+        result.content = [part for part in parts if isinstance(part, (TextBlock, DataBlock))]
+    if tool_output(result, Calls()) != wire:  # a form streamkit's blocks do not hold
+        result = FunctionExecutionResult(call_id, "", metadata={**metadata, "output": output})
+    return result
+
+
+# ---------------------------------------------------------------- assistant items: writing
+
+
+@dataclass
+class TurnWriter:
+    """One assistant turn's items, written block by block.
+
+    Consecutive blocks of one item (a message's parts, a reasoning item's summary
+    parts) go back into that item. ``own`` says whether the turn is this wire's and
+    vendor's (see the module docstring for what another turn keeps).
+    """
+
+    own: bool
+    foreign_thinking: ForeignThinking
+    calls: Calls
+    items: list[Wire] = field(default_factory=list)
+    # (item type, item id) of the last item, while more parts of it may follow
+    open_item: tuple[str, str] | None = field(default=None, init=False)
+    # thinking of this turn that could not be a reasoning item (see the module docstring)
+    lost_reasoning: bool = field(default=False, init=False)
+
+    def write(self, blocks: list[ContentBlock]) -> list[Wire]:
+        """Every block of the turn, then the repairs of the module docstring."""
+        writers = _OWN_WRITERS if self.own else _FOREIGN_WRITERS
+        for block in blocks:
+            writers[type(block)](self, block)
+        while self.items and self.items[-1].get("type") == "reasoning":
+            self.items.pop()  # nothing follows it: the API refuses it alone
+        if self.lost_reasoning:
+            for item in self.items:
+                if item.get("type") in CLIENT_CALLS:
+                    item.pop("id", None)
+        return self.items
+
+    def _add(self, item: Wire, key: tuple[str, str] | None = None) -> None:
+        self.items.append(item)
+        self.open_item = key
+
+    def _continues(self, item_type: str, item_id: str) -> Wire | None:
+        """The last item, when ``(item_type, item_id)`` names it."""
+        return self.items[-1] if self.open_item == (item_type, item_id) else None
+
+    def _message(self, item_id: str, metadata: dict[str, Any]) -> Wire:
+        """The message item ``item_id`` this part belongs to: the last item, or a new
+        one with the item fields ``metadata`` holds (its status ``completed`` unless
+        it says otherwise: ResponseOutputMessageParam requires one)."""
+        message = self._continues("message", item_id)
+        if message is not None:
+            return message
+        item: Wire = {"type": "message", "role": _given(metadata, ROLE, "assistant"),
+                      "id": item_id, "content": []}
+        status = _given(metadata, STATUS, _COMPLETED)
+        if status is not None:
+            item["status"] = status
+        item.update(metadata)
+        self._add(item, ("message", item_id))
+        return item
+
+    # ------------------------------------------------------------ own turns
+
+    def own_text(self, block: TextBlock) -> None:
+        """A message part: the item with its id, or an easy message without one."""
+        metadata = dict(block.metadata)
+        item_id = metadata.pop(ITEM_ID, None)
+        if not isinstance(item_id, str):
+            self._add(_easy_message(block.text, metadata))
+            return
+        part = _output_part(block, metadata)
+        self._message(item_id, metadata)["content"].append(part)
+
+    def own_raw(self, block: RawBlock) -> None:
+        """A message part streamkit does not model (it names its message), or a
+        whole item."""
+        metadata = dict(block.metadata)  # a part's: its message's id and fields
+        item_id = metadata.pop(ITEM_ID, None)
+        if isinstance(item_id, str):
+            self._message(item_id, metadata)["content"].append(block.data)
+        else:
+            self._add(block.data)
+
+    def own_thinking(self, block: ThinkingBlock) -> None:
+        """A reasoning item's part (or the bare item), with its encrypted content."""
+        item_id = block.metadata.get(ITEM_ID)
+        if not isinstance(item_id, str):
+            self.lost_reasoning = True
+            self.foreign_thinking_text(block)
+            return
+        item = self._continues("reasoning", item_id)
+        if item is None:
+            metadata = {k: v for k, v in block.metadata.items() if k not in _THINKING_KEYS}
+            item = {"type": "reasoning", "id": item_id, "summary": []}
+            status = block.metadata.get(STATUS)
+            if status is not None:
+                item["status"] = status
+            item.update(metadata)
+            self._add(item, ("reasoning", item_id))
+        kind = block.metadata.get(KIND)
+        list_name, part_type = _REASONING_LISTS.get(
+            kind if isinstance(kind, str) else "", ("summary", "summary_text"))
+        if kind != "item" and (kind in _REASONING_LISTS or block.thinking):
+            item.setdefault(list_name, []).append({"type": part_type, "text": block.thinking})
+        if block.encrypted is not None:
+            item["encrypted_content"] = block.encrypted
+
+    def own_call(self, block: ToolCallBlock) -> None:
+        """``function_call`` (``custom_tool_call`` for a custom tool) with its item id."""
+        metadata = dict(block.metadata)
+        custom = bool(metadata.pop(CUSTOM, False))
+        item_id = metadata.pop(ITEM_ID, None)
+        call_id = metadata.pop(CALL_ID, block.id)
+        item: Wire = {"type": "custom_tool_call" if custom else "function_call",
+                      "call_id": call_id, "name": block.name,
+                      "input" if custom else "arguments": block.input}
+        if isinstance(item_id, str):
+            item["id"] = item_id
+        item.update(metadata)
+        self._remember_call(block.id, call_id, custom)
+        self._add(item)
+
+    def own_data(self, block: DataBlock) -> None:
+        """An image of an image generation is in its item's ``result`` already;
+        other media (spoken answers) go as their transcript."""
+        if ITEM_ID not in block.metadata:
+            self.transcript(block)
+
+    # ------------------------------------------------------------ other turns
+
+    def foreign_text(self, block: TextBlock) -> None:
+        if block.text:
+            self._add(_easy_message(block.text, {}))
+
+    def foreign_thinking_text(self, block: ThinkingBlock) -> None:
+        """Reasoning this server cannot take as an item: text in ``<think>`` tags,
+        or nothing."""
+        if self.foreign_thinking == "text" and block.thinking:
+            self._add(_easy_message(f"<think>\n{block.thinking}\n</think>", {}))
+
+    def foreign_call(self, block: ToolCallBlock) -> None:
+        if block.metadata.get(SERVER):
+            return
+        self._remember_call(block.id, block.id, False)
+        self._add({"type": "function_call", "call_id": block.id, "name": block.name,
+                   "arguments": block.input or "{}"})
+
+    def transcript(self, block: DataBlock) -> None:
+        if block.transcript:
+            self._add(_easy_message(block.transcript, {}))
+
+    def dropped(self, block: Block) -> None:
+        return
+
+    def _remember_call(self, block_id: str, call_id: str, custom: bool) -> None:
+        self.calls.call_ids[block_id] = call_id
+        if custom:
+            self.calls.custom.add(block_id)
+
+
+def _easy_message(text: str, metadata: dict[str, Any]) -> Wire:
+    """``{"role": "assistant", "content": text}`` and the wire extras a request had."""
+    return {"role": "assistant", "content": text, **metadata}
+
+
+def _output_part(block: TextBlock, metadata: dict[str, Any]) -> Wire:
+    """An ``output_text`` part (``annotations`` are required; the citations) or a
+    ``refusal``; the part's ``logprobs`` leave ``metadata``."""
+    logprobs = metadata.pop(LOGPROBS, None)
+    if block.refusal:
+        return {"type": "refusal", "refusal": block.text}
+    part: Wire = {"type": "output_text", "text": block.text, "annotations": list(block.citations)}
+    if logprobs is not None:
+        part["logprobs"] = logprobs
+    return part
+
+
+_Writer = Callable[[TurnWriter, Any], None]
+
+_OWN_WRITERS: dict[type[Block], _Writer] = {
+    TextBlock: TurnWriter.own_text,
+    ThinkingBlock: TurnWriter.own_thinking,
+    ToolCallBlock: TurnWriter.own_call,
+    DataBlock: TurnWriter.own_data,
+    RawBlock: TurnWriter.own_raw,
+    ToolResultBlock: TurnWriter.dropped,
+}
+
+_FOREIGN_WRITERS: dict[type[Block], _Writer] = {
+    TextBlock: TurnWriter.foreign_text,
+    ThinkingBlock: TurnWriter.foreign_thinking_text,
+    ToolCallBlock: TurnWriter.foreign_call,
+    DataBlock: TurnWriter.transcript,
+    RawBlock: TurnWriter.dropped,
+    ToolResultBlock: TurnWriter.dropped,
+}
+
+
+def assistant_items(blocks: list[ContentBlock], *, own: bool,
+                    foreign_thinking: ForeignThinking, calls: Calls) -> list[Wire]:
+    """An assistant turn's blocks as input items (see the module docstring)."""
+    return TurnWriter(own, foreign_thinking, calls).write(blocks)
+
+
+def _own_items(blocks: list[ContentBlock]) -> list[Wire]:
+    """What an own turn of just these blocks writes, without the repairs (for
+    :func:`read_assistant_item`: a recorded item is kept as it was)."""
+    writer = TurnWriter(True, "text", Calls())
+    for block in blocks:
+        _OWN_WRITERS[type(block)](writer, block)
+    return writer.items
+
+
+# ---------------------------------------------------------------- assistant items: reading
+
+
+def _restored(blocks: list[ContentBlock], item: Wire) -> list[ContentBlock]:
+    """The fields a request states that the stream's reading leaves out: a
+    reasoning or call item's ``completed`` status, an explicit
+    ``encrypted_content`` (null included); and a message without a status."""
+    if not blocks:
+        return blocks
+    first = blocks[0]
+    status = item.get("status", ...)
+    is_message = item.get("type") == "message"
+    if (status is ... and is_message) or (status == _COMPLETED and not is_message):
+        for block in blocks:  # a message is "completed" unless it says otherwise
+            block.metadata[STATUS] = None if is_message else _COMPLETED
+    encrypted = item.get("encrypted_content", ...)
+    if isinstance(encrypted, str):
+        thinking = next((b for b in blocks if isinstance(b, ThinkingBlock)), None)
+        if thinking is not None:
+            thinking.encrypted = encrypted
+    elif encrypted is not ...:
+        first.metadata["encrypted_content"] = encrypted
+    return blocks
+
+
+def _as_streamed(item: Wire, position: int) -> list[ContentBlock] | None:
+    """The blocks the stream parser makes of this output item (and what it leaves
+    out, put back), when they write it back exactly; else ``None``."""
+    item_id = as_str(item.get("id")) or None
+    snapshots = item_snapshots(position, item, item_id, has_parts=False, call_block_id=None)
+    blocks = _restored([snapshot.block for snapshot in snapshots], item)
+    return blocks if blocks and _own_items(blocks) == [item] else None
+
+
+def _easy_assistant(item: Wire) -> ContentBlock:
+    """An assistant message as one text block whose metadata holds every field of
+    the item but its role: written back as ``{"role": "assistant", "content":
+    <text>, **metadata}``, which is the item again (its original ``content``
+    included, which wins); another wire format gets the text."""
+    content = item.get("content")
+    metadata = _rest(item, "role", "content")
+    if type(content) is str:
+        return TextBlock(content, metadata=metadata)
+    texts = [as_str(part.get("text")) or as_str(part.get("refusal")) or ""
+             for part in as_list(content) or () if type(part) is dict]
+    return TextBlock("".join(texts), metadata={**metadata, "content": content})
+
+
+def read_assistant_item(item: Wire, position: int = 0) -> list[ContentBlock]:
+    """An assistant-side input item as the blocks the stream parser makes of the
+    same output item, when they write it back exactly; an assistant message in
+    another form as one text block holding the item (:func:`_easy_assistant`);
+    anything else as a :class:`RawBlock`."""
+    item_type = as_str(item.get("type"))
+    if item_type in ("message", "reasoning", *CLIENT_CALLS) and (
+            item_type != "message" or "id" in item):
+        blocks = _as_streamed(item, position)
+        if blocks is not None:
+            return blocks
+    if item_type in ("message", None) and item.get("role") == "assistant":
+        easy = _easy_assistant(item)
+        if _own_items([easy]) == [item]:
+            return [easy]
+    return [RawBlock(item_type or "unknown", item, id=as_str(item.get("id")) or None)]

@@ -1,0 +1,575 @@
+"""OpenAI Responses requests (``POST /v1/responses``; also DeepSeek's, OpenRouter's,
+Bedrock Mantle's ``/responses``): built from a :class:`Request` and read back into
+one, losslessly.
+
+Where each part of a :class:`Request` goes:
+
+- a leading :class:`SystemMessage` with no ``metadata`` -> top-level
+  ``instructions`` (a string). Any other system message -> an input message item
+  where it stands, with the role the body used (``metadata["role"]``: ``system``
+  or ``developer``; ``system`` when built by hand). ``instructions`` are not
+  carried over by ``previous_response_id`` (the API reference: "the instructions
+  from a previous response will not be carried over"), so they are sent on every
+  turn;
+- :class:`UserMessage` -> ``{"role": "user", "content": ...}`` (a string, or
+  ``input_text`` / ``input_image`` / ``input_file`` parts; see :mod:`.content`),
+  or the whole ``input`` string when the body had one
+  (``metadata[STRING_INPUT]``); a user message's ``name`` has no field here;
+- an assistant turn (an :class:`AssistantMessage` or a :class:`ChatResponse`) ->
+  its items: ``reasoning``, ``message``, ``function_call``, server tool items...
+  (:mod:`.content` says what a turn of another API keeps);
+- :class:`FunctionExecutionResultMessage` -> one ``function_call_output`` item per
+  result (``custom_tool_call_output`` for a custom tool's call);
+- ``tools``: a :class:`Tool` -> ``{"type": "function", "name", "description",
+  "parameters", "strict"}`` plus its ``metadata``; ``strict`` is written whenever
+  the tool says ``True`` or ``False``, because an omitted ``strict`` is strict
+  mode on this API (the function-calling guide: "Responses requests will attempt
+  to normalize your schema into strict mode"; to opt out "explicitly set strict:
+  false"). A dict (``web_search``, ``mcp``, ``file_search``, ``custom``...) as it is;
+- ``tool_choice``: ``auto`` / ``required`` / ``none``, or a tool's name
+  (``{"type": "function", "name": ...}``; ``{"type": "custom", ...}`` for a custom
+  tool in ``tools``); any other form (``allowed_tools``, a hosted tool) is an
+  option under its own name;
+- structured output -> ``text.format``: a :class:`JsonSchemaOutput` ->
+  ``{"type": "json_schema", "name", "schema", "strict", "description"}``;
+  ``json_output=True`` -> ``{"type": "json_object"}`` (JSON mode; as in Chat
+  Completions, whose 400 says "'messages' must contain the word 'json'", the input
+  should mention JSON). Other ``text`` fields (``verbosity``) go through;
+- options (:data:`~streamkit.request.UNIFORM_OPTIONS`): ``max_tokens`` ->
+  ``max_output_tokens``, ``temperature``, ``top_p``, ``parallel_tool_calls``;
+  ``reasoning_effort`` -> ``reasoning.effort``; ``include_thoughts=True`` ->
+  ``reasoning.summary: "auto"`` (summaries are opt-in; ``False`` writes nothing).
+  ``include_usage`` writes nothing (``response.completed`` always carries usage).
+  ``stop``, ``seed``, ``thinking_budget`` and ``audio`` have no form here (the
+  SDK's ``ResponseCreateParams`` declares no stop sequences, seed, token budget or
+  audio output): building with them raises. Every other option goes through
+  under its own name (``include``, ``store``, ``previous_response_id``,
+  ``conversation``, ``truncation``, ``metadata``, ``service_tier``...);
+- ``model`` and ``stream`` are written when set.
+
+Chaining (``previous_response_id``, ``conversation``): the server holds the
+conversation, so only the new items are sent, and sending one it holds again is
+refused ("Duplicate item found with id rs_...": continuedev/continue#10723). When
+the messages contain the :class:`ChatResponse` that ``previous_response_id``
+names (its ``id``), or one that belongs to the ``conversation`` (its
+``metadata["conversation"]``), that response and every message before it are
+left out of ``input``, as LangChain's ``use_previous_response_id`` does; the
+leading instructions stay. An :class:`AssistantMessage` carries no response id,
+so a list that holds only those is sent whole.
+
+Reading a body back gives the same :class:`Request` parts, and every field the
+model has no place for stays in ``options`` (top level) or ``metadata``
+(messages, blocks, tools) under its own name, so ``build_request`` rebuilds the
+body exactly. Consecutive assistant-side items (reasoning, messages, calls,
+server tool items) are one :class:`AssistantMessage` (``provider``
+``openai-responses``); consecutive outputs one
+:class:`FunctionExecutionResultMessage`. Items streamkit does not model, the
+client's own included (``computer_call_output``, ``mcp_approval_response``,
+``item_reference``), are :class:`RawBlock` s of the assistant turn they stand in:
+sent back verbatim here, dropped for any other wire format, which could not read
+them.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any, cast
+
+from ...blocks import ContentBlock, TextBlock
+from ...messages import (
+    AssistantMessage,
+    FunctionExecutionResultMessage,
+    Message,
+    SystemMessage,
+    UserMessage,
+)
+from ...request import UNIFORM_OPTIONS, ForeignThinking, JsonSchemaOutput, Request
+from ...response import ChatResponse
+from ...tools import Tool
+from .content import (
+    Calls,
+    Wire,
+    assistant_items,
+    read_assistant_item,
+    read_tool_output,
+    read_user_part,
+    text_part,
+    tool_output,
+    user_part,
+)
+
+#: The registry name of this wire format's own API.
+PROVIDER = "openai-responses"
+_PACKAGE = "openai_responses"
+
+#: Metadata key of the :class:`UserMessage` a body's string ``input`` was read into.
+STRING_INPUT = "string_input"
+
+_UNIFORM = frozenset(UNIFORM_OPTIONS)
+
+# Uniform options whose wire field differs at most by name.
+_RENAMED = {"max_tokens": "max_output_tokens", "temperature": "temperature",
+            "top_p": "top_p", "parallel_tool_calls": "parallel_tool_calls"}
+
+# Uniform options this API has no form for: it rejects unknown parameters, so
+# building raises with the reason.
+_UNSUPPORTED = {
+    "stop": "the OpenAI Responses API has no stop sequences",
+    "seed": "the OpenAI Responses API has no seed",
+    "thinking_budget": "the OpenAI Responses API takes reasoning_effort, not a token budget",
+    "audio": "the OpenAI Responses API has no audio output (OpenAI Chat Completions has)",
+}
+
+# Uniform options that need nothing on this wire.
+_IMPLIED = frozenset({"include_usage"})  # response.completed always carries usage
+
+_CHOICE_WORDS = ("auto", "required", "none")
+_INPUT_ROLES = ("system", "developer")
+_OUTPUT_TYPES = ("function_call_output", "custom_tool_call_output")
+# reasoning.summary for include_thoughts=True: "auto" lets the API pick the level (the
+# SDK's Reasoning.summary: auto, concise or detailed; the other two stay options).
+_SUMMARY_SHOWN = "auto"
+
+
+# ---------------------------------------------------------------- building
+
+
+def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
+    """The Responses API body for ``request`` (see the module docstring)."""
+    # a uniform option given as None is not given (the keyword's default)
+    options = {k: v for k, v in request.options.items() if v is not None or k not in _UNIFORM}
+    foreign_thinking = _foreign_thinking(options.pop("foreign_thinking", "text"))
+    for name, reason in _UNSUPPORTED.items():
+        if name in options:
+            raise ValueError(f"{name}={options[name]!r}: {reason}")
+    for name in _IMPLIED:
+        options.pop(name, None)
+    body: dict[str, Any] = {}
+    if request.model is not None:
+        body["model"] = request.model
+    instructions, turns = _instructions(request.messages)
+    if instructions is not None:
+        body["instructions"] = instructions
+    turns = turns[_held_by_server(turns, options):]
+    items = _items(turns, dialect, foreign_thinking)
+    if items:
+        string = _string_input(turns)
+        body["input"] = items if string is None else string
+    _write_options(body, options)
+    _write_reasoning(body, options)
+    _write_text(body, options, request.json_output)
+    _write_tools(body, request.tools, request.tool_choice)
+    if request.stream is not None:
+        body["stream"] = request.stream
+    for key, value in options.items():  # everything else, under its own name
+        _put(body, key, value)
+    return copy.deepcopy(body)  # the body shares no object with the messages or options
+
+
+def _foreign_thinking(value: Any) -> ForeignThinking:
+    if value not in ("text", "drop"):
+        raise ValueError(f"foreign_thinking must be 'text' or 'drop', not {value!r}")
+    return cast(ForeignThinking, value)
+
+
+def _put(body: dict[str, Any], key: str, value: Any) -> None:
+    """Set a body field; two options writing different values to it is an error."""
+    if key in body and body[key] != value:
+        raise ValueError(f"{key!r} is given twice, as {body[key]!r} and as {value!r}")
+    body[key] = value
+
+
+def _write_options(body: dict[str, Any], options: dict[str, Any]) -> None:
+    """The uniform options that are wire fields under (maybe) another name."""
+    for name, wire_name in _RENAMED.items():
+        if name in options:
+            _put(body, wire_name, options.pop(name))
+
+
+def _write_reasoning(body: dict[str, Any], options: dict[str, Any]) -> None:
+    """``reasoning`` from ``reasoning_effort`` and ``include_thoughts``, merged into
+    a ``reasoning`` option (``context``, ``summary: "detailed"``...)."""
+    effort = options.pop("reasoning_effort", None)
+    shown = options.pop("include_thoughts", None)
+    if effort is None and not shown:
+        return  # a reasoning option, if any, goes through as it is
+    given = options.pop("reasoning", None)
+    if given is not None and not isinstance(given, dict):
+        raise ValueError(f"reasoning must be an object, not {given!r}")
+    config = dict(given or {})
+    if effort is not None:
+        _put(config, "effort", effort)
+    if shown:
+        _put(config, "summary", _SUMMARY_SHOWN)
+    body["reasoning"] = config
+
+
+def json_format(json_output: bool | JsonSchemaOutput | None) -> Wire | None:
+    """``text.format`` for structured output (``None``: plain text)."""
+    if json_output is True:
+        return {"type": "json_object"}
+    if not isinstance(json_output, JsonSchemaOutput):
+        return None
+    out: Wire = {"type": "json_schema", "name": json_output.name, "schema": json_output.schema}
+    if json_output.strict is not None:
+        out["strict"] = json_output.strict
+    if json_output.description is not None:
+        out["description"] = json_output.description
+    out.update(json_output.metadata)
+    return out
+
+
+def _write_text(body: dict[str, Any], options: dict[str, Any],
+                json_output: bool | JsonSchemaOutput | None) -> None:
+    """``text.format`` from ``json_output``, merged into a ``text`` option
+    (``verbosity``)."""
+    output = json_format(json_output)
+    if output is None:
+        return  # a text option, if any, goes through as it is
+    given = options.pop("text", None)
+    if given is not None and not isinstance(given, dict):
+        raise ValueError(f"text must be an object, not {given!r}")
+    text = dict(given or {})
+    _put(text, "format", output)
+    body["text"] = text
+
+
+def tool_param(entry: Tool | dict[str, Any]) -> Wire:
+    """A function tool (see the module docstring for ``strict``); a dict as it is."""
+    if isinstance(entry, dict):
+        return entry
+    out: Wire = {"type": "function", "name": entry.name}
+    if entry.description:
+        out["description"] = entry.description
+    out["parameters"] = entry.parameters
+    if entry.strict is not None:
+        out["strict"] = entry.strict
+    out.update(entry.metadata)
+    return out
+
+
+def _tool_choice(choice: str, tools: list[Wire]) -> str | Wire:
+    """A word, or the named tool (a custom tool when ``tools`` has one by that name)."""
+    if choice in _CHOICE_WORDS:
+        return choice
+    custom = any(tool.get("type") == "custom" and tool.get("name") == choice for tool in tools)
+    return {"type": "custom" if custom else "function", "name": choice}
+
+
+def _write_tools(body: dict[str, Any], tools: list[Tool | dict[str, Any]] | None,
+                 choice: str | None) -> None:
+    written = [tool_param(entry) for entry in tools or []]
+    if tools is not None:
+        body["tools"] = written
+    if choice is not None:
+        _put(body, "tool_choice", _tool_choice(choice, written))
+
+
+# ---------------------------------------------------------------- messages
+
+
+def _instructions(messages: list[Message]) -> tuple[str | None, list[Message]]:
+    """Top-level ``instructions`` from a leading system message with no wire
+    extras (text blocks without metadata), and the messages that follow."""
+    if not messages or not isinstance(messages[0], SystemMessage):
+        return None, messages
+    first = messages[0]
+    if first.metadata or (not isinstance(first.content, str)
+                          and any(block.metadata or block.citations for block in first.content)):
+        return None, messages
+    return first.text, messages[1:]
+
+
+def _conversation_id(conversation: Any) -> str | None:
+    """The id of a ``conversation`` option or response field (a string or ``{"id"}``)."""
+    if isinstance(conversation, dict):
+        conversation = conversation.get("id")
+    return conversation if isinstance(conversation, str) else None
+
+
+def _held_by_server(messages: list[Message], options: dict[str, Any]) -> int:
+    """How many leading messages the server already holds: up to and including the
+    last response that ``previous_response_id`` names or that belongs to the
+    ``conversation`` (see the module docstring)."""
+    previous = options.get("previous_response_id")
+    conversation = _conversation_id(options.get("conversation"))
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if not isinstance(message, ChatResponse):
+            continue
+        if previous is not None and message.id == previous:
+            return index + 1
+        if conversation is not None and _conversation_id(
+                message.metadata.get("conversation")) == conversation:
+            return index + 1
+    return 0
+
+
+def _string_input(messages: list[Message]) -> str | None:
+    """The body's ``input`` string, when the one message was read from one."""
+    if len(messages) != 1:
+        return None
+    message = messages[0]
+    if isinstance(message, UserMessage) and message.metadata.get(STRING_INPUT) and isinstance(
+            message.content, str):
+        return message.content
+    return None
+
+
+def is_own(provider: str | None, dialect: str | None) -> bool:
+    """Whether a turn written by ``provider`` is this wire format's and vendor's
+    (``None``: built by hand or read from a Responses request)."""
+    if provider is None:
+        return True
+    from .. import wire_of
+
+    try:
+        return wire_of(provider) == (_PACKAGE, dialect)
+    except ValueError:  # not a registry name: another API's
+        return False
+
+
+def _items(messages: list[Message], dialect: str | None,
+           foreign_thinking: ForeignThinking) -> list[Wire]:
+    calls = Calls()
+    out: list[Wire] = []
+    for message in messages:
+        if isinstance(message, ChatResponse):  # its metadata is the response's, not wire extras
+            blocks: list[ContentBlock] = list(message.content)
+            out += assistant_items(blocks, own=is_own(message.provider, dialect),
+                                   foreign_thinking=foreign_thinking, calls=calls)
+        elif isinstance(message, AssistantMessage):
+            # a turn is several items: its blocks carry their items' fields, and the
+            # message's own metadata has no place on this wire
+            out += assistant_items(message.blocks, own=is_own(message.provider, dialect),
+                                   foreign_thinking=foreign_thinking, calls=calls)
+        elif isinstance(message, FunctionExecutionResultMessage):
+            out += [tool_output(result, calls) for result in message.content]
+        elif isinstance(message, UserMessage):
+            out.append(_user_item(message))
+        elif isinstance(message, SystemMessage):
+            out.append(_system_item(message))
+        else:
+            raise TypeError(f"not a message: {type(message).__name__}")
+    return out
+
+
+def _user_item(message: UserMessage) -> Wire:
+    metadata = {k: v for k, v in message.metadata.items() if k != STRING_INPUT}
+    content: Any = message.content if isinstance(message.content, str) else [
+        user_part(block) for block in message.content]
+    return {"role": "user", "content": content, **metadata}
+
+
+def _system_item(message: SystemMessage) -> Wire:
+    """A system or developer message item (the role the body used; ``system``
+    for one built by hand)."""
+    metadata = dict(message.metadata)
+    role = metadata.pop("role", "system")
+    content: Any = message.content if isinstance(message.content, str) else [
+        text_part(block) for block in message.content]
+    return {"role": role, "content": content, **metadata}
+
+
+# ---------------------------------------------------------------- reading
+
+
+def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
+    """The :class:`Request` a Responses API body stands for (see the module docstring)."""
+    rest = copy.deepcopy(body)  # the Request shares no object with the body
+    messages: list[Message] = []
+    if isinstance(rest.get("instructions"), str):
+        messages.append(SystemMessage(rest.pop("instructions")))
+    given = rest.get("input")
+    if isinstance(given, str):
+        messages.append(UserMessage(rest.pop("input"), metadata={STRING_INPUT: True}))
+    elif isinstance(given, list) and given:
+        messages += _read_items(rest.pop("input"))
+    request = Request(messages=messages)
+    if isinstance(rest.get("model"), str):
+        request.model = rest.pop("model")
+    if isinstance(rest.get("stream"), bool):
+        request.stream = rest.pop("stream")
+    _read_tools(rest, request)
+    _read_text(rest, request)
+    _read_reasoning(rest, request.options)
+    for name, wire_name in _RENAMED.items():
+        if rest.get(wire_name) is not None:  # a null stays under its wire name
+            request.options[name] = rest.pop(wire_name)
+    request.options.update(rest)
+    return request
+
+
+def _side(item: Any) -> str:
+    """Which message an input item belongs to: ``user``, ``system``, ``results``
+    or ``assistant`` (the model's items, and every item streamkit does not model)."""
+    if not isinstance(item, dict):
+        raise ValueError(f"not a Responses input item: {str(item)[:200]}")
+    item_type = item.get("type")
+    if item_type in (None, "message"):
+        role = item.get("role")
+        if role == "user":
+            return "user"
+        if role in _INPUT_ROLES:
+            return "system"
+        return "assistant"
+    if item_type in _OUTPUT_TYPES and isinstance(item.get("call_id"), str):
+        return "results"
+    return "assistant"
+
+
+def _read_items(items: list[Any]) -> list[Message]:
+    """Input items as messages: runs of assistant-side items and of outputs are
+    one message each."""
+    messages: list[Message] = []
+    previous = ""
+    for position, item in enumerate(items):
+        side = _side(item)
+        last = messages[-1] if messages and side == previous else None
+        if side == "assistant":
+            blocks = read_assistant_item(item, position)
+            if isinstance(last, AssistantMessage) and isinstance(last.content, list):
+                last.content += blocks
+            else:
+                messages.append(AssistantMessage(blocks, provider=PROVIDER))
+        elif side == "results":
+            result = read_tool_output(item)
+            if isinstance(last, FunctionExecutionResultMessage):
+                last.content.append(result)
+            else:
+                messages.append(FunctionExecutionResultMessage([result]))
+        else:
+            messages.append(_MESSAGE_READERS[side](item))
+        previous = side
+    return messages
+
+
+def _extras(item: Wire) -> dict[str, Any]:
+    return {k: v for k, v in item.items() if k not in ("role", "content")}
+
+
+def _read_user(item: Wire) -> Message:
+    """A user message: a string, or parts (each kept whole if streamkit cannot
+    hold it); content of another shape stays in ``metadata["content"]``."""
+    content = item.get("content")
+    if isinstance(content, str):
+        return UserMessage(content, metadata=_extras(item))
+    if isinstance(content, list):
+        return UserMessage([read_user_part(part) for part in content], metadata=_extras(item))
+    return UserMessage([], metadata={**_extras(item), "content": content})
+
+
+def _read_system(item: Wire) -> Message:
+    """A system / developer message item (its role in ``metadata["role"]``)."""
+    content = item.get("content")
+    metadata = {"role": item.get("role"), **_extras(item)}
+    if isinstance(content, str):
+        return SystemMessage(content, metadata=metadata)
+    parts = [read_user_part(part) for part in content] if isinstance(content, list) else None
+    if parts is not None and all(isinstance(part, TextBlock) for part in parts):
+        return SystemMessage([part for part in parts if isinstance(part, TextBlock)],
+                             metadata=metadata)
+    return SystemMessage([], metadata={**metadata, "content": content})
+
+
+_MESSAGE_READERS: dict[str, Callable[[Wire], Message]] = {
+    "user": _read_user,
+    "system": _read_system,
+}
+
+
+def _read_tools(rest: dict[str, Any], request: Request) -> None:
+    """``tools`` (function tools as :class:`Tool` s) and ``tool_choice``."""
+    if isinstance(rest.get("tools"), list):
+        request.tools = [_read_tool(entry) for entry in rest.pop("tools")]
+    choice = rest.get("tool_choice")
+    written = [tool_param(entry) for entry in request.tools or []]
+    if isinstance(choice, str) and choice in _CHOICE_WORDS:
+        request.tool_choice = rest.pop("tool_choice")
+    elif isinstance(choice, dict) and isinstance(choice.get("name"), str):
+        name = choice["name"]
+        if name not in _CHOICE_WORDS and _tool_choice(name, written) == choice:
+            request.tool_choice = name
+            del rest["tool_choice"]
+
+
+def _read_tool(entry: Any) -> Tool | dict[str, Any]:
+    """A function tool as a :class:`Tool` when it writes back exactly; else as it is."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"not a Responses tool: {str(entry)[:200]}")
+    name, parameters = entry.get("name"), entry.get("parameters")
+    if entry.get("type") != "function" or not isinstance(name, str) or not isinstance(
+            parameters, dict):
+        return entry
+    description, strict = entry.get("description"), entry.get("strict")
+    metadata = {k: v for k, v in entry.items()
+                if k not in ("type", "name", "parameters", "description", "strict")}
+    if "description" in entry and not (isinstance(description, str) and description):
+        metadata["description"] = description  # null or "": written back as it was
+    if "strict" in entry and not isinstance(strict, bool):
+        metadata["strict"] = strict
+    tool = Tool(name=name, description=description if isinstance(description, str) else "",
+                parameters=parameters, strict=strict if isinstance(strict, bool) else None,
+                metadata=metadata)
+    return tool if tool_param(tool) == entry else entry
+
+
+def _read_text(rest: dict[str, Any], request: Request) -> None:
+    """``text.format`` -> ``json_output`` (``json_object`` is ``True``, a
+    ``json_schema`` a :class:`JsonSchemaOutput`); what else ``text`` holds stays."""
+    text = rest.get("text")
+    if not isinstance(text, dict) or not isinstance(text.get("format"), dict):
+        return
+    output = _read_format(text["format"])
+    if output is None:
+        return
+    request.json_output = output
+    remaining = {k: v for k, v in text.items() if k != "format"}
+    if remaining:
+        rest["text"] = remaining
+    else:
+        del rest["text"]
+
+
+def _read_format(wire: Wire) -> bool | JsonSchemaOutput | None:
+    """A ``text.format`` as structured output, when it writes back exactly."""
+    if wire == {"type": "json_object"}:
+        return True
+    name, schema = wire.get("name"), wire.get("schema")
+    if wire.get("type") != "json_schema" or not isinstance(name, str) or not isinstance(
+            schema, dict):
+        return None
+    strict, description = wire.get("strict"), wire.get("description")
+    metadata = {k: v for k, v in wire.items()
+                if k not in ("type", "name", "schema", "strict", "description")}
+    if "strict" in wire and not isinstance(strict, bool):
+        metadata["strict"] = strict
+    if "description" in wire and not isinstance(description, str):
+        metadata["description"] = description
+    output = JsonSchemaOutput(name=name, schema=schema,
+                              strict=strict if isinstance(strict, bool) else None,
+                              description=description if isinstance(description, str) else None,
+                              metadata=metadata)
+    return output if json_format(output) == wire else None
+
+
+def _read_reasoning(rest: dict[str, Any], options: dict[str, Any]) -> None:
+    """``reasoning.effort`` -> ``reasoning_effort``, ``summary: "auto"`` ->
+    ``include_thoughts``; what else ``reasoning`` holds stays an option."""
+    reasoning = rest.get("reasoning")
+    if not isinstance(reasoning, dict):
+        return
+    config = dict(reasoning)
+    if isinstance(config.get("effort"), str):
+        options["reasoning_effort"] = config.pop("effort")
+    if config.get("summary") == _SUMMARY_SHOWN:
+        options["include_thoughts"] = True
+        del config["summary"]
+    if config == reasoning:
+        return
+    if config:
+        rest["reasoning"] = config
+    else:
+        del rest["reasoning"]
+

@@ -1,0 +1,84 @@
+"""OpenAI Responses non-streamed responses (``stream: false``): the JSON ``Response``
+object as the same :class:`~streamkit.ChatResponse` its stream gives.
+
+A stream's terminal event (``response.completed`` / ``incomplete`` / ``failed``)
+carries this very object, and the stream parser closes every output item from it
+that it has not streamed (:meth:`~.stream.OpenAIResponsesParser`'s terminal
+handler). So the body is read by that parser, as a stream whose one event is the
+terminal event its ``status`` names: the same blocks for each output item (a
+reasoning item's ``encrypted_content`` on its first thinking block, server tool
+items as :class:`~streamkit.blocks.RawBlock` s, an image generation's image), the
+same usage table, finish reasons (``tool_calls`` when a function or custom tool
+call is in the output) and response metadata, by construction rather than by a
+second copy of those rules.
+
+A response that has not ended (``queued`` / ``in_progress``: a background
+response polled early) or was ``cancelled`` is read as a stream cut before its
+terminal event: its items so far, ``terminated=False`` and finish reason
+``unknown``; its ``status`` is in ``metadata``.
+
+A ``failed`` response is a response (its ``error`` in ``metadata["error"]``,
+finish reason ``error``), as its stream is; an error body (``{"error": {...}}``
+with no response object, what an HTTP error carries) raises
+:class:`~streamkit.errors.ProviderError`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ...accumulate import Accumulator
+from ...errors import ProviderError
+from ...response import ChatResponse
+from ..coerce import as_dict, as_list, as_str
+from ..error_payloads import error_event
+from .stream import OpenAIResponsesParser
+
+# The terminal event of a stream that ends with a response of this status.
+_TERMINAL_EVENTS = {
+    "completed": "response.completed",
+    "incomplete": "response.incomplete",
+    "failed": "response.failed",
+}
+
+
+def parse_response(body: dict[str, Any], dialect: str | None) -> ChatResponse:
+    """The :class:`~streamkit.ChatResponse` of a non-streamed Responses API response."""
+    if _is_error_body(body):
+        raise _provider_error(body)
+    parser = OpenAIResponsesParser()
+    accumulator = Accumulator()
+    for event_type, payload in _events(body):
+        accumulator.apply_all(parser.feed(msgspec.json.encode(payload), event_type))
+    accumulator.apply_all(parser.finish())
+    return accumulator.response
+
+
+def _events(body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The stream the body is the end of: its terminal event; for a response that
+    has not ended, its start and each output item as done."""
+    status = as_str(body.get("status")) or "completed"
+    terminal = _TERMINAL_EVENTS.get(status)
+    if terminal is not None:
+        return [(terminal, {"type": terminal, "response": body})]
+    started = {key: value for key, value in body.items() if key != "output"}
+    events = [("response.in_progress", {"type": "response.in_progress", "response": started})]
+    for index, item in enumerate(as_list(body.get("output")) or ()):
+        done: dict[str, Any] = {"type": "response.output_item.done", "output_index": index,
+                                "item": item}
+        events.append(("response.output_item.done", done))
+    return events
+
+
+def _is_error_body(body: dict[str, Any]) -> bool:
+    """An HTTP error body: an ``error`` object and no response around it."""
+    return as_dict(body.get("error")) is not None and "output" not in body and body.get(
+        "object") != "response"
+
+
+def _provider_error(body: dict[str, Any]) -> ProviderError:
+    event = error_event(body["error"], body)
+    return ProviderError(event.message, status=event.status, code=event.code,
+                         error_type=event.error_type, raw=body)
