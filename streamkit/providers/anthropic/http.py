@@ -1,0 +1,19 @@
+"""Where Anthropic's Messages API lives under a base URL: ``{base}/messages``.
+
+The model and ``stream`` are body fields. (Bedrock's InvokeModel and Vertex's
+rawPredict carry the same body under URLs that name the model; they are not in
+the registry.)
+"""
+
+from __future__ import annotations
+
+#: The Messages path under the base URL (``https://api.anthropic.com/v1``).
+MESSAGES_PATH = "/messages"
+
+#: The model goes in the body (``"model"``).
+MODEL_IN_BODY = True
+
+
+def endpoint(base_url: str, model: str, *, stream: bool, dialect: str | None = None) -> str:
+    """The URL a Messages request is posted to."""
+    return base_url.rstrip("/") + MESSAGES_PATH

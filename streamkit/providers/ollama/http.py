@@ -1,0 +1,20 @@
+"""Where Ollama's native chat API lives under a base URL: ``{base}/api/chat``.
+
+The base URL is the server, as ``OLLAMA_HOST`` names it
+(``http://localhost:11434``, or ``https://ollama.com`` for Ollama's cloud). The
+model and ``stream`` (``true`` unless said otherwise) are body fields; the
+streamed answer is NDJSON.
+"""
+
+from __future__ import annotations
+
+#: The chat path under the server URL.
+CHAT_PATH = "/api/chat"
+
+#: The model goes in the body (``"model"``).
+MODEL_IN_BODY = True
+
+
+def endpoint(base_url: str, model: str, *, stream: bool, dialect: str | None = None) -> str:
+    """The URL a chat request is posted to."""
+    return base_url.rstrip("/") + CHAT_PATH

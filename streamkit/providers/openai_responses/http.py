@@ -1,0 +1,19 @@
+"""Where the OpenAI Responses API lives under a base URL: ``{base}/responses``.
+
+The model and whether to stream are body fields, so the URL is the same for
+every call (OpenAI, and Responses-format vendors such as Perplexity's Agent
+API, whose ``/v1/responses`` is an alias of ``/v1/agent``).
+"""
+
+from __future__ import annotations
+
+#: The Responses path under the base URL.
+RESPONSES_PATH = "/responses"
+
+#: The model goes in the body (``"model"``).
+MODEL_IN_BODY = True
+
+
+def endpoint(base_url: str, model: str, *, stream: bool, dialect: str | None = None) -> str:
+    """The URL a Responses request is posted to."""
+    return base_url.rstrip("/") + RESPONSES_PATH
