@@ -5,7 +5,11 @@ started by :func:`run`, so that the client's resident memory is the client's
 alone, measured in a fresh interpreter whose allocator has not been warmed up
 by the other benchmarks, and so the server gets its own core.
 
-Two phases, one ``httpx.AsyncClient`` (``max_connections=1000``):
+Two phases, one ``httpx.AsyncClient`` (``max_connections=1000``), then the same
+two in a fresh client process with one ``aiohttp.ClientSession``
+(``TCPConnector(limit=1000)``, each response read through
+``streamkit.adapters.aiohttp``) when aiohttp is installed; ``run()`` returns the
+httpx figures as before and the aiohttp ones under ``"aiohttp"``:
 
 - throughput: 1,000 streams (half OpenAI Chat, half Anthropic) fetched at
   once, each through ``streamkit.stream(response)``; every final response is
@@ -50,6 +54,7 @@ class Plan:
     idle_chunks: int = 30  # content chunks per stream (memory phase): an ~8 KB body
     pause: float = 8.0  # seconds the server idles mid-body (memory phase)
     passes: int = 1  # throughput passes of each kind (each ~20 s at 1,000 streams)
+    transport: str = "httpx"  # the client process's HTTP client: "httpx" or "aiohttp"
 
 
 # ------------------------------------------------------------------ server side
@@ -176,31 +181,160 @@ async def _memory(client: httpx.AsyncClient, plan: Plan) -> dict[str, Any]:
             "write_bytes": _bodies(plan)["/idle/openai"][1]}
 
 
+# ------------------------------------------------------------------ aiohttp client side
+
+
+class AiohttpClient:
+    """The three calls the phases make, over one ``aiohttp.ClientSession``."""
+
+    def __init__(self, url: str, plan: Plan) -> None:
+        import aiohttp
+
+        from streamkit.adapters.aiohttp import stream as aiohttp_stream
+
+        self._stream = aiohttp_stream
+        self.session = aiohttp.ClientSession(
+            base_url=url, connector=aiohttp.TCPConnector(limit=plan.streams),
+            timeout=aiohttp.ClientTimeout(total=plan.pause * 4 + 60))
+
+    async def __aenter__(self) -> AiohttpClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.session.close()
+
+    async def one(self, path: str, ready: list[int] | None, everyone: asyncio.Event | None,
+                  total: int) -> streamkit.ChatResponse:
+        provider = path.rsplit("/", 1)[1]
+        async with self.session.post(path, json={}) as response, \
+                self._stream(response, provider) as events:
+            seen = False
+            async for _ in events:
+                if not seen and ready is not None and everyone is not None:
+                    seen = True
+                    ready[0] += 1
+                    if ready[0] == total:
+                        everyone.set()
+            return events.response
+
+    async def raw(self, path: str) -> int:
+        async with self.session.post(path, json={}) as response:
+            return sum([len(chunk) async for chunk in response.content.iter_any()])
+
+
+class HttpxClient:
+    """The same three calls over one ``httpx.AsyncClient`` (the functions above)."""
+
+    def __init__(self, url: str, plan: Plan) -> None:
+        self.client = _client(url, plan)
+
+    async def __aenter__(self) -> HttpxClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.client.aclose()
+
+    async def one(self, path: str, ready: list[int] | None, everyone: asyncio.Event | None,
+                  total: int) -> streamkit.ChatResponse:
+        return await _one(self.client, path, ready, everyone, total)
+
+    async def raw(self, path: str) -> int:
+        return await _raw(self.client, path)
+
+
+def _transport(url: str, plan: Plan) -> HttpxClient | AiohttpClient:
+    return AiohttpClient(url, plan) if plan.transport == "aiohttp" else HttpxClient(url, plan)
+
+
 async def client_main(url: str, plan: Plan) -> dict[str, Any]:
     """Both phases; returns the figures as a dict (printed as JSON)."""
+    if plan.transport != "httpx":
+        return await _client_main_any(url, plan)
     async with _client(url, plan) as client:
         await _one(client, "/fast/openai", None, None, 0)  # warm imports
         memory = await _memory(client, plan)
     return {"throughput": await _throughput(url, plan), "memory": memory}
 
 
+async def _client_main_any(url: str, plan: Plan) -> dict[str, Any]:
+    """Both phases over ``plan.transport`` (the httpx path above is kept as it was)."""
+    async with _transport(url, plan) as client:
+        await client.one("/fast/openai", None, None, 0)  # warm imports
+        ready, everyone = [0], asyncio.Event()
+        before = rss_kib()
+        tasks = [asyncio.ensure_future(client.one("/idle/openai", ready, everyone, plan.streams))
+                 for _ in range(plan.streams)]
+        start = time.perf_counter()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(everyone.wait(), timeout=plan.pause)
+        opened, during, took = ready[0], rss_kib(), time.perf_counter() - start
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+    idle_text = len("".join(payloads.text_tokens(plan.idle_chunks)))
+    complete = sum(1 for r in results
+                   if isinstance(r, streamkit.ChatResponse) and len(r.text) == idle_text)
+    memory = {"open_idle": opened, "rss_before_kib": before, "rss_open_kib": during,
+              "per_stream_kib": (during - before) / max(opened, 1), "open_seconds": took,
+              "complete": complete, "lost": plan.streams - complete,
+              "write_bytes": _bodies(plan)["/idle/openai"][1]}
+    paths = ["/fast/openai", "/fast/anthropic"] * (plan.streams // 2)
+    expected = len("".join(payloads.text_tokens(plan.chunks)))
+    raw: list[tuple[float, float]] = []
+    parsed: list[tuple[float, float]] = []
+    for _ in range(plan.passes):
+        async with _transport(url, plan) as fresh:  # an empty pool per pass, as above
+            _, wall, cpu = await _timed([fresh.raw(p) for p in paths])
+        raw.append((wall, cpu))
+        async with _transport(url, plan) as fresh:
+            results, wall, cpu = await _timed([fresh.one(p, None, None, 0) for p in paths])
+        parsed.append((wall, cpu))
+    done = sum(1 for r in results
+               if isinstance(r, streamkit.ChatResponse) and len(r.text) == expected)
+    errors = [repr(r)[:200] for r in results if isinstance(r, BaseException)][:3]
+    bodies = _bodies(plan)
+    throughput = {"streams": len(paths), "complete": done, "lost": len(paths) - done,
+                  "errors": errors, "passes": len(parsed),
+                  "wall": statistics.median(w for w, _ in parsed),
+                  "cpu": statistics.median(c for _, c in parsed),
+                  "raw_wall": statistics.median(w for w, _ in raw),
+                  "raw_cpu": statistics.median(c for _, c in raw),
+                  "chunks": plan.chunks * len(paths),
+                  "bytes": sum(len(bodies[p][0]) for p in paths)}
+    return {"throughput": throughput, "memory": memory}
+
+
 # ------------------------------------------------------------------ orchestration
 
 
-def run(plan: Plan) -> dict[str, Any]:
-    """Start the server process, run the client process, return its figures."""
-    argv = [sys.executable, str(Path(__file__).resolve())]
-    plan_json = json.dumps(asdict(plan))
-    server = subprocess.Popen([*argv, "--serve", plan_json], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+def _has_aiohttp() -> bool:
     try:
-        assert server.stdout is not None
-        url = server.stdout.readline().strip()
+        import aiohttp  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def run(plan: Plan) -> dict[str, Any]:
+    """Start the server process, run the client process (httpx, then aiohttp in a
+    fresh process when it is installed), return the figures."""
+    argv = [sys.executable, str(Path(__file__).resolve())]
+    server = subprocess.Popen([*argv, "--serve", json.dumps(asdict(plan))],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def client(transport: str) -> dict[str, Any]:
+        plan_json = json.dumps({**asdict(plan), "transport": transport})
         done = subprocess.run([*argv, "--client", url, plan_json], capture_output=True,
                               text=True, timeout=600, check=False)
         if done.returncode:
-            raise RuntimeError(f"client failed: {done.stderr[-2000:]}")
-        result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+            raise RuntimeError(f"{transport} client failed: {done.stderr[-2000:]}")
+        figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+        return figures
+
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().strip()
+        result = client("httpx")
+        if _has_aiohttp():
+            result["aiohttp"] = client("aiohttp")
         return result
     finally:
         assert server.stdin is not None

@@ -1,0 +1,15 @@
+"""Conversions between streamkit's model and the frameworks users already run.
+
+One module per framework, each importing its framework at the top: importing
+``streamkit`` imports none of them, and ``streamkit.adapters.langchain`` needs
+``langchain-core`` installed (``pip install 'streamkit[adapters]'``).
+
+- :mod:`streamkit.adapters.agentscope`: agentscope 2.0.11's ``ChatResponse``;
+- :mod:`streamkit.adapters.langchain`: LangChain ``AIMessage`` / ``AIMessageChunk``
+  (standard content blocks v1), and events -> chunks;
+- :mod:`streamkit.adapters.pydantic_ai`: pydantic-ai ``ModelResponse`` parts;
+- :mod:`streamkit.adapters.aiohttp`: an ``aiohttp.ClientResponse`` as a stream source.
+
+Each module's docstring has the table of what maps where and what, if anything,
+the other side has no place for.
+"""
