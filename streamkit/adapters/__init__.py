@@ -8,7 +8,9 @@ One module per framework, each importing its framework at the top: importing
 - :mod:`streamkit.adapters.langchain`: LangChain ``AIMessage`` / ``AIMessageChunk``
   (standard content blocks v1), and events -> chunks;
 - :mod:`streamkit.adapters.pydantic_ai`: pydantic-ai ``ModelResponse`` parts;
-- :mod:`streamkit.adapters.aiohttp`: an ``aiohttp.ClientResponse`` as a stream source.
+- :mod:`streamkit.adapters.aiohttp`: an ``aiohttp.ClientResponse`` as a stream source;
+- :mod:`streamkit.adapters.autogen`: ``StreamkitChatCompletionClient``, autogen_core's
+  ``ChatCompletionClient`` over :class:`streamkit.Client`.
 
 Each module's docstring has the table of what maps where and what, if anything,
 the other side has no place for.
