@@ -470,43 +470,14 @@ def _too_big(limit: int) -> LimitExceeded:
                          limit="max_total_bytes", value=limit, observed=limit + 1)
 
 
-class Client:
-    """An async client for one provider and model: ``Client("deepseek:deepseek-chat")``.
+class _Readings:
+    """What :class:`Client` and :class:`SyncClient` tell about themselves: read
+    from their :class:`_Core`, the same whether the calls are async or not."""
 
-    ``model`` is ``"provider:model"`` (a :data:`~streamkit.registry.PROVIDERS` name
-    or alias; only the first ``:`` separates them), or a bare model name with
-    ``base_url`` for any OpenAI-compatible server. The key comes from ``api_key``
-    or the provider's environment variables; a missing one fails here, naming
-    them. ``base_url`` replaces the provider's. ``timeout`` is a number (every
-    httpx phase) or :class:`Timeouts`; by default the provided or created httpx
-    client's own timeouts apply, ``Timeouts()`` when the client makes its own.
-    ``max_retries`` (or a whole ``retry`` policy) bounds the attempts after the
-    first. ``http_client`` is used as given and not closed by :meth:`close`.
-    Any other keyword overrides a :class:`~streamkit.registry.ProviderEntry`
-    field (``auth="api-key"``, ``query={"api-version": ...}``, ``headers={...}``
-    merged into the defaults, ``options={"max_tokens": 8192}``).
-    """
-
-    def __init__(self, model: str, api_key: str | None = None, base_url: str | None = None, *,
-                 timeout: float | Timeouts | None = _UNSET, max_retries: int = 2,
-                 http_client: httpx.AsyncClient | None = None, retry: RetryPolicy | None = None,
-                 model_info: ModelInfo | None = None,
-                 on_attempt: Callable[[Attempt], None] | None = None,
-                 timing: Timing | None = None, environ: Mapping[str, str] | None = None,
-                 **overrides: Any) -> None:
-        if timeout is _UNSET and http_client is None:
-            timeout = Timeouts()
-        self._core = _Core(model, api_key, base_url, timeout=timeout, max_retries=max_retries,
-                           retry=retry, model_info=model_info, on_attempt=on_attempt,
-                           environ=environ, overrides=overrides)
-        self._http = http_client if http_client is not None else httpx.AsyncClient()
-        self._owns_http = http_client is None
-        self._timing = timing if timing is not None else Timing()
+    _core: _Core
 
     def __repr__(self) -> str:
-        return f"Client({self._core!r})"
-
-    # ------------------------------------------------------------ reading
+        return f"{type(self).__name__}({self._core!r})"
 
     @property
     def provider(self) -> ProviderEntry:
@@ -541,6 +512,40 @@ class Client:
     def actual_usage(self) -> ChatUsage:
         """:attr:`total_usage` plus what calls that broke or were closed early spent."""
         return self._core.usage.actual
+
+
+class Client(_Readings):
+    """An async client for one provider and model: ``Client("deepseek:deepseek-chat")``.
+
+    ``model`` is ``"provider:model"`` (a :data:`~streamkit.registry.PROVIDERS` name
+    or alias; only the first ``:`` separates them), or a bare model name with
+    ``base_url`` for any OpenAI-compatible server. The key comes from ``api_key``
+    or the provider's environment variables; a missing one fails here, naming
+    them. ``base_url`` replaces the provider's. ``timeout`` is a number (every
+    httpx phase) or :class:`Timeouts`; by default the provided or created httpx
+    client's own timeouts apply, ``Timeouts()`` when the client makes its own.
+    ``max_retries`` (or a whole ``retry`` policy) bounds the attempts after the
+    first. ``http_client`` is used as given and not closed by :meth:`close`.
+    Any other keyword overrides a :class:`~streamkit.registry.ProviderEntry`
+    field (``auth="api-key"``, ``query={"api-version": ...}``, ``headers={...}``
+    merged into the defaults, ``options={"max_tokens": 8192}``).
+    """
+
+    def __init__(self, model: str, api_key: str | None = None, base_url: str | None = None, *,
+                 timeout: float | Timeouts | None = _UNSET, max_retries: int = 2,
+                 http_client: httpx.AsyncClient | None = None, retry: RetryPolicy | None = None,
+                 model_info: ModelInfo | None = None,
+                 on_attempt: Callable[[Attempt], None] | None = None,
+                 timing: Timing | None = None, environ: Mapping[str, str] | None = None,
+                 **overrides: Any) -> None:
+        if timeout is _UNSET and http_client is None:
+            timeout = Timeouts()
+        self._core = _Core(model, api_key, base_url, timeout=timeout, max_retries=max_retries,
+                           retry=retry, model_info=model_info, on_attempt=on_attempt,
+                           environ=environ, overrides=overrides)
+        self._http = http_client if http_client is not None else httpx.AsyncClient()
+        self._owns_http = http_client is None
+        self._timing = timing if timing is not None else Timing()
 
     # ------------------------------------------------------------ calls
 
@@ -695,7 +700,7 @@ class Client:
         await self.close()
 
 
-class SyncClient:
+class SyncClient(_Readings):
     """The synchronous twin of :class:`Client`, over ``httpx.Client``, with the
     same arguments (``timing`` a :class:`~streamkit.retry.SyncTiming`):
     ``create()`` returns the answer, ``with client.stream(messages) as events:``
@@ -716,43 +721,6 @@ class SyncClient:
         self._http = http_client if http_client is not None else httpx.Client()
         self._owns_http = http_client is None
         self._timing = timing if timing is not None else SyncTiming()
-
-    def __repr__(self) -> str:
-        return f"SyncClient({self._core!r})"
-
-    @property
-    def provider(self) -> ProviderEntry:
-        """The registry entry in use, with this client's overrides."""
-        return self._core.entry
-
-    @property
-    def model(self) -> str:
-        """The model name sent to the provider."""
-        return self._core.model
-
-    @property
-    def base_url(self) -> str:
-        """The base URL in use."""
-        return self._core.base_url
-
-    @property
-    def model_info(self) -> ModelInfo:
-        """The model's capabilities as far as known (registry, then ``model_info=``)."""
-        return self._core.model_info
-
-    def url(self, *, stream: bool = True) -> str:
-        """The URL a call is posted to (with its query; never a key, which goes in a header)."""
-        return self._core.url(stream=stream)
-
-    @property
-    def total_usage(self) -> ChatUsage:
-        """The usage of every answer handed back whole, summed."""
-        return self._core.usage.total
-
-    @property
-    def actual_usage(self) -> ChatUsage:
-        """:attr:`total_usage` plus what calls that broke or were closed early spent."""
-        return self._core.usage.actual
 
     def create(self, messages: Sequence[Message] | Request, *, tools: Tools | None = None,
                tool_choice: ToolChoice | Tool | None = None,

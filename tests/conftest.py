@@ -19,7 +19,15 @@ import pytest
 
 from streamkit import replay
 from streamkit.accumulate import Accumulator
-from streamkit.events import BlockDelta, BlockEnd, BlockStart, Event, ResponseEnd, ResponseStart
+from streamkit.events import (
+    BlockDelta,
+    BlockEnd,
+    BlockStart,
+    Event,
+    ResponseEnd,
+    ResponseMetadata,
+    ResponseStart,
+)
 from streamkit.ids import counting_ids, id_factory
 from streamkit.providers.base import Parser
 from streamkit.response import ChatResponse
@@ -225,3 +233,26 @@ def smart_chars(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: smart_chars(item) for key, item in value.items()}
     return value
+
+
+# ---------------------------------------------------------------- linear growth (issue #10)
+
+
+def objects_held(event: ResponseMetadata) -> int:
+    """How many containers (dicts and lists) one metadata event holds, all the
+    way down: constant per event when each event carries only its own payload."""
+    count, stack = 0, [event.metadata, event.append]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            count += 1
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            count += 1
+            stack.extend(value)
+    return count
+
+
+def payloads_carried(event: ResponseMetadata) -> int:
+    """The payloads one metadata event carries: the values it sets and the items it appends."""
+    return len(event.metadata) + sum(len(items) for items in event.append.values())

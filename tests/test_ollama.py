@@ -19,7 +19,9 @@ from conftest import (
     Run,
     check_event_contract,
     comparable,
+    objects_held,
     payloads,
+    payloads_carried,
     replay_chunked,
     run_parser,
 )
@@ -392,26 +394,6 @@ def test_invalid_utf8_is_replaced() -> None:
 
 
 # ---------------------------------------------------------------- linear growth (issue #10)
-
-
-def objects_held(event: ResponseMetadata) -> int:
-    """How many containers (dicts and lists) one metadata event holds, all the
-    way down: constant per event when each event carries only its own payload."""
-    count, stack = 0, [event.metadata, event.append]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            count += 1
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            count += 1
-            stack.extend(value)
-    return count
-
-
-def payloads_carried(event: ResponseMetadata) -> int:
-    """The payloads one metadata event carries: the values it sets and the items it appends."""
-    return len(event.metadata) + sum(len(items) for items in event.append.values())
 
 
 def test_unknown_lines_and_logprobs_keep_linear_memory() -> None:

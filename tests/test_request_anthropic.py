@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import base64
 import copy
-from collections.abc import Iterator
 from typing import Any, Union, get_args
 
 import pytest
@@ -33,6 +32,7 @@ from anthropic.types.beta.message_create_params import (
 from anthropic.types.message_create_params import MessageCreateParams
 from conftest import Conversation, conversations, smart_chars
 from pydantic import BaseModel, TypeAdapter
+from sdk_oracles import materialize, unknown_keys
 
 from streamkit.blocks import (
     Base64Source,
@@ -82,31 +82,9 @@ _SAMPLING = ("temperature", "top_p", "top_k")
 _OPEN = (".input_schema", ".format.schema")
 
 
-def _materialize(value: Any) -> Any:
-    """The validated value with every lazy iterator consumed (which validates it)."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", exclude_unset=True)
-    if isinstance(value, dict):
-        return {key: _materialize(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)) or (isinstance(value, Iterator)
-                                            and not isinstance(value, (str, bytes))):
-        return [_materialize(item) for item in value]
-    return value
-
-
-def _unknown_keys(body: Any, validated: Any, path: str = "$") -> list[str]:
-    """Paths of the keys the SDK type dropped (it does not declare them)."""
-    if any(open_path in path for open_path in _OPEN):
-        return []
-    if isinstance(body, dict) and isinstance(validated, dict):
-        out = [f"{path}.{key}" for key in body if key not in validated]
-        for key in body.keys() & validated.keys():
-            out += _unknown_keys(body[key], validated[key], f"{path}.{key}")
-        return out
-    if isinstance(body, list) and isinstance(validated, list):
-        return [p for i, (a, b) in enumerate(zip(body, validated, strict=True))
-                for p in _unknown_keys(a, b, f"{path}[{i}]")]
-    return []
+def _is_open(path: str) -> bool:
+    """Whether ``path`` is inside open JSON, where any key is valid."""
+    return any(open_path in path for open_path in _OPEN)
 
 
 def _uses_beta(body: dict[str, Any]) -> bool:
@@ -127,15 +105,16 @@ def assert_sdk_valid(body: dict[str, Any]) -> None:
         params["model"] = "eu.anthropic.claude-haiku-4-5-20251001-v1:0"
     adapters = [_BETA] + ([] if _uses_beta(params) else [_GA])
     for adapter in adapters:
-        validated = _materialize(adapter.validate_python(params))
-        unknown = [p for p in _unknown_keys(params, validated)
+        validated = materialize(adapter.validate_python(params))
+        unknown = [p for p in unknown_keys(params, validated, is_open=_is_open)
                    if p.removeprefix("$.") not in _SAMPLING]
         assert unknown == [], unknown
     for index, message in enumerate(params["messages"]):
         if isinstance(message["content"], list):
             for number, block in enumerate(message["content"]):
-                validated = _materialize(_BLOCK_PARAMS.validate_python(block))
-                unknown = _unknown_keys(block, validated, f"messages[{index}][{number}]")
+                validated = materialize(_BLOCK_PARAMS.validate_python(block))
+                unknown = unknown_keys(block, validated, f"messages[{index}][{number}]",
+                                       is_open=_is_open)
                 assert unknown == [], unknown
 
 

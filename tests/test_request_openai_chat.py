@@ -22,7 +22,7 @@ import base64
 import copy
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from openai.types.chat.completion_create_params import CompletionCreateParams
 from pydantic import BaseModel, TypeAdapter
+from sdk_oracles import materialize, unknown_keys
 
 from streamkit.blocks import (
     Base64Source,
@@ -146,32 +147,6 @@ VENDOR_FIELDS: dict[str | None, frozenset[str]] = {
 _THINK_CHUNK_KEYS = {"type", "thinking", "closed"}
 
 
-def _materialize(value: Any) -> Any:
-    """The validated value with every lazy iterator consumed (which validates it)."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", exclude_unset=True)
-    if isinstance(value, dict):
-        return {key: _materialize(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)) or (isinstance(value, Iterator)
-                                            and not isinstance(value, (str, bytes))):
-        return [_materialize(item) for item in value]
-    return value
-
-
-def _unknown_keys(body: Any, validated: Any, path: str = "") -> list[str]:
-    """Paths (list indexes as ``[]``) of the keys the SDK type dropped."""
-    if isinstance(body, dict) and isinstance(validated, dict):
-        out = [f"{path}.{key}".lstrip(".") for key in body if key not in validated]
-        for key in body.keys() & validated.keys():
-            out += _unknown_keys(body[key], validated[key], f"{path}.{key}")
-        return out
-    if isinstance(body, list) and isinstance(validated, list):
-        assert len(body) == len(validated), path
-        return [p for a, b in zip(body, validated, strict=True)
-                for p in _unknown_keys(a, b, f"{path}[]")]
-    return []
-
-
 def _as_mistral_documents(body: dict[str, Any]) -> dict[str, Any]:
     """A Mistral body in the SDK's terms: its thinking chunks checked by hand
     and taken out (see the module docstring), and each tool's ``type``, which
@@ -196,8 +171,10 @@ def assert_sdk_valid(body: dict[str, Any], dialect: str | None = None) -> None:
     """``body`` is a request the official SDK's types accept, key for key,
     but for the vendor's documented fields."""
     checked = _as_mistral_documents(body) if dialect == "mistral" else body
-    validated = _materialize(_PARAMS.validate_python(checked))
-    unknown = set(_unknown_keys(checked, validated))
+    validated = materialize(_PARAMS.validate_python(checked))
+    # paths as VENDOR_FIELDS names them: no "$." and list items as "[]"
+    found = unknown_keys(checked, validated, numbered=False)
+    unknown = {path.removeprefix("$.") for path in found}
     allowed = VENDOR_FIELDS.get(dialect, frozenset())
     assert unknown <= allowed, sorted(unknown - allowed)
 

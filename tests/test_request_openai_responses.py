@@ -22,7 +22,6 @@ from __future__ import annotations
 import base64
 import copy
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -33,6 +32,7 @@ from openai.types.responses.response_create_params import (
     ResponseCreateParamsStreaming,
 )
 from pydantic import BaseModel, TypeAdapter
+from sdk_oracles import materialize, unknown_keys
 
 from streamkit import replay
 from streamkit.blocks import (
@@ -76,31 +76,9 @@ _ITEM: TypeAdapter[Any] = TypeAdapter(ResponseInputItemParam)
 _OPEN = (".parameters", ".schema", ".input_schema", ".metadata", ".headers")
 
 
-def _materialize(value: Any) -> Any:
-    """The validated value with every lazy iterator consumed (which validates it)."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", exclude_unset=True)
-    if isinstance(value, dict):
-        return {key: _materialize(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)) or (isinstance(value, Iterator)
-                                            and not isinstance(value, (str, bytes))):
-        return [_materialize(item) for item in value]
-    return value
-
-
-def _unknown_keys(body: Any, validated: Any, path: str = "$") -> list[str]:
-    """Paths of the keys the SDK type dropped (it does not declare them)."""
-    if any(path.endswith(open_path) for open_path in _OPEN):
-        return []
-    if isinstance(body, dict) and isinstance(validated, dict):
-        out = [f"{path}.{key}" for key in body if key not in validated]
-        for key in body.keys() & validated.keys():
-            out += _unknown_keys(body[key], validated[key], f"{path}.{key}")
-        return out
-    if isinstance(body, list) and isinstance(validated, list):
-        return [p for i, (a, b) in enumerate(zip(body, validated, strict=True))
-                for p in _unknown_keys(a, b, f"{path}[{i}]")]
-    return []
+def _is_open(path: str) -> bool:
+    """Whether ``path`` is at open JSON, where any key is valid."""
+    return any(path.endswith(open_path) for open_path in _OPEN)
 
 
 def _sdk_gaps(body: dict[str, Any]) -> dict[str, Any]:
@@ -120,12 +98,12 @@ def assert_sdk_valid(body: dict[str, Any]) -> None:
     """``body`` is a request the official SDK's types accept, key for key."""
     body = _sdk_gaps(body)
     adapter = _STREAMING if body.get("stream") is True else _NON_STREAMING
-    validated = _materialize(adapter.validate_python(body))
-    assert _unknown_keys(body, validated) == []
+    validated = materialize(adapter.validate_python(body))
+    assert unknown_keys(body, validated, is_open=_is_open) == []
     given = body.get("input")
     for index, item in enumerate(given if isinstance(given, list) else []):
-        validated_item = _materialize(_ITEM.validate_python(item))
-        assert _unknown_keys(item, validated_item, f"input[{index}]") == []
+        validated_item = materialize(_ITEM.validate_python(item))
+        assert unknown_keys(item, validated_item, f"input[{index}]", is_open=_is_open) == []
 
 
 def test_the_oracle_refuses_what_the_api_refuses() -> None:

@@ -78,6 +78,7 @@ from ...errors import ToolArgumentsError
 from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_list, as_str
+from ..turns import thinking_as_text
 from .wire import content_block, start_input
 
 Wire = dict[str, Any]
@@ -365,7 +366,7 @@ def _thinking_as_text(block: ThinkingBlock, policy: ForeignThinking) -> list[Wir
     """Reasoning Anthropic cannot verify: visible text in ``<think>`` tags, or nothing."""
     if policy == "drop" or not block.thinking:
         return []
-    return [{"type": "text", "text": f"<think>\n{block.thinking}\n</think>"}]
+    return [{"type": "text", "text": thinking_as_text(block.thinking)}]
 
 
 def _own_thinking(block: ThinkingBlock, policy: ForeignThinking) -> list[Wire]:

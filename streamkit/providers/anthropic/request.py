@@ -71,9 +71,19 @@ from ...messages import (
     UserMessage,
     as_assistant,
 )
-from ...request import UNIFORM_OPTIONS, ForeignThinking, JsonSchemaOutput, Request
+from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
+from ..function_tools import function_fields
+from ..options import (
+    drop_implied,
+    finished_body,
+    given_options,
+    put_field,
+    reject_unsupported,
+    write_renamed,
+)
+from ..turns import foreign_thinking_policy, is_own_turn
 from .content import (
     Wire,
     assistant_blocks,
@@ -94,8 +104,6 @@ SAME_TURN = "same_turn"
 #: The tool that carries the answer of ``json_output=True`` (see the module docstring).
 JSON_TOOL = "json_output"
 _JSON_TOOL_DESCRIPTION = "Give your answer as this tool's input: one JSON object."
-
-_UNIFORM = frozenset(UNIFORM_OPTIONS)
 
 # Uniform options whose wire field differs at most by name.
 _RENAMED = {"max_tokens": "max_tokens", "temperature": "temperature", "top_p": "top_p",
@@ -130,58 +138,30 @@ _EFFORT = {"minimal": "low"}
 
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The Messages API body for ``request`` (see the module docstring)."""
-    # a uniform option given as None is not given (the keyword's default)
-    options = {k: v for k, v in request.options.items() if v is not None or k not in _UNIFORM}
-    foreign_thinking = _foreign_thinking(options.pop("foreign_thinking", "text"))
-    for name, reason in _UNSUPPORTED.items():
-        if name in options:
-            raise ValueError(f"{name}={options[name]!r}: {reason}")
-    for name in _IMPLIED:
-        options.pop(name, None)
+    options = given_options(request.options)
+    foreign_thinking = foreign_thinking_policy(options.pop("foreign_thinking", "text"))
+    reject_unsupported(options, _UNSUPPORTED)
+    drop_implied(options, _IMPLIED)
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
     system, turns = _leading_system(request.messages)
     if system is not None:
-        _put(body, "system", system)
+        put_field(body, "system", system)
     body["messages"] = _messages(turns, foreign_thinking)
     tools = [_tool(entry) for entry in request.tools or []]
-    _write_options(body, options)
+    write_renamed(body, options, _RENAMED)
     _write_thinking(body, options)
     _write_output_config(body, options, request.json_output)
     _write_tools(body, tools, request.tool_choice, options.pop("parallel_tool_calls", None),
                  request.json_output)
     if request.stream is not None:
         body["stream"] = request.stream
-    for key, value in options.items():  # everything else, under its own name
-        _put(body, key, value)
+    body = finished_body(body, options)  # everything else, under its own name
     if "max_tokens" not in body:
         raise ValueError("Anthropic requires max_tokens (the output budget): "
                          "pass max_tokens=... to build_request")
-    return copy.deepcopy(body)  # the body shares no object with the messages or options
-
-
-def _foreign_thinking(value: Any) -> ForeignThinking:
-    if value not in ("text", "drop"):
-        raise ValueError(f"foreign_thinking must be 'text' or 'drop', not {value!r}")
-    return cast(ForeignThinking, value)
-
-
-def _put(body: dict[str, Any], key: str, value: Any) -> None:
-    """Set a body field; two options writing different values to it is an error."""
-    if key in body and body[key] != value:
-        raise ValueError(f"{key!r} is given twice, as {body[key]!r} and as {value!r}")
-    body[key] = value
-
-
-def _write_options(body: dict[str, Any], options: dict[str, Any]) -> None:
-    """The uniform options that are wire fields under (maybe) another name."""
-    for name, field in _RENAMED.items():
-        if name in options:
-            value = options.pop(name)
-            if name == "stop" and isinstance(value, str):
-                value = [value]
-            _put(body, field, value)
+    return body
 
 
 def _write_thinking(body: dict[str, Any], options: dict[str, Any]) -> None:
@@ -210,9 +190,9 @@ def _write_output_config(body: dict[str, Any], options: dict[str, Any],
     config = dict(options.pop("output_config", None) or {})
     effort = options.pop("reasoning_effort", None)
     if effort is not None:
-        _put(config, "effort", _EFFORT.get(effort, effort))
+        put_field(config, "effort", _EFFORT.get(effort, effort))
     if isinstance(json_output, JsonSchemaOutput):
-        _put(config, "format", {"type": "json_schema", "schema": json_output.schema,
+        put_field(config, "format", {"type": "json_schema", "schema": json_output.schema,
                                 **json_output.metadata})
     if config or given:
         body["output_config"] = config
@@ -222,14 +202,7 @@ def _tool(entry: Tool | dict[str, Any]) -> dict[str, Any]:
     """A custom tool; a dict (a server tool, or a tool already in wire form) as it is."""
     if isinstance(entry, dict):
         return entry
-    out: dict[str, Any] = {"name": entry.name}
-    if entry.description:
-        out["description"] = entry.description
-    out["input_schema"] = entry.parameters
-    if entry.strict is not None:
-        out["strict"] = entry.strict
-    out.update(entry.metadata)
-    return out
+    return function_fields(entry, schema_field="input_schema")
 
 
 def _write_tools(body: dict[str, Any], tools: list[dict[str, Any]], choice: str | None,
@@ -251,7 +224,7 @@ def _write_tools(body: dict[str, Any], tools: list[dict[str, Any]], choice: str 
         body["tools"] = tools
     written = _tool_choice(choice, parallel, bool(tools))
     if written is not None:
-        _put(body, "tool_choice", written)
+        put_field(body, "tool_choice", written)
 
 
 def _tool_choice(choice: str | None, parallel: bool | None, has_tools: bool) -> Wire | None:
@@ -360,14 +333,7 @@ def _assistant(message: AssistantMessage, metadata: dict[str, Any],
 def is_own(provider: str | None) -> bool:
     """Whether a turn written by ``provider`` is this wire format's own
     (``None``: built by hand or read from an Anthropic request)."""
-    if provider is None:
-        return True
-    from .. import wire_of
-
-    try:
-        return wire_of(provider)[0] == "anthropic"
-    except ValueError:  # not a registry name: another API's
-        return False
+    return is_own_turn(provider, "anthropic")
 
 
 # ---------------------------------------------------------------- reading

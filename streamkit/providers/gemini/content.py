@@ -116,6 +116,7 @@ from ...errors import ToolArgumentsError
 from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_str
+from ..turns import thinking_as_text
 from .rules import decode_base64
 from .spelling import SNAKE_CASE, Spelling, camel
 
@@ -374,7 +375,7 @@ def _thinking_as_text(block: ThinkingBlock, policy: ForeignThinking) -> list[Wir
     """Reasoning Gemini cannot verify: visible text in ``<think>`` tags, or nothing."""
     if policy == "drop" or not block.thinking:
         return []
-    return [{"text": f"<think>\n{block.thinking}\n</think>"}]
+    return [{"text": thinking_as_text(block.thinking)}]
 
 
 def _foreign_call(block: ToolCallBlock, policy: ForeignThinking) -> list[Wire]:

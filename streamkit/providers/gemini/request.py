@@ -95,10 +95,12 @@ from ...messages import (
     UserMessage,
     as_assistant,
 )
-from ...request import UNIFORM_OPTIONS, ForeignThinking, JsonSchemaOutput, Request
+from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..coerce import path
+from ..options import drop_implied, finished_body, given_options, write_renamed
+from ..turns import foreign_thinking_policy, is_own_turn
 from .content import (
     ABSENT,
     GENERATED_ID,
@@ -144,8 +146,6 @@ GENERATION_FIELDS = frozenset({
     "enableAffectiveDialog", "audioTranscriptionConfig", "responseFormat", "translationConfig",
 })
 
-_UNIFORM = frozenset(UNIFORM_OPTIONS)
-
 # Uniform options that are GenerationConfig fields under another name.
 _SAMPLING = {"temperature": "temperature", "top_p": "topP", "max_tokens": "maxOutputTokens",
              "stop": "stopSequences", "seed": "seed"}
@@ -180,13 +180,11 @@ _MESSAGE_RECORDS = frozenset({SAME_TURN, ABSENT})
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The body for ``request`` (see the module docstring); ``model`` and
     ``stream`` go in the URL, not here."""
-    # a uniform option given as None is not given (the keyword's default)
-    options = {k: v for k, v in request.options.items() if v is not None or k not in _UNIFORM}
-    foreign_thinking = _foreign_thinking(options.pop("foreign_thinking", "text"))
+    options = given_options(request.options)
+    foreign_thinking = foreign_thinking_policy(options.pop("foreign_thinking", "text"))
     spelling = Spelling(path for path in options.pop(SNAKE_CASE, None) or ()
                         if isinstance(path, str))
-    for name in _IMPLIED:
-        options.pop(name, None)
+    drop_implied(options, _IMPLIED)
     body: dict[str, Any] = {}
     systems = [m for m in request.messages if isinstance(m, SystemMessage)]
     turns: list[Message] = [m for m in request.messages if not isinstance(m, SystemMessage)]
@@ -201,15 +199,7 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     generation = _generation_config(options, request.json_output, spelling)
     if generation is not None:
         _put(body, spelling.key("generationConfig"), generation)
-    for key, value in options.items():  # everything else, under its own name
-        _put(body, key, value)
-    return copy.deepcopy(body)  # the body shares no object with the messages or options
-
-
-def _foreign_thinking(value: Any) -> ForeignThinking:
-    if value not in ("text", "drop"):
-        raise ValueError(f"foreign_thinking must be 'text' or 'drop', not {value!r}")
-    return cast(ForeignThinking, value)
+    return finished_body(body, options, put=_put)  # everything else, under its own name
 
 
 def _put(target: dict[str, Any], key: str, value: Any) -> None:
@@ -241,12 +231,12 @@ def _generation_config(options: dict[str, Any], json_output: bool | JsonSchemaOu
     """``generationConfig`` from the options it takes (popped from ``options``)."""
     base = _pop_object(options, "generationConfig")
     config: Wire = dict(base or {})
-    for uniform, field in _SAMPLING.items():
-        if uniform in options:
-            value = options.pop(uniform)
-            if uniform == "stop" and isinstance(value, str):
-                value = [value]
-            _put(config, spelling.key(field, f"generationConfig.{field}"), value)
+
+    def put_spelled(target: Wire, field: str, value: Any) -> None:
+        """A field in the spelling the body was read in (camelCase unless snake_case)."""
+        _put(target, spelling.key(field, f"generationConfig.{field}"), value)
+
+    write_renamed(config, options, _SAMPLING, put=put_spelled)
     thinking = _thinking_config(options, spelling)
     if thinking is not None:
         _put(config, spelling.key("thinkingConfig", "generationConfig.thinkingConfig"), thinking)
@@ -448,14 +438,7 @@ def _result(result: FunctionExecutionResult, calls: dict[str, ToolCallBlock]) ->
 def is_own(provider: str | None) -> bool:
     """Whether a turn written by ``provider`` is this wire format's own
     (``None``: built by hand or read from a Gemini request)."""
-    if provider is None:
-        return True
-    from .. import wire_of
-
-    try:
-        return wire_of(provider)[0] == "gemini"
-    except ValueError:  # not a registry name: another API's
-        return False
+    return is_own_turn(provider, "gemini")
 
 
 # ---------------------------------------------------------------- reading

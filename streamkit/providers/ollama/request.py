@@ -121,7 +121,8 @@ from ...messages import (
 from ...request import JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool, inline_refs
-from .. import wire_of
+from ..options import set_field, write_renamed
+from ..turns import foreign_thinking_policy, is_own_turn, thinking_as_text
 from .stream import _media_type as media_type_of  # private there: see the report
 
 __all__ = ["ABSENT", "GENERATED_ID", "build_messages", "build_request", "ollama_schema",
@@ -160,6 +161,8 @@ _TOOL_KEYS = frozenset({"type", "function"})
 _FUNCTION_KEYS = frozenset({"name", "description", "parameters"})
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
 _ENCODE = msgspec.json.encode
+# What separates tagged thinking from the text it preceded in one content string.
+_AFTER_THINKING = "\n\n"
 
 
 # ================================================================ build
@@ -167,9 +170,7 @@ _ENCODE = msgspec.json.encode
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The ``/api/chat`` body for ``request`` (see the module docstring)."""
     options = dict(request.options)
-    foreign_thinking = options.pop("foreign_thinking", "text")
-    if foreign_thinking not in ("text", "drop"):
-        raise ValueError(f"foreign_thinking must be 'text' or 'drop', not {foreign_thinking!r}")
+    foreign_thinking = foreign_thinking_policy(options.pop("foreign_thinking", "text"))
     if "audio" in options:
         raise ValueError("Ollama's /api/chat has no audio output (the 'audio' option)")
     body: dict[str, Any] = {}
@@ -256,7 +257,7 @@ def _user(message: UserMessage) -> dict[str, Any]:
 
 def _assistant(message: AssistantMessage, foreign_thinking: str,
                calls: _Calls) -> dict[str, Any]:
-    native = _is_ollama(message.provider)
+    native = is_own_turn(message.provider, "ollama")
     text: list[str] = []
     thinking: list[str] = []
     tool_calls: list[dict[str, Any]] = []
@@ -270,7 +271,7 @@ def _assistant(message: AssistantMessage, foreign_thinking: str,
             if native:
                 thinking.append(block.thinking)
             elif foreign_thinking == "text":
-                text.append(_thinking_as_text(block.thinking))
+                text.append(thinking_as_text(block.thinking) + _AFTER_THINKING)
         elif isinstance(block, ToolCallBlock):
             tool_calls.append(_tool_call(block, native, calls))
         elif isinstance(block, DataBlock):
@@ -286,11 +287,6 @@ def _assistant(message: AssistantMessage, foreign_thinking: str,
     if images:
         wire["images"] = images
     return _with_extras(wire, message.metadata)
-
-
-def _thinking_as_text(thinking: str) -> str:
-    """Another provider's visible reasoning, kept as text the model can read."""
-    return f"<think>\n{thinking}\n</think>\n\n"
 
 
 def _tool_call(block: ToolCallBlock, native: bool, calls: _Calls) -> dict[str, Any]:
@@ -386,16 +382,6 @@ def _data_url_bytes(url: str) -> bytes | None:
     return unquote_to_bytes(payload)
 
 
-def _is_ollama(provider: str | None) -> bool:
-    """Whether a turn is Ollama's own (or has no provider: built by hand)."""
-    if provider is None:
-        return True
-    try:
-        return wire_of(provider)[0] == "ollama"
-    except ValueError:
-        return False
-
-
 def _chosen_tools(tools: list[Tool | dict[str, Any]] | None,
                   choice: str | None) -> list[Tool | dict[str, Any]] | None:
     """The tools to send for ``tool_choice`` (Ollama has no such field)."""
@@ -479,10 +465,7 @@ def _model_options(options: dict[str, Any]) -> Any:
     if given is not None and not isinstance(given, dict):
         return given  # not an object: the caller's, verbatim
     out: dict[str, Any] = dict(given) if isinstance(given, dict) else {}
-    for uniform, wire in _MODEL_OPTIONS.items():
-        if uniform in options:
-            value = options.pop(uniform)
-            out[wire] = [value] if uniform == "stop" and isinstance(value, str) else value
+    write_renamed(out, options, _MODEL_OPTIONS, put=set_field)
     for key in [key for key in options if key in _OLLAMA_OPTIONS]:
         out[key] = options.pop(key)
     return out if out or given is not None else None

@@ -77,6 +77,7 @@ from ...blocks import (
 )
 from ...messages import AssistantMessage
 from ...partial_json import PartialJSONError
+from ..turns import thinking_as_text
 from .content import RAW_KIND, STREAMKIT_KEYS, Wire, read_text_part, text_part
 from .history import PLAIN_ECHOES, BuildContext, Source, source_of
 from .wire import json_text
@@ -101,8 +102,8 @@ REASONING_FORM: Final = "reasoning_form"
 #: This module's own metadata keys: never written into a body.
 RESERVED: Final = frozenset({ABSENT, CONTENT_PARTS, REASONING_FORM})
 
-_THINK_OPEN: Final = "<think>\n"
-_THINK_CLOSE: Final = "\n</think>\n\n"
+# What separates tagged thinking from the text it preceded in one content string.
+_AFTER_THINKING: Final = "\n\n"
 
 # Keys of a tool call block's metadata that are not entry fields (the stream
 # parser's late ``call_id``, the ``legacy`` marker, a non-function ``type``).
@@ -302,7 +303,7 @@ def _content(items: list[_Item], as_parts: bool, native: bool) -> str | list[Wir
     says nothing but calls, a refusal or audio; ``""`` for an empty turn."""
     if as_parts:
         return [part for item in items for part in _part(item)]
-    texts = [item.value["text"] if item.kind == "text" else _THINK_OPEN + item.value + _THINK_CLOSE
+    texts = [item.value["text"] if item.kind == "text" else _tagged(item.value)
              for item in items if item.kind in ("text", "tagged")]
     if texts:
         return "".join(texts)
@@ -310,11 +311,16 @@ def _content(items: list[_Item], as_parts: bool, native: bool) -> str | list[Wir
     return None if says_something else ""
 
 
+def _tagged(thinking: str) -> str:
+    """Another turn's visible thinking as the text before what it preceded."""
+    return thinking_as_text(thinking) + _AFTER_THINKING
+
+
 def _part(item: _Item) -> list[Wire]:
     if item.kind == "text":
         return [item.value]
     if item.kind == "tagged":
-        return [{"type": "text", "text": _THINK_OPEN + item.value + _THINK_CLOSE}]
+        return [{"type": "text", "text": _tagged(item.value)}]
     if item.kind == "chunk":
         text, extras = item.value
         return [{"type": "thinking", "thinking": [{"type": "text", "text": text}], **extras}]

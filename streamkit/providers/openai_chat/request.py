@@ -90,6 +90,8 @@ from ...messages import (
 from ...request import JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
+from ..function_tools import function_fields
+from ..turns import foreign_thinking_policy
 from .assistant import apply_metadata, assistant_message, patch, read_assistant
 from .content import Wire, data_part, read_text_part, read_user_part, text_part, user_part
 from .dialects import Dialect, get_dialect
@@ -114,7 +116,6 @@ SEE_NEXT_MESSAGE: Final = "The result is attached to the next message."
 _BUDGET_FIELDS: Final = ("max_tokens", "max_completion_tokens")  # reading order
 _CHOICE_WORDS: Final = ("auto", "required", "none")
 _SPOKEN: Final = ["text", "audio"]
-_FOREIGN_THINKING: Final = ("text", "drop")
 
 
 def provider_name(dialect: str | None) -> str:
@@ -129,9 +130,7 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     target = get_dialect(dialect)
     rules = history_rules(target)
     options = dict(request.options)
-    foreign_thinking = options.pop("foreign_thinking", "text")
-    if foreign_thinking not in _FOREIGN_THINKING:
-        raise ValueError(f"foreign_thinking must be 'text' or 'drop', not {foreign_thinking!r}")
+    foreign_thinking = foreign_thinking_policy(options.pop("foreign_thinking", "text"))
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
@@ -178,14 +177,7 @@ def _tool(item: Tool | dict[str, Any]) -> dict[str, Any]:
     """A function tool; a dict (the wire's own entry) as it is."""
     if isinstance(item, dict):
         return item
-    function: dict[str, Any] = {"name": item.name}
-    if item.description:
-        function["description"] = item.description
-    function["parameters"] = item.parameters
-    if item.strict is not None:
-        function["strict"] = item.strict
-    function.update(item.metadata)
-    return {"type": "function", "function": function}
+    return {"type": "function", "function": function_fields(item)}
 
 
 def _tool_names(tools: Sequence[Tool | dict[str, Any]]) -> list[str]:

@@ -96,6 +96,7 @@ from ...blocks import (
 from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_list, as_str
+from ..turns import thinking_as_text
 from .items import CLIENT_CALLS, item_snapshots
 
 Wire = dict[str, Any]
@@ -492,7 +493,7 @@ class TurnWriter:
         """Reasoning this server cannot take as an item: text in ``<think>`` tags,
         or nothing."""
         if self.foreign_thinking == "text" and block.thinking:
-            self._add(_easy_message(f"<think>\n{block.thinking}\n</think>", {}))
+            self._add(_easy_message(thinking_as_text(block.thinking), {}))
 
     def foreign_call(self, block: ToolCallBlock) -> None:
         if block.metadata.get(SERVER):

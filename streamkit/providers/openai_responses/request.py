@@ -74,7 +74,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
 from ...blocks import ContentBlock, TextBlock
 from ...messages import (
@@ -84,9 +84,19 @@ from ...messages import (
     SystemMessage,
     UserMessage,
 )
-from ...request import UNIFORM_OPTIONS, ForeignThinking, JsonSchemaOutput, Request
+from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
+from ..function_tools import function_fields
+from ..options import (
+    drop_implied,
+    finished_body,
+    given_options,
+    put_field,
+    reject_unsupported,
+    write_renamed,
+)
+from ..turns import foreign_thinking_policy, is_own_vendor_turn
 from .content import (
     Calls,
     Wire,
@@ -105,8 +115,6 @@ _PACKAGE = "openai_responses"
 
 #: Metadata key of the :class:`UserMessage` a body's string ``input`` was read into.
 STRING_INPUT = "string_input"
-
-_UNIFORM = frozenset(UNIFORM_OPTIONS)
 
 # Uniform options whose wire field differs at most by name.
 _RENAMED = {"max_tokens": "max_output_tokens", "temperature": "temperature",
@@ -137,14 +145,10 @@ _SUMMARY_SHOWN = "auto"
 
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The Responses API body for ``request`` (see the module docstring)."""
-    # a uniform option given as None is not given (the keyword's default)
-    options = {k: v for k, v in request.options.items() if v is not None or k not in _UNIFORM}
-    foreign_thinking = _foreign_thinking(options.pop("foreign_thinking", "text"))
-    for name, reason in _UNSUPPORTED.items():
-        if name in options:
-            raise ValueError(f"{name}={options[name]!r}: {reason}")
-    for name in _IMPLIED:
-        options.pop(name, None)
+    options = given_options(request.options)
+    foreign_thinking = foreign_thinking_policy(options.pop("foreign_thinking", "text"))
+    reject_unsupported(options, _UNSUPPORTED)
+    drop_implied(options, _IMPLIED)
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
@@ -156,35 +160,13 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     if items:
         string = _string_input(turns)
         body["input"] = items if string is None else string
-    _write_options(body, options)
+    write_renamed(body, options, _RENAMED)
     _write_reasoning(body, options)
     _write_text(body, options, request.json_output)
     _write_tools(body, request.tools, request.tool_choice)
     if request.stream is not None:
         body["stream"] = request.stream
-    for key, value in options.items():  # everything else, under its own name
-        _put(body, key, value)
-    return copy.deepcopy(body)  # the body shares no object with the messages or options
-
-
-def _foreign_thinking(value: Any) -> ForeignThinking:
-    if value not in ("text", "drop"):
-        raise ValueError(f"foreign_thinking must be 'text' or 'drop', not {value!r}")
-    return cast(ForeignThinking, value)
-
-
-def _put(body: dict[str, Any], key: str, value: Any) -> None:
-    """Set a body field; two options writing different values to it is an error."""
-    if key in body and body[key] != value:
-        raise ValueError(f"{key!r} is given twice, as {body[key]!r} and as {value!r}")
-    body[key] = value
-
-
-def _write_options(body: dict[str, Any], options: dict[str, Any]) -> None:
-    """The uniform options that are wire fields under (maybe) another name."""
-    for name, wire_name in _RENAMED.items():
-        if name in options:
-            _put(body, wire_name, options.pop(name))
+    return finished_body(body, options)  # everything else, under its own name
 
 
 def _write_reasoning(body: dict[str, Any], options: dict[str, Any]) -> None:
@@ -199,9 +181,9 @@ def _write_reasoning(body: dict[str, Any], options: dict[str, Any]) -> None:
         raise ValueError(f"reasoning must be an object, not {given!r}")
     config = dict(given or {})
     if effort is not None:
-        _put(config, "effort", effort)
+        put_field(config, "effort", effort)
     if shown:
-        _put(config, "summary", _SUMMARY_SHOWN)
+        put_field(config, "summary", _SUMMARY_SHOWN)
     body["reasoning"] = config
 
 
@@ -231,7 +213,7 @@ def _write_text(body: dict[str, Any], options: dict[str, Any],
     if given is not None and not isinstance(given, dict):
         raise ValueError(f"text must be an object, not {given!r}")
     text = dict(given or {})
-    _put(text, "format", output)
+    put_field(text, "format", output)
     body["text"] = text
 
 
@@ -239,14 +221,7 @@ def tool_param(entry: Tool | dict[str, Any]) -> Wire:
     """A function tool (see the module docstring for ``strict``); a dict as it is."""
     if isinstance(entry, dict):
         return entry
-    out: Wire = {"type": "function", "name": entry.name}
-    if entry.description:
-        out["description"] = entry.description
-    out["parameters"] = entry.parameters
-    if entry.strict is not None:
-        out["strict"] = entry.strict
-    out.update(entry.metadata)
-    return out
+    return function_fields(entry, prefix={"type": "function"})
 
 
 def _tool_choice(choice: str, tools: list[Wire]) -> str | Wire:
@@ -263,7 +238,7 @@ def _write_tools(body: dict[str, Any], tools: list[Tool | dict[str, Any]] | None
     if tools is not None:
         body["tools"] = written
     if choice is not None:
-        _put(body, "tool_choice", _tool_choice(choice, written))
+        put_field(body, "tool_choice", _tool_choice(choice, written))
 
 
 # ---------------------------------------------------------------- messages
@@ -320,14 +295,7 @@ def _string_input(messages: list[Message]) -> str | None:
 def is_own(provider: str | None, dialect: str | None) -> bool:
     """Whether a turn written by ``provider`` is this wire format's and vendor's
     (``None``: built by hand or read from a Responses request)."""
-    if provider is None:
-        return True
-    from .. import wire_of
-
-    try:
-        return wire_of(provider) == (_PACKAGE, dialect)
-    except ValueError:  # not a registry name: another API's
-        return False
+    return is_own_vendor_turn(provider, _PACKAGE, dialect)
 
 
 def _items(messages: list[Message], dialect: str | None,
