@@ -195,8 +195,9 @@ class Pipeline:
                 f"stream body exceeded max_total_bytes={self.max_total_bytes}",
                 limit="max_total_bytes", value=self.max_total_bytes, observed=self.bytes_received,
             )
-        if self._sse is not None:
-            return self._feed_sse_events(self._sse.feed_payloads(chunk))
+        sse = self._sse
+        if sse is not None:
+            return self._feed_sse_events(sse.feed_payloads(chunk))
         if self._lines is not None:
             return self._feed_lines(self._lines.feed(chunk))
         return self._choose_framing(chunk)
@@ -252,7 +253,10 @@ class Pipeline:
             raise
         finally:  # apply what the chunk gave, also when a later payload in it was bad
             if out:
-                out = self._apply(out)
+                if self._think is None:  # the per-token case: one call less
+                    self.accumulator.apply_all(out)
+                else:
+                    out = self._apply(out)
         return out
 
     def _feed_lines(self, lines: list[bytes]) -> list[Event]:

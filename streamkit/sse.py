@@ -155,8 +155,35 @@ class SSEDecoder:
         bytes)``: no event object and no UTF-8 decode, for a consumer that hands
         the data straight to a JSON decoder (which reads bytes). Do not mix with
         :meth:`feed` on one decoder."""
+        if (not self._buf and not self._parts and not self._cr and not self._start
+                and self._error is None and self._event == "message"):  # nothing pending
+            one = self._one_event(chunk)
+            if one is not None:
+                return one
         payloads: list[tuple[str, bytes]] = self._decode(chunk, True)
         return payloads
+
+    def _one_event(self, chunk: bytes) -> list[tuple[str, bytes]] | None:
+        """The live shape without the line loop: a read that holds exactly one event,
+        a ``data:`` line after at most an ``event:`` line (live OpenAI, Anthropic and
+        Responses streams arrive one event per read, and the loop's set-up costs more
+        than the event). Anything else (another field, a CR, a second event, a
+        partial line, a size near the limit) returns ``None`` and takes the loop,
+        which gives the same payload."""
+        if not chunk.endswith(b"\n\n") or _CR in chunk or len(chunk) > self.max_event_bytes:
+            return None
+        first_end = chunk.find(b"\n")
+        data_start = first_end + 1 if chunk.startswith(b"event: ") else 0
+        data_end = chunk.find(b"\n", data_start)
+        if data_end != len(chunk) - 2 or not chunk.startswith(b"data: ", data_start):
+            return None
+        self._received += len(chunk)
+        if data_start:
+            line = chunk[:first_end]
+            name = self._names.get(line) or self._event_name(line)
+        else:
+            name = "message"
+        return [(name, chunk[data_start + 6:data_end])]
 
     def _decode(self, chunk: bytes, raw: bool) -> list[Any]:
         """The line loop behind :meth:`feed` and :meth:`feed_payloads`."""

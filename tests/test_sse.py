@@ -619,3 +619,36 @@ def test_feed_payloads_equals_feed(path: Path) -> None:
         payloads += decoder.feed_payloads(raw[i:i + 7])
     payloads += decoder.flush_payloads()
     assert payloads == [(e.event, e.data.encode()) for e in events]
+
+
+def _one_event_per_read(raw: bytes) -> list[bytes]:
+    events = raw.split(b"\n\n")
+    return [event + b"\n\n" for event in events[:-1]] + ([events[-1]] if events[-1] else [])
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).parent / "fixtures").rglob("*.sse")),
+                         ids=lambda p: p.name)
+def test_one_event_per_read_gives_the_same_payloads(path: Path) -> None:
+    """The live shape (one event a read) takes a shortcut past the line loop; it
+    must hand out exactly what the loop gives for the whole body."""
+    raw = path.read_bytes()
+    whole = SSEDecoder()
+    expected = whole.feed_payloads(raw) + whole.flush_payloads()
+    live = SSEDecoder()
+    got = [p for read in _one_event_per_read(raw) for p in live.feed_payloads(read)]
+    assert got + live.flush_payloads() == expected
+
+
+@pytest.mark.parametrize("reads", [
+    [b"event: a\ndata: 1\n\n", b"data: 2\n\n"],  # the event name does not leak
+    [b"id: 7\ndata: 1\n\n", b"data: 2\n\n"],  # another field: the loop
+    [b"data: 1\r\n\r\n", b"data: 2\n\n"],  # CR line ends: the loop
+    [b"event: a\n", b"data: 1\n\n", b"data: 2\n\n"],  # a pending event type
+    [b"data: 1\n\ndata: 2\n\n"],  # two events in one read
+    [b"data:1\n\n", b": ping\n\n", b"data: 2\n\n"],  # no space, a comment
+])
+def test_the_shortcut_and_the_loop_agree_on_odd_reads(reads: list[bytes]) -> None:
+    live = SSEDecoder()
+    got = [p for read in reads for p in live.feed_payloads(read)]
+    whole = SSEDecoder()
+    assert got == whole.feed_payloads(b"".join(reads))
