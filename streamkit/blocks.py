@@ -21,9 +21,7 @@ import copy
 import json
 import re
 import struct
-from typing import Any, ClassVar, NamedTuple, TypeVar, overload
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar, overload
 
 from .errors import InvalidBase64Error, MediaTypeError, ToolArgumentsError
 from .fragments import BytesBuffer, TextBuffer
@@ -31,7 +29,10 @@ from .ids import new_id
 from .limits import MAX_JSON_DEPTH, too_deep
 from .partial_json import PartialJSON, PartialJSONError
 
-ModelT = TypeVar("ModelT", bound=BaseModel)
+if TYPE_CHECKING:  # pydantic is imported by whoever passes a model, not by `import streamkit`
+    from pydantic import BaseModel
+
+ModelT = TypeVar("ModelT", bound="BaseModel")
 
 
 def new_block_id(prefix: str = "blk") -> str:
