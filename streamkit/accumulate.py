@@ -112,6 +112,10 @@ class Accumulator:
 
     def apply_all(self, events: list[Event]) -> None:
         """Apply several events in order."""
+        if len(events) == 1 and type(events[0]) is BlockDelta:
+            # The live shape: one token per read. No loop or local set-up for it.
+            self._delta(events[0])
+            return
         handlers = self._handlers
         delta_handler = self._delta
         for event in events:

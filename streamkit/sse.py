@@ -85,6 +85,8 @@ class SSEDecoder:
         "_cr",
         "_error",
         "_event",
+        "_head",
+        "_head_name",
         "_last_comment",
         "_names",
         "_parts",
@@ -119,6 +121,8 @@ class SSEDecoder:
         self._received = 0
         self._error: LimitExceeded | None = None
         self._names: dict[bytes, str] = {}  # b"event: NAME" line -> NAME
+        self._head = b"data: "  # the last one-event read's lines before its data
+        self._head_name = "message"  # and the event type they name
 
     @property
     def bytes_received(self) -> int:
@@ -170,20 +174,33 @@ class SSEDecoder:
         than the event). Anything else (another field, a CR, a second event, a
         partial line, a size near the limit) returns ``None`` and takes the loop,
         which gives the same payload."""
-        if not chunk.endswith(b"\n\n") or _CR in chunk or len(chunk) > self.max_event_bytes:
+        size = len(chunk)
+        if not chunk.endswith(b"\n\n") or _CR in chunk or size > self.max_event_bytes:
             return None
-        first_end = chunk.find(b"\n")
-        data_start = first_end + 1 if chunk.startswith(b"event: ") else 0
-        data_end = chunk.find(b"\n", data_start)
-        if data_end != len(chunk) - 2 or not chunk.startswith(b"data: ", data_start):
-            return None
-        self._received += len(chunk)
-        if data_start:
-            line = chunk[:first_end]
-            name = self._names.get(line) or self._event_name(line)
+        # Consecutive reads mostly repeat one head (``event: NAME\ndata: `` or just
+        # ``data: ``): a ``startswith`` on the cached head replaces finding, checking,
+        # slicing and looking up the event line on every read.
+        head = self._head
+        if chunk.startswith(head):
+            data_start = len(head)
+            name = self._head_name
         else:
-            name = "message"
-        return [(name, chunk[data_start + 6:data_end])]
+            first_end = chunk.find(b"\n")
+            data_start = first_end + 1 if chunk.startswith(b"event: ") else 0
+            if not chunk.startswith(b"data: ", data_start):
+                return None
+            if data_start:
+                line = chunk[:first_end]
+                name = self._names.get(line) or self._event_name(line)
+            else:
+                name = "message"
+            data_start += 6
+            self._head, self._head_name = chunk[:data_start], name
+        data_end = chunk.find(b"\n", data_start)
+        if data_end != size - 2:
+            return None
+        self._received += size
+        return [(name, chunk[data_start:data_end])]
 
     def _decode(self, chunk: bytes, raw: bool) -> list[Any]:
         """The line loop behind :meth:`feed` and :meth:`feed_payloads`."""

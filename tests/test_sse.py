@@ -652,3 +652,16 @@ def test_the_shortcut_and_the_loop_agree_on_odd_reads(reads: list[bytes]) -> Non
     got = [p for read in reads for p in live.feed_payloads(read)]
     whole = SSEDecoder()
     assert got == whole.feed_payloads(b"".join(reads))
+
+
+def test_one_event_reads_follow_a_changing_head() -> None:
+    # the one-event shortcut caches the last read's head (``event: NAME\ndata: ``);
+    # a read with another name, no name, or a second data line must still decode right
+    reads = [b"event: a\ndata: 1\n\n", b"event: a\ndata: 2\n\n", b"event: b\ndata: 3\n\n",
+             b"data: 4\n\n", b"event: a\ndata: 5\ndata: 6\n\n", b"event: ab\ndata: 7\n\n",
+             b"event: a\ndata:8\n\n", b"data: 9\n\n"]
+    decoder = SSEDecoder()
+    got = [payload for read in reads for payload in decoder.feed_payloads(read)]
+    assert got == [("a", b"1"), ("a", b"2"), ("b", b"3"), ("message", b"4"),
+                   ("a", b"5\n6"), ("ab", b"7"), ("a", b"8"), ("message", b"9")]
+    assert decoder.bytes_received == decoder.bytes_consumed == sum(map(len, reads))

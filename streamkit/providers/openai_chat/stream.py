@@ -94,6 +94,10 @@ class _Phase(Enum):
 
 
 _ENDED: Final = frozenset({_Phase.DONE, _Phase.CUT_OFF})
+#: The enum members the per-token path tests, as module globals: reading
+#: ``_Phase.STREAMING`` goes through the enum class (~60 ns), a global ~8 ns.
+_STREAMING: Final = _Phase.STREAMING
+_TEXT: Final = Kind.TEXT
 
 
 class OpenAIChatParser:
@@ -151,7 +155,7 @@ class OpenAIChatParser:
         before one that raises.
         """
         for name, data in payloads:
-            if self._fast_decode and name == "message" and self._phase is _Phase.STREAMING \
+            if self._fast_decode and name == "message" and self._phase is _STREAMING \
                     and data not in DONE_MARKERS:
                 try:
                     chunk = decode_chunk(data)
@@ -196,7 +200,7 @@ class OpenAIChatParser:
             return None
         content, calls = entry.delta.content, entry.delta.tool_calls
         if calls is None:
-            if content is None or choice.kind is not Kind.TEXT:
+            if content is None or choice.kind is not _TEXT:
                 return None
             if not content:
                 return []
