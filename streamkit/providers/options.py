@@ -14,7 +14,8 @@ import copy
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from ..request import UNIFORM_OPTIONS
+from ..request import UNIFORM_OPTIONS, ForeignThinking, Request
+from .turns import foreign_thinking_policy
 
 _UNIFORM = frozenset(UNIFORM_OPTIONS)
 
@@ -27,6 +28,18 @@ def given_options(options: Mapping[str, Any]) -> dict[str, Any]:
     keyword's default means "not given", not "send null"."""
     return {name: value for name, value in options.items()
             if value is not None or name not in _UNIFORM}
+
+
+def prepared_options(request: Request, unsupported: Mapping[str, str],
+                     implied: Iterable[str]) -> tuple[dict[str, Any], ForeignThinking]:
+    """The first steps of every builder: the options actually given, the
+    ``foreign_thinking`` policy taken out of them, a refusal for an option the
+    wire has no form for, the options it needs nothing for removed."""
+    options = given_options(request.options)
+    foreign_thinking = foreign_thinking_policy(options.pop("foreign_thinking", "text"))
+    reject_unsupported(options, unsupported)
+    drop_implied(options, implied)
+    return options, foreign_thinking
 
 
 def reject_unsupported(options: Mapping[str, Any], reasons: Mapping[str, str]) -> None:

@@ -99,8 +99,12 @@ from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..coerce import path
-from ..options import drop_implied, finished_body, given_options, write_renamed
-from ..turns import foreign_thinking_policy, is_own_turn
+from ..options import (
+    finished_body,
+    prepared_options,
+    write_renamed,
+)
+from ..turns import is_own_turn
 from .content import (
     ABSENT,
     GENERATED_ID,
@@ -180,11 +184,9 @@ _MESSAGE_RECORDS = frozenset({SAME_TURN, ABSENT})
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The body for ``request`` (see the module docstring); ``model`` and
     ``stream`` go in the URL, not here."""
-    options = given_options(request.options)
-    foreign_thinking = foreign_thinking_policy(options.pop("foreign_thinking", "text"))
+    options, foreign_thinking = prepared_options(request, {}, _IMPLIED)
     spelling = Spelling(path for path in options.pop(SNAKE_CASE, None) or ()
                         if isinstance(path, str))
-    drop_implied(options, _IMPLIED)
     body: dict[str, Any] = {}
     systems = [m for m in request.messages if isinstance(m, SystemMessage)]
     turns: list[Message] = [m for m in request.messages if not isinstance(m, SystemMessage)]

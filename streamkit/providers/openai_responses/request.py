@@ -89,14 +89,12 @@ from ...response import ChatResponse
 from ...tools import Tool
 from ..function_tools import function_fields
 from ..options import (
-    drop_implied,
     finished_body,
-    given_options,
+    prepared_options,
     put_field,
-    reject_unsupported,
     write_renamed,
 )
-from ..turns import foreign_thinking_policy, is_own_vendor_turn
+from ..turns import is_own_vendor_turn
 from .content import (
     Calls,
     Wire,
@@ -145,10 +143,7 @@ _SUMMARY_SHOWN = "auto"
 
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The Responses API body for ``request`` (see the module docstring)."""
-    options = given_options(request.options)
-    foreign_thinking = foreign_thinking_policy(options.pop("foreign_thinking", "text"))
-    reject_unsupported(options, _UNSUPPORTED)
-    drop_implied(options, _IMPLIED)
+    options, foreign_thinking = prepared_options(request, _UNSUPPORTED, _IMPLIED)
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
