@@ -19,7 +19,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from .blocks import ContentBlock, ToolCallBlock
+from .blocks import ContentBlock, TextBlock, ToolCallBlock
 from .errors import ProtocolError
 from .events import (
     BlockDelta,
@@ -30,6 +30,7 @@ from .events import (
     ResponseEnd,
     ResponseMetadata,
     ResponseStart,
+    TextDelta,
     UsageUpdate,
 )
 from .finish import FinishReason
@@ -69,7 +70,7 @@ class Accumulator:
         #: The provider's in-stream errors, in order (the stream raises the first).
         self.errors: list[ErrorEvent] = []
         self._handlers: dict[type, Callable[[Any], None]] = {
-            BlockDelta: self._delta,
+            BlockDelta: self.apply_delta,
             BlockStart: self._start_block,
             BlockEnd: self._end_block,
             ResponseStart: self._start,
@@ -112,12 +113,8 @@ class Accumulator:
 
     def apply_all(self, events: list[Event]) -> None:
         """Apply several events in order."""
-        if len(events) == 1 and type(events[0]) is BlockDelta:
-            # The live shape: one token per read. No loop or local set-up for it.
-            self._delta(events[0])
-            return
         handlers = self._handlers
-        delta_handler = self._delta
+        delta_handler = self.apply_delta
         for event in events:
             if type(event) is BlockDelta:  # the per-token case: skip the lookup
                 delta_handler(event)
@@ -138,7 +135,9 @@ class Accumulator:
 
     # ------------------------------------------------------------ handlers
 
-    def _delta(self, event: BlockDelta) -> None:
+    def apply_delta(self, event: BlockDelta) -> None:
+        """:meth:`apply` for a :class:`BlockDelta`, the per-token event: a caller
+        that knows the type skips the dispatch."""
         state = self._choices.get(event.choice)
         block = state.blocks.get(event.index) if state is not None else None
         if block is None:
@@ -146,7 +145,10 @@ class Accumulator:
                 f"delta for block {event.index} of choice {event.choice}, which was never started"
             )
         delta = event.delta
-        DELTA_APPLIERS[type(delta)](block, delta)  # merge.apply_delta, one call less
+        if type(delta) is TextDelta and type(block) is TextBlock:
+            block._text.append(delta.text)  # merge's text rule inlined: the per-token case
+        else:
+            DELTA_APPLIERS[type(delta)](block, delta)  # merge.apply_delta, one call less
 
     def _start_block(self, event: BlockStart) -> None:
         state = self._choice(event.choice)

@@ -36,12 +36,12 @@ README:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .accumulate import Accumulator
 from .errors import LimitExceeded, ProtocolError, ProviderError, StreamError
-from .events import ErrorEvent, Event, ResponseEnd, ResponseMetadata
+from .events import BlockDelta, ErrorEvent, Event, ResponseEnd, ResponseMetadata
 from .finish import FinishReason
 from .limits import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_TOTAL_BYTES
 from .ndjson import NDJSONDecoder
@@ -77,6 +77,11 @@ def _is_cut_payload(data: bytes) -> bool:
     """Whether the last payload of a stream was cut off by the end of input:
     JSON that never closed, or the start of OpenAI's ``[DONE]``."""
     return b"[DONE]".startswith(data.strip()) or _is_cut_json(data)
+
+
+def _never_one(chunk: bytes) -> None:
+    """The one-event read before the fast path is on: never."""
+    return None
 
 
 class _SpreadJSON:
@@ -150,7 +155,6 @@ class Pipeline:
         self.max_event_bytes = max_event_bytes
         self.max_total_bytes = max_total_bytes
         self.bytes_received = 0
-        self.payloads = 0
         self._sse: SSEDecoder | None = None
         self._lines: NDJSONDecoder | None = None
         self._undecided = bytearray()  # auto: the bytes before the framing is known
@@ -158,6 +162,11 @@ class Pipeline:
         self._first_payload: tuple[str | None, bytes | str] | None = None
         self._spread: _SpreadJSON | None = None
         self._finished = False
+        # The live shape's path (see :meth:`feed`), on once the first payload is in
+        # and unless the ``<think>`` filter must see every event.
+        self._fast_delta: Callable[[str, bytes], BlockDelta | None] | None = None
+        self._feed_one: Callable[[bytes], tuple[str, bytes] | None] = _never_one
+        self._apply_delta = self.accumulator.apply_delta
 
     # ------------------------------------------------------------ reading
 
@@ -187,17 +196,29 @@ class Pipeline:
 
     def feed(self, chunk: bytes) -> list[Event]:
         """Events completed by one network chunk, already applied."""
-        if not chunk:
-            return []
-        self.bytes_received += len(chunk)
-        if self.bytes_received > self.max_total_bytes:
+        received = self.bytes_received + len(chunk)
+        if received > self.max_total_bytes:
             raise LimitExceeded(
                 f"stream body exceeded max_total_bytes={self.max_total_bytes}",
-                limit="max_total_bytes", value=self.max_total_bytes, observed=self.bytes_received,
+                limit="max_total_bytes", value=self.max_total_bytes, observed=received,
             )
-        sse = self._sse
-        if sse is not None:
-            return self._feed_sse_events(sse.feed_payloads(chunk))
+        self.bytes_received = received
+        fast_delta = self._fast_delta
+        if fast_delta is not None:
+            # A live stream's read is mostly one SSE event continuing an open
+            # block: one payload, one BlockDelta, applied without the lists,
+            # loops and handler lookups a chunk of many events needs.
+            payload = self._feed_one(chunk)
+            if payload is not None:
+                event = fast_delta(*payload)
+                if event is None:
+                    return self._feed_sse_events([payload])
+                self._apply_delta(event)
+                return [event]
+        if not chunk:
+            return []
+        if self._sse is not None:
+            return self._feed_sse_events(self._sse.feed_payloads(chunk))
         if self._lines is not None:
             return self._feed_lines(self._lines.feed(chunk))
         return self._choose_framing(chunk)
@@ -244,7 +265,9 @@ class Pipeline:
         if self._first_payload is None:
             name, data = sse_events[0]
             self._keep_first(None if name == "message" else name, data)
-        self.payloads += len(sse_events)
+            if self._think is None and self._sse is not None:
+                self._fast_delta = self.parser.fast_delta
+                self._feed_one = self._sse.feed_one
         out: list[Event] = []
         try:
             self.parser.feed_into(sse_events, out)
@@ -300,7 +323,6 @@ class Pipeline:
         name, a JSON line), already applied. Used for httpx-sse sources."""
         if self._first_payload is None:
             self._keep_first(event, data)
-        self.payloads += 1
         events = self.parser.feed(data, event)
         return self._apply(events) if events else events
 
@@ -412,7 +434,7 @@ class Pipeline:
                 error.args = (error.message, *error.args[1:])
 
     def _check_provider_matched(self) -> None:
-        if self._understood_nothing() and (self.payloads or self._head.strip()):
+        if self._understood_nothing() and (self._first_payload is not None or self._head.strip()):
             message = self._mismatch_message()
             if message is not None:
                 first = self._first_payload

@@ -87,6 +87,8 @@ class SSEDecoder:
         "_event",
         "_head",
         "_head_name",
+        "_head_size",
+        "_idle",
         "_last_comment",
         "_names",
         "_parts",
@@ -123,6 +125,10 @@ class SSEDecoder:
         self._names: dict[bytes, str] = {}  # b"event: NAME" line -> NAME
         self._head = b"data: "  # the last one-event read's lines before its data
         self._head_name = "message"  # and the event type they name
+        self._head_size = len(self._head)
+        # Nothing pending (no partial line, data, event type, CR or error, BOM
+        # checked): a read may then be one whole event, see :meth:`feed_one`.
+        self._idle = False
 
     @property
     def bytes_received(self) -> int:
@@ -159,30 +165,27 @@ class SSEDecoder:
         bytes)``: no event object and no UTF-8 decode, for a consumer that hands
         the data straight to a JSON decoder (which reads bytes). Do not mix with
         :meth:`feed` on one decoder."""
-        if (not self._buf and not self._parts and not self._cr and not self._start
-                and self._error is None and self._event == "message"):  # nothing pending
-            one = self._one_event(chunk)
-            if one is not None:
-                return one
+        one = self.feed_one(chunk)
+        if one is not None:
+            return [one]
         payloads: list[tuple[str, bytes]] = self._decode(chunk, True)
         return payloads
 
-    def _one_event(self, chunk: bytes) -> list[tuple[str, bytes]] | None:
-        """The live shape without the line loop: a read that holds exactly one event,
-        a ``data:`` line after at most an ``event:`` line (live OpenAI, Anthropic and
-        Responses streams arrive one event per read, and the loop's set-up costs more
-        than the event). Anything else (another field, a CR, a second event, a
-        partial line, a size near the limit) returns ``None`` and takes the loop,
-        which gives the same payload."""
-        size = len(chunk)
-        if not chunk.endswith(b"\n\n") or _CR in chunk or size > self.max_event_bytes:
+    def feed_one(self, chunk: bytes) -> tuple[str, bytes] | None:
+        """The live shape without the line loop: ``(event type, data)`` of a read
+        that holds exactly one whole event, a ``data:`` line after at most an
+        ``event:`` line, while nothing is pending (live OpenAI, Anthropic and
+        Responses streams arrive one event per read, and the loop's set-up costs
+        more than the event). Anything else (another field, a CR, a second event,
+        a partial line, a size near the limit) returns ``None`` and consumes
+        nothing: :meth:`feed_payloads` then gives the same payload."""
+        if not self._idle or _CR in chunk:
             return None
         # Consecutive reads mostly repeat one head (``event: NAME\ndata: `` or just
         # ``data: ``): a ``startswith`` on the cached head replaces finding, checking,
         # slicing and looking up the event line on every read.
-        head = self._head
-        if chunk.startswith(head):
-            data_start = len(head)
+        if chunk.startswith(self._head):
+            data_start = self._head_size
             name = self._head_name
         else:
             first_end = chunk.find(b"\n")
@@ -195,12 +198,15 @@ class SSEDecoder:
             else:
                 name = "message"
             data_start += 6
-            self._head, self._head_name = chunk[:data_start], name
+            self._head, self._head_name, self._head_size = chunk[:data_start], name, data_start
+        # One event and nothing after it: the data line's LF is the last but one
+        # byte and the last is LF too (cheaper than ``endswith``).
+        size = len(chunk)
         data_end = chunk.find(b"\n", data_start)
-        if data_end != size - 2:
+        if data_end != size - 2 or chunk[-1] != _LF or size > self.max_event_bytes:
             return None
         self._received += size
-        return [(name, chunk[data_start:data_end])]
+        return name, chunk[data_start:data_end]
 
     def _decode(self, chunk: bytes, raw: bool) -> list[Any]:
         """The line loop behind :meth:`feed` and :meth:`feed_payloads`."""
@@ -208,6 +214,7 @@ class SSEDecoder:
             raise self._error
         if not chunk:
             return []
+        self._idle = False  # until this chunk is read without error
         self._received += len(chunk)
         if self._cr:
             # A CR ended the previous chunk; if this one starts with LF the pair is a
@@ -324,6 +331,8 @@ class SSEDecoder:
         self._event = etype
         self._retry = retry
         self.last_event_id = last_id
+        self._idle = (not buf and not parts and not self._cr and not self._start
+                      and etype == "message" and retry is None and self._error is None)
         return events
 
     def _event_name(self, line: bytes) -> str:
@@ -362,6 +371,7 @@ class SSEDecoder:
         finally:
             self._received = received
         self._start = True
+        self._idle = False
         return events
 
     def _overflow(self, observed: int) -> LimitExceeded:

@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Literal, Protocol
 import msgspec
 
 from ..errors import ProtocolError
-from ..events import Event
+from ..events import BlockDelta, Event
 from ..limits import MAX_JSON_DEPTH, too_deep
 
 Framing = Literal["sse", "ndjson"]
@@ -51,6 +51,14 @@ class Parser(Protocol):
         """Append the events of one network chunk's payloads to ``out``, in order.
         A parser can run its per-token case here without a call per payload; ``out``
         keeps the events of the payloads before one that raises."""
+        ...
+
+    def fast_delta(self, name: str, data: bytes | str) -> BlockDelta | None:
+        """The one event of a payload that only continues an open block (the
+        per-token case), or ``None``, having changed nothing, when :meth:`feed`
+        must decide. The pipeline asks this first for a read that is one SSE
+        event, so the live shape costs one decode and one event; a parser
+        without such a case returns ``None``."""
         ...
 
     def finish(self) -> list[Event]:

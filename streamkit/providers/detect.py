@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ..errors import ProtocolError
-from ..events import ErrorEvent, Event
+from ..events import BlockDelta, ErrorEvent, Event
 from .base import Framing, Parser, decode_json
 from .error_payloads import error_event
 
@@ -113,6 +113,10 @@ class AutoParser:
                 self.parser.feed_into(payloads[position:], out)
                 return
             out += self.feed(data, None if name == "message" else name)
+
+    def fast_delta(self, name: str, data: bytes | str) -> BlockDelta | None:
+        """The detected parser's per-token case (``None`` before detection)."""
+        return self.parser.fast_delta(name, data) if self.parser is not None else None
 
     def finish(self) -> list[Event]:
         """Flush the detected parser (nothing to flush before detection)."""

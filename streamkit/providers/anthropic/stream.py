@@ -208,38 +208,36 @@ class AnthropicParser:
         return out
 
     def feed_into(self, payloads: Payloads, out: list[Event]) -> None:
-        """Append the events of several ``(SSE event type, data)`` payloads to ``out``.
-
-        The pipeline calls this once per network chunk: the per-token case runs
-        inline, with no call per payload; ``out`` keeps the events of the
-        payloads before one that raises.
-        """
-        if not self._fast_decode:
-            for name, data in payloads:
-                out += self._payload(data, None if name == "message" else name)
-            return
-        opened = self._open
+        """Append the events of several ``(SSE event type, data)`` payloads to ``out``;
+        ``out`` keeps the events of the payloads before one that raises."""
+        fast_delta = self.fast_delta
         append = out.append
         for name, data in payloads:
-            if name == "content_block_delta" or name == "message":
-                try:
-                    fast = _FAST_DECODE(data)
-                except (ValueError, RecursionError):  # another shape, or not JSON (a
-                    pass  # DecodeError is a ValueError): the general path decides
-                else:  # one text or tool-JSON fragment into its open block: one event
-                    state = opened.get(fast.index)
-                    if state is not None:
-                        delta = fast.delta
-                        if isinstance(delta, _FastText):
-                            if state.block_type is TextBlock:
-                                append(BlockDelta(index=state.index, delta=TextDelta(delta.text)))
-                                continue
-                        elif state.block_type is ToolCallBlock and state.arguments_streamed:
-                            if delta.partial_json:
-                                append(BlockDelta(index=state.index,
-                                                  delta=ToolInputDelta(delta.partial_json)))
-                            continue
-            out += self._payload(data, None if name == "message" else name)
+            event = fast_delta(name, data)
+            if event is not None:
+                append(event)
+            else:
+                out += self._payload(data, None if name == "message" else name)
+
+    def fast_delta(self, name: str, data: bytes | str) -> BlockDelta | None:
+        """The hot path: a text or tool-JSON fragment for its open block is one
+        strict decode and one event; ``None`` (nothing changed) for anything else."""
+        if not self._fast_decode or (name != "content_block_delta" and name != "message"):
+            return None
+        try:
+            fast = _FAST_DECODE(data)
+        except (ValueError, RecursionError):  # another shape, or not JSON (a
+            return None  # DecodeError is a ValueError): the general path decides
+        state = self._open.get(fast.index)
+        if state is None:
+            return None
+        delta = fast.delta
+        if isinstance(delta, _FastText):
+            if state.block_type is TextBlock:
+                return BlockDelta(index=state.index, delta=TextDelta(delta.text))
+        elif state.block_type is ToolCallBlock and state.arguments_streamed and delta.partial_json:
+            return BlockDelta(index=state.index, delta=ToolInputDelta(delta.partial_json))
+        return None
 
     def _payload(self, data: bytes | str, event: str | None) -> list[Event]:
         """The general path: decode the payload and dispatch on its ``type``."""

@@ -42,7 +42,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, ClassVar
 
-from ...events import Event, ResponseMetadata, ResponseStart, UsageUpdate
+from ...events import BlockDelta, Event, ResponseMetadata, ResponseStart, UsageUpdate
 from ...finish import FinishReason
 from ..base import Framing, Payloads, decode_json
 from ..coerce import as_int, as_str
@@ -106,6 +106,11 @@ class GeminiParser:
         """The events of one network chunk's payloads, appended to ``out``."""
         for name, data in payloads:
             self._payload(decode_json(data, None if name == "message" else name), out)
+
+    def fast_delta(self, name: str, data: bytes | str) -> BlockDelta | None:
+        """No per-token shortcut: every chunk repeats usage and candidate fields
+        that :meth:`feed` must read."""
+        return None
 
     def finish(self) -> list[Event]:
         """Close open blocks and end candidates that got no ``finishReason``

@@ -212,6 +212,11 @@ class OllamaParser:
         """The events of one network chunk's payloads, appended to ``out``."""
         feed_each(self, payloads, out)
 
+    def fast_delta(self, name: str, data: bytes | str) -> BlockDelta | None:
+        """No separate shortcut: JSON lines are not SSE reads, and :meth:`feed`
+        already takes a text line in one strict decode."""
+        return None
+
     def finish(self) -> list[Event]:
         """Close the open block; end the response if no ``done`` line came."""
         out: list[Event] = []

@@ -148,25 +148,28 @@ class OpenAIChatParser:
         return out
 
     def feed_into(self, payloads: Payloads, out: list[Event]) -> None:
-        """Append the events of several ``(SSE event type, data)`` payloads to ``out``.
-
-        The pipeline calls this once per network chunk, so the per-token case
-        costs no call per payload; ``out`` keeps the events of the payloads
-        before one that raises.
-        """
+        """Append the events of several ``(SSE event type, data)`` payloads to ``out``;
+        ``out`` keeps the events of the payloads before one that raises."""
+        fast_delta = self.fast_delta
+        append = out.append
         for name, data in payloads:
-            if self._fast_decode and name == "message" and self._phase is _STREAMING \
-                    and data not in DONE_MARKERS:
-                try:
-                    chunk = decode_chunk(data)
-                except (msgspec.DecodeError, RecursionError, UnicodeEncodeError):
-                    pass  # another shape (or not JSON): the general path decides
-                else:
-                    events = self._continue(chunk)
-                    if events is not None:
-                        out += events
-                        continue
-            out += self._payload(data, None if name == "message" else name)
+            event = fast_delta(name, data)
+            if event is not None:
+                append(event)
+            else:
+                out += self._payload(data, None if name == "message" else name)
+
+    def fast_delta(self, name: str, data: bytes | str) -> BlockDelta | None:
+        """The hot path: a chunk that only continues the text, or one call's
+        arguments, of a known choice is one strict decode and one event; ``None``
+        (nothing changed) for anything else, ``[DONE]`` included."""
+        if not self._fast_decode or name != "message" or self._phase is not _STREAMING:
+            return None
+        try:
+            chunk = decode_chunk(data)
+        except (msgspec.DecodeError, RecursionError, UnicodeEncodeError):
+            return None  # another shape (or not JSON): the general path decides
+        return self._continue(chunk)
 
     def finish(self) -> list[Event]:
         """At a clean end of input: unless ``[DONE]`` already did, close every
@@ -181,11 +184,11 @@ class OpenAIChatParser:
 
     # ------------------------------------------------------------ payloads
 
-    def _continue(self, chunk: FastChunk) -> list[Event] | None:
-        """The events of a chunk that only continues the text or one call's
+    def _continue(self, chunk: FastChunk) -> BlockDelta | None:
+        """The event of a chunk that only continues the text or one call's
         arguments of a known choice, or ``None`` when the general path must
         decide (identity not known yet, changed metadata, another block kind, a
-        call's first fragment)."""
+        call's first fragment, an empty fragment)."""
         if len(chunk.choices) != 1 or self._id is None or self._model is None:
             return None
         metadata = self._metadata
@@ -200,23 +203,18 @@ class OpenAIChatParser:
             return None
         content, calls = entry.delta.content, entry.delta.tool_calls
         if calls is None:
-            if content is None or choice.kind is not _TEXT:
+            if not content or choice.kind is not _TEXT:
                 return None
-            if not content:
-                return []
-            return [BlockDelta(index=choice.kind_block, delta=TextDelta(content),
-                               choice=entry.index)]
+            return BlockDelta(index=choice.kind_block, delta=TextDelta(content),
+                              choice=entry.index)
         if content is not None or len(calls) != 1 or choice.channel is not None:
             return None
         call = choice.tools.by_index.get(calls[0].index)
-        if call is None or call.block is None:
+        arguments = calls[0].function.arguments
+        if call is None or call.block is None or not arguments:
             return None
         choice.written = call.block
-        arguments = calls[0].function.arguments
-        if not arguments:
-            return []
-        return [BlockDelta(index=call.block, delta=ToolInputDelta(arguments),
-                           choice=entry.index)]
+        return BlockDelta(index=call.block, delta=ToolInputDelta(arguments), choice=entry.index)
 
     def _payload(self, data: bytes | str, event: str | None) -> list[Event]:
         """The general path for one payload."""

@@ -322,37 +322,43 @@ class OpenAIResponsesParser:
         return out
 
     def feed_into(self, payloads: Payloads, out: list[Event]) -> None:
-        """The events of one network chunk's payloads, appended to ``out``.
-
-        The per-token case is inlined here: a ``*.delta`` event with exactly its
-        documented fields (a typed decode into :class:`~.deltas.DeltaEvent`), for a
-        block that is open, costs one dict lookup and one BlockDelta. Anything else,
-        or ``fast_decode=False``, takes the general path, :meth:`_payload`.
-        """
-        fast_decode, live, outputs = self.fast_decode, self._live, self._outputs
+        """The events of one network chunk's payloads, appended to ``out``."""
+        fast_delta = self.fast_delta
+        append = out.append
         for name, data in payloads:
-            if fast_decode:
-                try:
-                    wire = decode_delta_event(data)
-                except (msgspec.DecodeError, RecursionError):
-                    pass
-                else:
-                    stream = DELTA_EVENTS.get(wire.type)
-                    if stream is not None:
-                        # the key _lookup_key gives, inlined
-                        if stream.part == AUDIO:
-                            index = live.get(AUDIO_KEY)
-                        else:
-                            position = wire.output_index
-                            if position is None or outputs.aliases:
-                                position = outputs.resolve(position, wire.item_id)
-                            sub_field = stream.sub_index_field
-                            sub_index = getattr(wire, sub_field) if sub_field else None
-                            index = live.get((position, stream.part, sub_index or 0))
-                        if index is not None:
-                            out.append(BlockDelta(index=index, delta=stream.delta(wire.delta)))
-                            continue
-            out += self._payload(data, None if name == "message" else name)
+            event = fast_delta(name, data)
+            if event is not None:
+                append(event)
+            else:
+                out += self._payload(data, None if name == "message" else name)
+
+    def fast_delta(self, name: str, data: bytes | str) -> BlockDelta | None:
+        """The per-token case: a ``*.delta`` event with exactly its documented
+        fields (a typed decode into :class:`~.deltas.DeltaEvent`), for a block
+        that is open, is one dict lookup and one BlockDelta. ``None`` (nothing
+        changed) for anything else, or with ``fast_decode=False``: the general
+        path, :meth:`_payload`, decides."""
+        if not self.fast_decode:
+            return None
+        try:
+            wire = decode_delta_event(data)
+        except (msgspec.DecodeError, RecursionError):
+            return None
+        stream = DELTA_EVENTS.get(wire.type)
+        if stream is None:
+            return None
+        if stream.part == AUDIO:  # the key _lookup_key gives, inlined
+            index = self._live.get(AUDIO_KEY)
+        else:
+            position = wire.output_index
+            if position is None or self._outputs.aliases:
+                position = self._outputs.resolve(position, wire.item_id)
+            sub_field = stream.sub_index_field
+            sub_index = getattr(wire, sub_field) if sub_field else None
+            index = self._live.get((position, stream.part, sub_index or 0))
+        if index is None:
+            return None
+        return BlockDelta(index=index, delta=stream.delta(wire.delta))
 
     def finish(self) -> list[Event]:
         """Close what is open; end the response if no terminal event came."""
