@@ -31,6 +31,7 @@ from .events import (
     ResponseMetadata,
     ResponseStart,
     TextDelta,
+    ToolInputDelta,
     UsageUpdate,
 )
 from .finish import FinishReason
@@ -145,10 +146,14 @@ class Accumulator:
                 f"delta for block {event.index} of choice {event.choice}, which was never started"
             )
         delta = event.delta
+        # merge.apply_delta without its calls: the two per-token rules inlined
+        # (a call costs as much as the append), the rest looked up directly.
         if type(delta) is TextDelta and type(block) is TextBlock:
-            block._text.append(delta.text)  # merge's text rule inlined: the per-token case
+            block._text.append(delta.text)
+        elif type(delta) is ToolInputDelta and type(block) is ToolCallBlock:
+            block._input.append(delta.partial_json)
         else:
-            DELTA_APPLIERS[type(delta)](block, delta)  # merge.apply_delta, one call less
+            DELTA_APPLIERS[type(delta)](block, delta)
 
     def _start_block(self, event: BlockStart) -> None:
         state = self._choice(event.choice)
