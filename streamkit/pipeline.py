@@ -13,6 +13,16 @@ decides (the bytes before it are held, however they were split): ``{`` or
 ``[`` means JSON lines (Ollama, or a JSON error body: no SSE stream starts so),
 anything else Server-Sent Events.
 
+The live shape: a live stream mostly arrives one SSE event per read, and
+most of those continue an open block with one fragment. Once the first
+payload is in (and unless the ``<think>`` filter must see every event), such
+a read goes :meth:`SSEDecoder.feed_one` -> :meth:`Parser.fast_delta` ->
+:meth:`Accumulator.apply_delta`: one decode and one event, without the lists,
+loops and handler lookups a chunk of many events needs (at one read per
+token, those cost as much as the work). Either step may decline, changing
+nothing, and the read then takes the general path, with the same result
+(``tests/test_live_shape.py``).
+
 The rules for input that is not what it should be, all documented in the
 README:
 
@@ -79,11 +89,6 @@ def _is_cut_payload(data: bytes) -> bool:
     return b"[DONE]".startswith(data.strip()) or _is_cut_json(data)
 
 
-def _never_one(chunk: bytes) -> None:
-    """The one-event read before the fast path is on: never."""
-    return None
-
-
 class _SpreadJSON:
     """A JSON document spread over several lines, read one line at a time.
 
@@ -132,6 +137,9 @@ class Pipeline:
     ``start_in_thinking`` is for models whose template already opened the tag.
     """
 
+    #: The SSE decoder's ``feed_one``: set together with ``_fast_delta``.
+    _feed_one: Callable[[bytes], tuple[str, bytes] | None]
+
     def __init__(
         self,
         provider: str | Parser = "auto",
@@ -165,7 +173,6 @@ class Pipeline:
         # The live shape's path (see :meth:`feed`), on once the first payload is in
         # and unless the ``<think>`` filter must see every event.
         self._fast_delta: Callable[[str, bytes], BlockDelta | None] | None = None
-        self._feed_one: Callable[[bytes], tuple[str, bytes] | None] = _never_one
         self._apply_delta = self.accumulator.apply_delta
 
     # ------------------------------------------------------------ reading

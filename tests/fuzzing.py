@@ -7,7 +7,7 @@ duplicated / swapped / dropped events, invalid UTF-8, byte order marks, a JSON
 field set to a hostile value: wrong types, deep nesting, huge numbers, bad
 base64, terminal escapes), run one way (``replay()``, a sync or an async
 ``stream()``, ``on_error`` raise or return; ``auto``, the right provider or a
-random one) with one chunking (whole, 1-byte, random cuts).
+random one) with one chunking (whole, 1-byte, random cuts, one SSE event per read).
 
 The contract (what :func:`check` asserts, each breach an :class:`Outcome` with
 ``kind="crash"`` or ``"violation"``):
@@ -243,10 +243,14 @@ def mutate(body: bytes, rng: random.Random) -> tuple[bytes, list[str]]:
 
 def chunkings(body: bytes, rng: random.Random) -> tuple[str, list[bytes]]:
     """One way to cut ``body`` into network chunks, and its name."""
-    choice = rng.choice(["bytes", "random", "random", "bom"] if len(body) < 12_000
-                        else ["random", "random", "bom"])
+    choice = rng.choice(["bytes", "random", "random", "bom", "events"] if len(body) < 12_000
+                        else ["random", "random", "bom", "events"])
     if choice == "bytes":
         return "1-byte", [body[i:i + 1] for i in range(len(body))]
+    if choice == "events":  # the live shape, which the pipeline takes a shortcut for
+        events = body.split(b"\n\n")
+        reads = [event + b"\n\n" for event in events[:-1]]
+        return "one event per read", reads + ([events[-1]] if events[-1] else [])
     if choice == "bom" and len(body) > 2:
         at = rng.randint(1, 2)
         return f"cut at {at}", [body[:at], body[at:]]
