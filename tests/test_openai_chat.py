@@ -1022,6 +1022,32 @@ def test_the_fast_decode_takes_the_per_token_chunks() -> None:
     assert CountingParser.general == len(items)
 
 
+@pytest.mark.parametrize("late", [{"created": 1764547200}, {"system_fingerprint": "fp_2"},
+                                  {"service_tier": "flex"}, {"id": "chatcmpl-2"}],
+                         ids=lambda late: next(iter(late)))
+def test_a_text_chunk_that_brings_metadata_takes_the_general_path(late: dict[str, Any]) -> None:
+    """The fast path answers only while a chunk repeats what the response already
+    knows; a text chunk that brings ``created`` late, another fingerprint or
+    service tier is read whole, in either shape of read, and nothing it carries is lost."""
+    first = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "m",
+             "system_fingerprint": "fp_1",
+             "choices": [{"index": 0, "delta": {"role": "assistant", "content": "a"}}]}
+    text = {**first, "choices": [{"index": 0, "delta": {"content": "b"}}]}
+    if "created" not in late:
+        first["created"] = text["created"] = 1
+    body = b"".join(b"data: " + json.dumps(chunk).encode() + b"\n\n"
+                    for chunk in (first, text, {**text, **late}, text)) + b"data: [DONE]\n\n"
+    reads = [event + b"\n\n" for event in body.split(b"\n\n")[:-1]]
+    runs = [replay_fresh(body, fast_decode=False), replay_fresh(body), replay_fresh(reads)]
+    events = [[event_to_dict(e) for e in run[0]] for run in runs]
+    assert events[0] == events[1] == events[2]
+    assert comparable(runs[0][1]) == comparable(runs[1][1]) == comparable(runs[2][1])
+    key, value = next(iter(late.items()))
+    if key != "id":  # a later id is ignored by design (some vendors send one per chunk)
+        assert any(e["type"] in ("response_metadata", "response_start")
+                   and e["metadata"].get(key) == value for e in events[2])
+
+
 # ---------------------------------------------------------------- hostile input (issue #10)
 
 

@@ -72,7 +72,7 @@ from ..error_payloads import error_event
 from ..unknown import unknown_payload
 from .choice import Choice, ChoiceOptions, Kind
 from .dialects import Dialect, get_dialect
-from .fast import FastChunk, decode_chunk
+from .fast import decode_chunk
 from .wire import DONE_MARKERS, MAX_CHOICES, map_usage
 
 __all__ = ["OpenAIChatParser", "map_usage"]
@@ -133,6 +133,10 @@ class OpenAIChatParser:
         self._model: str | None = None
         self._last_usage: Any = None
         self._errored = False  # the stream reported an error: every finish reason is error
+        # what fast_delta reads (see _refresh_fast_path)
+        self._fast_ready = False
+        self._fingerprint: Any = None
+        self._service_tier: Any = None
 
     @property
     def done(self) -> bool:
@@ -156,46 +160,28 @@ class OpenAIChatParser:
             event = fast_delta(name, data)
             if event is not None:
                 append(event)
-            else:
+                continue
+            try:
                 out += self._payload(data, None if name == "message" else name)
+            finally:
+                self._refresh_fast_path()
 
     def fast_delta(self, name: str, data: bytes | str) -> BlockDelta | None:
         """The hot path: a chunk that only continues the text, or one call's
-        arguments, of a known choice is one strict decode and one event; ``None``
-        (nothing changed) for anything else, ``[DONE]`` included."""
-        if not self._fast_decode or name != "message" or self._phase is not _STREAMING:
+        arguments, of a known choice, with the response's identity and metadata
+        unchanged, is one strict decode and one event; ``None`` (nothing changed)
+        for anything else, ``[DONE]`` included: the general path decides (a
+        call's first fragment, another block kind, an empty fragment...)."""
+        if not self._fast_ready or name != "message":
             return None
         try:
             chunk = decode_chunk(data)
         except (msgspec.DecodeError, RecursionError, UnicodeEncodeError):
-            return None  # another shape (or not JSON): the general path decides
-        return self._continue(chunk)
-
-    def finish(self) -> list[Event]:
-        """At a clean end of input: unless ``[DONE]`` already did, close every
-        block and end each choice with ``terminated=False`` and the finish
-        reason the stream gave (``unknown`` if none)."""
-        if self._phase in _ENDED:
-            return []
-        self._phase = _Phase.CUT_OFF
-        out: list[Event] = []
-        self._close_all(out, terminated=False)
-        return out
-
-    # ------------------------------------------------------------ payloads
-
-    def _continue(self, chunk: FastChunk) -> BlockDelta | None:
-        """The event of a chunk that only continues the text or one call's
-        arguments of a known choice, or ``None`` when the general path must
-        decide (identity not known yet, changed metadata, another block kind, a
-        call's first fragment, an empty fragment)."""
-        if len(chunk.choices) != 1 or self._id is None or self._model is None:
-            return None
-        metadata = self._metadata
+            return None  # another shape (or not JSON)
         fingerprint, tier = chunk.system_fingerprint, chunk.service_tier
-        if "created" not in metadata \
-                or (fingerprint is not None and metadata.get("system_fingerprint") != fingerprint) \
-                or (tier is not None and metadata.get("service_tier") != tier):
+        if len(chunk.choices) != 1 \
+                or (fingerprint is not None and fingerprint != self._fingerprint) \
+                or (tier is not None and tier != self._service_tier):
             return None
         entry = chunk.choices[0]
         choice = self._choices.get(entry.index)
@@ -215,6 +201,31 @@ class OpenAIChatParser:
             return None
         choice.written = call.block
         return BlockDelta(index=call.block, delta=ToolInputDelta(arguments), choice=entry.index)
+
+    def _refresh_fast_path(self) -> None:
+        """After the general path: whether :meth:`fast_delta` may answer (fast
+        decoding on, streaming, the response's id, model and ``created`` known),
+        and the metadata a chunk must repeat to take it. Only the general path
+        changes these, so the hot path reads three attributes, not the dict."""
+        self._fast_ready = (self._fast_decode and self._phase is _STREAMING
+                            and self._id is not None and self._model is not None
+                            and "created" in self._metadata)
+        self._fingerprint = self._metadata.get("system_fingerprint")
+        self._service_tier = self._metadata.get("service_tier")
+
+    def finish(self) -> list[Event]:
+        """At a clean end of input: unless ``[DONE]`` already did, close every
+        block and end each choice with ``terminated=False`` and the finish
+        reason the stream gave (``unknown`` if none)."""
+        if self._phase in _ENDED:
+            return []
+        self._phase = _Phase.CUT_OFF
+        self._fast_ready = False
+        out: list[Event] = []
+        self._close_all(out, terminated=False)
+        return out
+
+    # ------------------------------------------------------------ payloads
 
     def _payload(self, data: bytes | str, event: str | None) -> list[Event]:
         """The general path for one payload."""
