@@ -217,7 +217,8 @@ class Pipeline:
             # loops and handler lookups a chunk of many events needs.
             payload = self._feed_one(chunk)
             if payload is not None:
-                event = fast_delta(*payload)
+                name, data = payload  # no ``*payload``: a star call is not inlined
+                event = fast_delta(name, data)
                 if event is None:
                     return self._feed_sse_events([payload])
                 self._apply_delta(event)
