@@ -139,12 +139,12 @@ class Accumulator:
     def apply_delta(self, event: BlockDelta) -> None:
         """:meth:`apply` for a :class:`BlockDelta`, the per-token event: a caller
         that knows the type skips the dispatch."""
-        state = self._choices.get(event.choice)
-        block = state.blocks.get(event.index) if state is not None else None
-        if block is None:
+        try:
+            block = self._choices[event.choice].blocks[event.index]
+        except KeyError:
             raise ProtocolError(
                 f"delta for block {event.index} of choice {event.choice}, which was never started"
-            )
+            ) from None
         delta = event.delta
         # merge.apply_delta without its calls: the two per-token rules inlined
         # (a call costs as much as the append), the rest looked up directly.
