@@ -19,7 +19,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from .blocks import ContentBlock, TextBlock, ToolCallBlock
+from .blocks import ContentBlock, ToolCallBlock
 from .errors import ProtocolError
 from .events import (
     BlockDelta,
@@ -30,8 +30,6 @@ from .events import (
     ResponseEnd,
     ResponseMetadata,
     ResponseStart,
-    TextDelta,
-    ToolInputDelta,
     UsageUpdate,
 )
 from .finish import FinishReason
@@ -146,14 +144,7 @@ class Accumulator:
                 f"delta for block {event.index} of choice {event.choice}, which was never started"
             ) from None
         delta = event.delta
-        # merge.apply_delta without its calls: the two per-token rules inlined
-        # (a call costs as much as the append), the rest looked up directly.
-        if type(delta) is TextDelta and type(block) is TextBlock:
-            block._text.append(delta.text)
-        elif type(delta) is ToolInputDelta and type(block) is ToolCallBlock:
-            block._input.append(delta.partial_json)
-        else:
-            DELTA_APPLIERS[type(delta)](block, delta)
+        DELTA_APPLIERS[type(delta)](block, delta)  # merge.apply_delta, one call less
 
     def _start_block(self, event: BlockStart) -> None:
         state = self._choice(event.choice)

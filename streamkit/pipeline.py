@@ -273,8 +273,11 @@ class Pipeline:
         if self._first_payload is None:
             name, data = sse_events[0]
             self._keep_first(None if name == "message" else name, data)
-            if self._think is None and self._sse is not None:
-                self._fast_delta = self.parser.fast_delta
+            # A parser of the caller's own written before fast_delta joined the
+            # protocol has none: its reads all take the general path.
+            fast_delta = getattr(self.parser, "fast_delta", None)
+            if fast_delta is not None and self._think is None and self._sse is not None:
+                self._fast_delta = fast_delta
                 self._feed_one = self._sse.feed_one
         out: list[Event] = []
         try:

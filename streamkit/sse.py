@@ -126,8 +126,8 @@ class SSEDecoder:
         self._head = b"data: "  # the last one-event read's lines before its data
         self._head_name = "message"  # and the event type they name
         self._head_size = len(self._head)
-        # Nothing pending (no partial line, data, event type, CR or error, BOM
-        # checked): a read may then be one whole event, see :meth:`feed_one`.
+        # Nothing pending (no partial line, data, event type, retry, CR or error,
+        # BOM checked): a read may then be one whole event, see :meth:`feed_one`.
         self._idle = False
 
     @property

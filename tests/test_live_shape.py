@@ -46,7 +46,7 @@ def one_event_per_read(raw: bytes) -> list[bytes]:
     return [event + b"\n\n" for event in events[:-1]] + ([events[-1]] if events[-1] else [])
 
 
-def outcome(reads: list[bytes], provider: str, **options: Any) -> dict[str, Any]:
+def outcome(reads: list[bytes], provider: Any, **options: Any) -> dict[str, Any]:
     """Everything a consumer sees: the events, the response, the error if any."""
     pipeline = Pipeline(provider, **options)
     events: list[Event] = []
@@ -132,6 +132,67 @@ def never_asked(provider: str, items: list[Payload]) -> list[Event]:
         except StreamError as exc:
             events.append(type(exc).__name__)  # type: ignore[arg-type]
     return events
+
+
+LONE_SURROGATE_DELTAS = {  # payloads handed over as text (httpx-sse) with a lone surrogate
+    "anthropic": [("message_start", '{"type":"message_start","message":{"id":"m","model":"c"}}'),
+                  ("content_block_start", '{"type":"content_block_start","index":0,'
+                                          '"content_block":{"type":"text","text":""}}'),
+                  ("content_block_delta", '{"type":"content_block_delta","index":0,'
+                                          '"delta":{"type":"text_delta","text":"\ud800"}}')],
+    "openai": [(None, '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m",'
+                      '"choices":[{"index":0,"delta":{"content":"a"}}]}'),
+               (None, '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m",'
+                      '"choices":[{"index":0,"delta":{"content":"\ud800"}}]}')],
+    "openai-responses": [
+        ("response.created", '{"type":"response.created","response":{"id":"r","model":"m"}}'),
+        ("response.output_text.delta", '{"type":"response.output_text.delta","item_id":"x",'
+                                       '"output_index":0,"content_index":0,"delta":"\ud800"}')],
+}
+
+
+@pytest.mark.parametrize("provider", sorted(LONE_SURROGATE_DELTAS))
+def test_text_with_a_lone_surrogate_is_read_as_the_general_path_reads_it(provider: str) -> None:
+    """``fast_delta`` declines text it cannot encode (it raised UnicodeEncodeError
+    for OpenAI Responses); the general path replaces the surrogate."""
+    results = []
+    for fast_decode in (True, False):
+        pipeline = Pipeline(provider, fast_decode=fast_decode)
+        with fresh_ids():
+            events = [e for name, data in LONE_SURROGATE_DELTAS[provider]
+                      for e in pipeline.feed_payload(data, name)]
+        results.append((events, comparable(pipeline.response)))
+    assert results[0] == results[1]
+    assert pipeline.response.text.endswith("?")
+
+
+class WithoutFastDelta:
+    """A caller's own parser written before ``fast_delta`` joined the protocol."""
+
+    def __init__(self, name: str) -> None:
+        self.inner = get_parser(name)
+        self.framing = self.inner.framing
+        self.name = self.inner.name
+
+    def feed(self, data: bytes | str, event: str | None = None) -> list[Event]:
+        return self.inner.feed(data, event)
+
+    def feed_into(self, payloads: Any, out: list[Event]) -> None:
+        self.inner.feed_into(payloads, out)
+
+    def finish(self) -> list[Event]:
+        return self.inner.finish()
+
+    @property
+    def done(self) -> bool:
+        return self.inner.done
+
+
+@pytest.mark.parametrize("path", FAST_PATH_RECORDINGS, ids=fixture_id)
+def test_a_parser_without_fast_delta_takes_the_general_path(path: Path) -> None:
+    raw = body(path)
+    parser: Any = WithoutFastDelta(detected(path))
+    assert outcome(one_event_per_read(raw), parser) == outcome([raw], detected(path))
 
 
 # ---------------------------------------------------------------- SSEDecoder.feed_one

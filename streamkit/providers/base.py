@@ -56,9 +56,12 @@ class Parser(Protocol):
     def fast_delta(self, name: str, data: bytes | str) -> BlockDelta | None:
         """The one event of a payload that only continues an open block (the
         per-token case), or ``None``, having changed nothing, when :meth:`feed`
-        must decide. The pipeline asks this first for a read that is one SSE
-        event, so the live shape costs one decode and one event; a parser
-        without such a case returns ``None``."""
+        must decide; content the general path would refuse raises the same
+        :class:`~streamkit.errors.StreamError` here. The pipeline asks this
+        first for a read that is one SSE event, so the live shape costs one
+        decode and one event; a parser without such a case returns ``None``
+        (one written before this method joined the protocol may lack it: the
+        pipeline then takes the general path for every read)."""
         ...
 
     def finish(self) -> list[Event]:

@@ -337,13 +337,14 @@ class OpenAIResponsesParser:
         fields (a typed decode into :class:`~.deltas.DeltaEvent`), for a block
         that is open, is one dict lookup and one BlockDelta. ``None`` (nothing
         changed) for anything else, or with ``fast_decode=False``: the general
-        path, :meth:`_payload`, decides."""
+        path, :meth:`_payload`, decides. Audio that is not base64 raises the
+        general path's ``InvalidBase64Error``."""
         if not self.fast_decode:
             return None
         try:
             wire = decode_delta_event(data)
-        except (msgspec.DecodeError, RecursionError):
-            return None
+        except (msgspec.DecodeError, RecursionError, UnicodeEncodeError):
+            return None  # another shape, not JSON, or text holding a lone surrogate
         stream = DELTA_EVENTS.get(wire.type)
         if stream is None:
             return None
