@@ -12,7 +12,7 @@ which block index each provider item maps to.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Literal, Protocol
 
 import msgspec
@@ -72,6 +72,21 @@ class Parser(Protocol):
     def done(self) -> bool:
         """Whether the provider's own terminator has been seen."""
         ...
+
+
+def feed_fast_first(fast_delta: Callable[[str, bytes | str], BlockDelta | None],
+                    general: Callable[[bytes | str, str | None], list[Event]],
+                    payloads: Payloads, out: list[Event]) -> None:
+    """The ``feed_into`` of a parser with a fast path: each payload's
+    ``fast_delta`` event, else what its ``general`` path (data, SSE event name or
+    ``None``) gives; ``out`` keeps the events before a payload that raises."""
+    append = out.append
+    for name, data in payloads:
+        event = fast_delta(name, data)
+        if event is not None:
+            append(event)
+        else:
+            out += general(data, None if name == "message" else name)
 
 
 def feed_each(parser: Parser, payloads: Payloads, out: list[Event]) -> None:

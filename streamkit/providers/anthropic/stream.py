@@ -78,7 +78,7 @@ from ...events import (
     UsageUpdate,
 )
 from ...finish import FinishReason
-from ..base import Framing, Payloads, decode_json
+from ..base import Framing, Payloads, decode_json, feed_fast_first
 from ..coerce import as_dict, as_int, as_str
 from ..error_payloads import error_event
 from ..unknown import unknown_payload
@@ -224,14 +224,7 @@ class AnthropicParser:
     def feed_into(self, payloads: Payloads, out: list[Event]) -> None:
         """Append the events of several ``(SSE event type, data)`` payloads to ``out``;
         ``out`` keeps the events of the payloads before one that raises."""
-        fast_delta = self.fast_delta
-        append = out.append
-        for name, data in payloads:
-            event = fast_delta(name, data)
-            if event is not None:
-                append(event)
-            else:
-                out += self._payload(data, None if name == "message" else name)
+        feed_fast_first(self.fast_delta, self._payload, payloads, out)
 
     def fast_delta(self, name: str, data: bytes | str) -> BlockDelta | None:
         """The hot path: a text or tool-JSON fragment for its open block is one

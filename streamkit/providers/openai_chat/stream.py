@@ -66,7 +66,7 @@ from ...events import (
     ToolInputDelta,
     UsageUpdate,
 )
-from ..base import Framing, Payloads, decode_json
+from ..base import Framing, Payloads, decode_json, feed_fast_first
 from ..coerce import as_dict, as_int, as_str
 from ..error_payloads import error_event
 from ..unknown import unknown_payload
@@ -155,17 +155,7 @@ class OpenAIChatParser:
     def feed_into(self, payloads: Payloads, out: list[Event]) -> None:
         """Append the events of several ``(SSE event type, data)`` payloads to ``out``;
         ``out`` keeps the events of the payloads before one that raises."""
-        fast_delta = self.fast_delta
-        append = out.append
-        for name, data in payloads:
-            event = fast_delta(name, data)
-            if event is not None:
-                append(event)
-                continue
-            try:
-                out += self._payload(data, None if name == "message" else name)
-            finally:
-                self._refresh_fast_path()
+        feed_fast_first(self.fast_delta, self._general, payloads, out)
 
     def fast_delta(self, name: str, data: bytes | str) -> BlockDelta | None:
         """The hot path: a chunk that only continues the text, or one call's
@@ -205,6 +195,13 @@ class OpenAIChatParser:
             return None
         choice.written = call.block
         return BlockDelta(index=call.block, delta=ToolInputDelta(arguments), choice=entry.index)
+
+    def _general(self, data: bytes | str, event: str | None) -> list[Event]:
+        """The general path for one payload, then the fast path's view of what it changed."""
+        try:
+            return self._payload(data, event)
+        finally:
+            self._refresh_fast_path()
 
     def _refresh_fast_path(self) -> None:
         """After the general path: whether :meth:`fast_delta` may answer (fast

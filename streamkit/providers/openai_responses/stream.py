@@ -125,7 +125,7 @@ from ...events import (
 )
 from ...finish import FinishReason
 from ...usage import ChatUsage
-from ..base import Framing, Payloads, decode_json
+from ..base import Framing, Payloads, decode_json, feed_fast_first
 from ..coerce import as_dict, as_int, as_list, as_str, mapping, path
 from ..error_payloads import error_event
 from ..unknown import unknown_payload
@@ -323,14 +323,7 @@ class OpenAIResponsesParser:
 
     def feed_into(self, payloads: Payloads, out: list[Event]) -> None:
         """The events of one network chunk's payloads, appended to ``out``."""
-        fast_delta = self.fast_delta
-        append = out.append
-        for name, data in payloads:
-            event = fast_delta(name, data)
-            if event is not None:
-                append(event)
-            else:
-                out += self._payload(data, None if name == "message" else name)
+        feed_fast_first(self.fast_delta, self._payload, payloads, out)
 
     def fast_delta(self, name: str, data: bytes | str) -> BlockDelta | None:
         """The per-token case: a ``*.delta`` event with exactly its documented
