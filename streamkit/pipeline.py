@@ -137,9 +137,6 @@ class Pipeline:
     ``start_in_thinking`` is for models whose template already opened the tag.
     """
 
-    #: The SSE decoder's ``feed_one``: set together with ``_fast_delta``.
-    _feed_one: Callable[[bytes], tuple[str, bytes] | None]
-
     def __init__(
         self,
         provider: str | Parser = "auto",
@@ -210,23 +207,24 @@ class Pipeline:
                 limit="max_total_bytes", value=self.max_total_bytes, observed=received,
             )
         self.bytes_received = received
-        fast_delta = self._fast_delta
-        if fast_delta is not None:
-            # A live stream's read is mostly one SSE event continuing an open
-            # block: one payload, one BlockDelta, applied without the lists,
-            # loops and handler lookups a chunk of many events needs.
-            payload = self._feed_one(chunk)
-            if payload is not None:
-                name, data = payload  # no ``*payload``: a star call is not inlined
-                event = fast_delta(name, data)
-                if event is None:
-                    return self._feed_sse_events([payload])
-                self._apply_delta(event)
-                return [event]
         if not chunk:
             return []
-        if self._sse is not None:
-            return self._feed_sse_events(self._sse.feed_payloads(chunk))
+        sse = self._sse
+        if sse is not None:
+            # A live stream's read is mostly one SSE event, and mostly one
+            # continuing an open block: one payload, one BlockDelta, applied
+            # without the lists, loops and handler lookups a chunk of many needs.
+            payload = sse.feed_one(chunk)
+            if payload is None:
+                return self._feed_sse_events(sse.feed_payloads(chunk))
+            fast_delta = self._fast_delta
+            if fast_delta is not None:
+                name, data = payload  # no ``*payload``: a star call is not inlined
+                event = fast_delta(name, data)
+                if event is not None:
+                    self._apply_delta(event)
+                    return [event]
+            return self._feed_sse_events([payload])
         if self._lines is not None:
             return self._feed_lines(self._lines.feed(chunk))
         return self._choose_framing(chunk)
@@ -276,9 +274,8 @@ class Pipeline:
             # A parser of the caller's own written before fast_delta joined the
             # protocol has none: its reads all take the general path.
             fast_delta = getattr(self.parser, "fast_delta", None)
-            if fast_delta is not None and self._think is None and self._sse is not None:
+            if fast_delta is not None and self._think is None:
                 self._fast_delta = fast_delta
-                self._feed_one = self._sse.feed_one
         out: list[Event] = []
         try:
             self.parser.feed_into(sse_events, out)

@@ -164,10 +164,8 @@ class SSEDecoder:
         """Like :meth:`feed`, but each completed event is just ``(event type, data
         bytes)``: no event object and no UTF-8 decode, for a consumer that hands
         the data straight to a JSON decoder (which reads bytes). Do not mix with
-        :meth:`feed` on one decoder."""
-        one = self.feed_one(chunk)
-        if one is not None:
-            return [one]
+        :meth:`feed` on one decoder (:meth:`feed_one` is its shortcut for a
+        read that is one event)."""
         payloads: list[tuple[str, bytes]] = self._decode(chunk, True)
         return payloads
 

@@ -621,6 +621,12 @@ def test_feed_payloads_equals_feed(path: Path) -> None:
     assert payloads == [(e.event, e.data.encode()) for e in events]
 
 
+def _read_live(decoder: SSEDecoder, read: bytes) -> list[tuple[str, bytes]]:
+    """A read as the pipeline hands it over: the one-event shortcut, else the loop."""
+    one = decoder.feed_one(read)
+    return [one] if one is not None else decoder.feed_payloads(read)
+
+
 def _one_event_per_read(raw: bytes) -> list[bytes]:
     events = raw.split(b"\n\n")
     return [event + b"\n\n" for event in events[:-1]] + ([events[-1]] if events[-1] else [])
@@ -635,7 +641,7 @@ def test_one_event_per_read_gives_the_same_payloads(path: Path) -> None:
     whole = SSEDecoder()
     expected = whole.feed_payloads(raw) + whole.flush_payloads()
     live = SSEDecoder()
-    got = [p for read in _one_event_per_read(raw) for p in live.feed_payloads(read)]
+    got = [p for read in _one_event_per_read(raw) for p in _read_live(live, read)]
     assert got + live.flush_payloads() == expected
 
 
@@ -649,7 +655,7 @@ def test_one_event_per_read_gives_the_same_payloads(path: Path) -> None:
 ])
 def test_the_shortcut_and_the_loop_agree_on_odd_reads(reads: list[bytes]) -> None:
     live = SSEDecoder()
-    got = [p for read in reads for p in live.feed_payloads(read)]
+    got = [p for read in reads for p in _read_live(live, read)]
     whole = SSEDecoder()
     assert got == whole.feed_payloads(b"".join(reads))
 
@@ -661,7 +667,7 @@ def test_one_event_reads_follow_a_changing_head() -> None:
              b"data: 4\n\n", b"event: a\ndata: 5\ndata: 6\n\n", b"event: ab\ndata: 7\n\n",
              b"event: a\ndata:8\n\n", b"data: 9\n\n"]
     decoder = SSEDecoder()
-    got = [payload for read in reads for payload in decoder.feed_payloads(read)]
+    got = [payload for read in reads for payload in _read_live(decoder, read)]
     assert got == [("a", b"1"), ("a", b"2"), ("b", b"3"), ("message", b"4"),
                    ("a", b"5\n6"), ("ab", b"7"), ("a", b"8"), ("message", b"9")]
     assert decoder.bytes_received == decoder.bytes_consumed == sum(map(len, reads))
