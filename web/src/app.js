@@ -189,6 +189,7 @@ function render(chat, audioCache) {
     list.append(box);
   }
   document.body.dataset.status = chat.status;
+  document.body.dataset.finished = String(finishedCount);
   $('#status').textContent = chat.error ? `error: ${chat.error.message}` : chat.status;
   $('#send').disabled = chat.status === 'submitted' || chat.status === 'streaming';
 }
@@ -199,15 +200,22 @@ const audioCache = new Map();
 const openKeys = new Set();
 const player = new LivePlayer();
 let queued = false;
+// Requests finished so far. The AI SDK sets the status to 'ready' just before it
+// calls onFinish, but the page only shows a state on its next paint: the count is
+// written to the page by that same paint, so `data-finished` never runs ahead of
+// the status, messages and usage it stands for.
+let finishedCount = 0;
+// One repaint per animation frame, however many changes come before it.
+function schedule() {
+  if (queued) return;
+  queued = true;
+  requestAnimationFrame(() => { queued = false; render(chat, audioCache); });
+}
 const chat = new PageChat({
   transport: new DefaultChatTransport({ api: '/api/chat' }),
-  onChange: () => {
-    if (queued) return;
-    queued = true;
-    requestAnimationFrame(() => { queued = false; render(chat, audioCache); });
-  },
+  onChange: schedule,
   onData: part => { if (part.type === 'data-audio') player.play(part.data); },
-  onFinish: () => { document.body.dataset.finished = String(Number(document.body.dataset.finished ?? 0) + 1); },
+  onFinish: () => { finishedCount += 1; schedule(); },
 });
 
 $('#composer').addEventListener('submit', event => {
