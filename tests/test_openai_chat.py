@@ -554,18 +554,21 @@ def test_block_kind_changes_mid_stream() -> None:
     assert r.thinking == "Think A.Think B. Done."
 
 
-def test_a_text_chunk_under_a_groq_channel_is_read_whole() -> None:
-    """A channel labels the block a chunk writes; a text chunk the strict decode
-    accepts (``tool_calls: null``) after the channel changed must still label
-    its block, so under a channel the fast path leaves every chunk to the
-    general path."""
+@pytest.mark.parametrize("text_delta", [{"content": "."}, {"content": ".", "tool_calls": None}],
+                         ids=["content alone", "tool_calls null"])
+def test_a_text_chunk_under_a_groq_channel_is_read_whole(text_delta: dict[str, Any]) -> None:
+    """A channel labels the block a chunk writes; a text chunk after the channel
+    changed must still label its block, whether it is ``content`` alone (the
+    general path's one-fragment shortcut) or a shape the strict decode accepts
+    (``tool_calls: null``): under a channel no shortcut skips the label."""
     head = {"id": "g", "object": "chat.completion.chunk", "created": 1, "model": "m"}
     deltas = [{"role": "assistant", "content": "4", "channel": "final"},
-              {"channel": "commentary"}, {"content": ".", "tool_calls": None}]
+              {"channel": "commentary"}, text_delta]
     body = b"".join(b"data: " + json.dumps({**head, "choices": [{"index": 0, "delta": d}]})
                     .encode() + b"\n\n" for d in deltas) + b"data: [DONE]\n\n"
     runs = [replay_fresh(body, "groq", fast_decode=fast) for fast in (True, False)]
     assert [event_to_dict(e) for e in runs[0][0]] == [event_to_dict(e) for e in runs[1][0]]
+    assert runs[0][1].content[0].text == "4."
     assert runs[0][1].content[0].metadata == {"channel": "commentary"}
 
 

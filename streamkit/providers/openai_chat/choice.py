@@ -207,12 +207,15 @@ class Choice:
 
     def read(self, entry: dict[str, Any], out: list[Event]) -> None:
         """One ``choices[]`` entry: its delta, then its finish reason, logprobs and
-        other keys in wire order."""
+        other keys in wire order. A delta that is only text takes the one-event
+        shortcut, unless a Groq channel is current: :meth:`delta` labels the
+        block it writes."""
         delta = entry.get("delta")
         if delta:
             if type(delta) is not dict:
                 self.keep("delta", delta, out)
-            elif len(delta) == 1 and type(content := delta.get("content")) is str:
+            elif len(delta) == 1 and self.channel is None \
+                    and type(content := delta.get("content")) is str:
                 self.continue_text(content, out)
             else:
                 self.delta(delta, out)
