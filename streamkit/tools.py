@@ -47,13 +47,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, get_origin
 
-import pydantic  # already loaded by streamkit.blocks; its submodules are imported when used
-
 from .blocks import DataBlock, TextBlock, ToolCallBlock
 from .errors import ToolDefinitionError
 from .messages import FunctionExecutionResult
 
+# pydantic (~16 ms) is imported by the functions that use it, so ``import
+# streamkit`` does not pay for it: it comes with the first tool defined.
 if TYPE_CHECKING:
+    import pydantic
     from pydantic.fields import FieldInfo
     from pydantic.json_schema import GenerateJsonSchema
 
@@ -195,6 +196,8 @@ class Tool:
                                         f"{', '.join(map(repr, unexpected))} (parameters: "
                                         f"{', '.join(map(repr, sorted(names))) or 'none'})")
         _drop_optional_nulls(value, binding.schema, binding.schema.get("$defs", {}))
+        import pydantic  # loaded by _bind already: a dict lookup
+
         try:
             validated = binding.model.model_validate(value)
         except pydantic.ValidationError as exc:
@@ -335,6 +338,8 @@ def _bind(tool_name: str, func: Callable[..., Any],
           namespace: dict[str, Any] | None = None) -> _Binding:
     """The validating model of ``func``'s parameters and its JSON schema;
     fails naming the first parameter with no JSON form."""
+    import pydantic
+
     signature = _signature(tool_name, func, namespace or {})
     parameter_docs = _parameter_docs(inspect.getdoc(func) or "")
     definitions: dict[str, Any] = {}
@@ -395,6 +400,7 @@ def _field(tool_name: str, parameter: inspect.Parameter, doc: str | None,
         raise ToolDefinitionError(
             f"tool {tool_name!r}: parameter '**{name}' has no schema to show the model; "
             f"name the parameters, or take one dict parameter")
+    import pydantic
     from pydantic.fields import FieldInfo
 
     annotation = parameter.annotation
@@ -422,6 +428,8 @@ def _field(tool_name: str, parameter: inspect.Parameter, doc: str | None,
 def _safe_field_name(name: str) -> bool:
     """Whether a parameter name can be a pydantic field name as it is (not
     private, not shadowing a BaseModel attribute); others go through an alias."""
+    import pydantic
+
     return (name.isidentifier() and not name.startswith(("_", "model_"))
             and not hasattr(pydantic.BaseModel, name))
 
@@ -450,6 +458,8 @@ def _annotated_description(annotation: Any) -> str | None:
 def _parameter_error(tool_name: str, signature: inspect.Signature,
                      exc: Exception) -> ToolDefinitionError:
     """The parameter whose type has no JSON schema, found by trying each alone."""
+    import pydantic
+
     for parameter in signature.parameters.values():
         try:
             pydantic.TypeAdapter(parameter.annotation).json_schema()
