@@ -692,6 +692,34 @@ def test_ids_of_the_wrong_type_are_absent_and_kept() -> None:
     assert isinstance(raw, RawBlock) and raw.id.startswith("raw_") and raw.data["id"] == [2]
 
 
+_BLOCK_BEFORE_MESSAGE_START = b"".join(
+    f"event: {json.loads(data)['type']}\ndata: {data}\n\n".encode() for data in [
+        '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
+        '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}',
+        '{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant",'
+        '"model":"claude-x","content":[],"usage":{"input_tokens":3,"output_tokens":0}}}',
+        '{"type":"content_block_stop","index":0}',
+        '{"type":"message_stop"}'])
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "auto"])
+def test_a_block_before_message_start_starts_the_response_with_the_provider(
+        provider: str) -> None:
+    """A vendor's block before ``message_start``: the block starts the response
+    (provider known, id and model not yet); the late ``message_start`` gives them
+    as metadata, with its usage."""
+    events, response = streamkit.replay(_BLOCK_BEFORE_MESSAGE_START, provider)
+    check_event_contract(events)
+    start = events[0]
+    assert isinstance(start, ResponseStart) and isinstance(events[1], BlockStart)
+    assert (start.id, start.model, start.provider) == (None, None, "anthropic")
+    (late,) = [e for e in events if isinstance(e, ResponseMetadata)]
+    assert (late.id, late.model) == ("msg_1", "claude-x")
+    assert (response.provider, response.id, response.model, response.text) == \
+        ("anthropic", "msg_1", "claude-x", "Hi")
+    assert response.usage is not None and response.usage.input_tokens == 3
+
+
 @pytest.mark.parametrize("fast_decode", [True, False], ids=["fast", "general"])
 def test_json_nested_too_deeply_is_a_protocol_error(fast_decode: bool) -> None:
     """The strict fast decoder hits Python's recursion limit on it; the general

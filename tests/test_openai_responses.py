@@ -25,6 +25,7 @@ from conftest import (
 )
 from openai_responses_helpers import assert_matches_sdk, run, run_file, sdk_final, wire
 
+from streamkit import replay
 from streamkit.blocks import DataBlock, RawBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from streamkit.errors import ProtocolError, StreamError
 from streamkit.events import (
@@ -870,7 +871,8 @@ def test_bad_base64_audio_is_a_protocol_error_naming_the_field(bad: str,
     # was: ValueError (non-ASCII) escaping binascii
     parser = OpenAIResponsesParser(fast_decode=fast_decode)
     good = base64.b64encode(b"\x01\x00").decode()
-    assert len(parser.feed(json.dumps({"type": "response.audio.delta", "delta": good}))) == 2
+    started = parser.feed(json.dumps({"type": "response.audio.delta", "delta": good}))
+    assert [type(e) for e in started] == [ResponseStart, BlockStart, BlockDelta]
     with pytest.raises(ProtocolError, match=r"delta field of response\.audio\.delta") as info:
         parser.feed(json.dumps({"type": "response.audio.delta", "delta": bad}))
     assert info.value.event == "response.audio.delta" and info.value.raw == bad
@@ -934,14 +936,22 @@ def test_nothing_opens_a_block_after_the_response_ended(fast_decode: bool) -> No
     assert error.message == "after the end" and r.finished_reason is FinishReason.ERROR
 
 
-def test_a_response_object_after_the_first_block_only_updates_metadata() -> None:
-    result = run([wire(text_delta("early")), wire(CREATED)])
-    check_event_contract(result.events)  # never a ResponseStart after a block
-    assert result.of_type(ResponseStart) == []
-    (update,) = result.of_type(ResponseMetadata)
+@pytest.mark.parametrize("provider", ["openai-responses", "auto"])
+def test_a_block_before_the_response_object_starts_the_response_with_the_provider(
+        provider: str) -> None:
+    """The first block starts the response (the provider is known, id and model
+    are not yet); the late response object gives them as metadata."""
+    sse = b"".join(f"event: {name}\ndata: {data}\n\n".encode()
+                   for name, data in [wire(text_delta("early")), wire(CREATED)])
+    events, response = replay(sse, provider)
+    check_event_contract(events)  # never a ResponseStart after a block
+    assert [type(e) for e in events[:2]] == [ResponseStart, BlockStart]
+    assert (events[0].id, events[0].model, events[0].provider) == \
+        (None, None, "openai-responses")
+    (update,) = [e for e in events if isinstance(e, ResponseMetadata)]
     assert (update.id, update.model, update.metadata) == ("resp_a", "m", {"status": "in_progress"})
-    r = result.response
-    assert (r.id, r.model, r.text) == ("resp_a", "m", "early")
+    assert (response.provider, response.id, response.model, response.text) == \
+        ("openai-responses", "resp_a", "m", "early")
 
 
 def test_map_usage_is_the_usage_table() -> None:

@@ -15,7 +15,9 @@ the little it needs to finish the block correctly (:class:`_OpenBlock`).
 What each event becomes:
 
 - ``message_start`` -> :class:`ResponseStart` (id, model, the message's other
-  fields as metadata) and its usage; a repeated one only adds metadata.
+  fields as metadata) and its usage; a repeated one only adds metadata. A block
+  that comes first starts the response with the provider only; the late
+  ``message_start`` then gives :class:`ResponseMetadata` (id, model, fields).
 - ``content_block_start`` -> :class:`BlockStart` with the block
   :func:`~.wire.content_block` makes of it.
 - ``content_block_delta`` -> one :class:`BlockDelta` (see :data:`_DELTAS`). A
@@ -284,7 +286,7 @@ class AnthropicParser:
             if self._next_index == 0:
                 out.append(ResponseStart(id=message_id, model=model, metadata=metadata,
                                          provider=self.name))
-            else:  # blocks came first: a ResponseStart may not follow them
+            else:  # blocks came first and started the response
                 out.append(ResponseMetadata(metadata=metadata, id=message_id, model=model))
         elif metadata:  # a repeated message_start: keep the first id, record the rest
             out.append(ResponseMetadata(metadata=metadata))
@@ -348,7 +350,11 @@ class AnthropicParser:
         return out
 
     def _start_block(self, block: dict[str, Any], out: list[Event]) -> _OpenBlock:
-        """Open the streamkit block for an Anthropic ``content_block``."""
+        """Open the streamkit block for an Anthropic ``content_block``. A block
+        before ``message_start`` starts the response, with the provider only:
+        the late ``message_start`` brings id and model as metadata."""
+        if self._next_index == 0 and self._phase is _Phase.BEFORE_MESSAGE:
+            out.append(ResponseStart(provider=self.name))
         index = self._next_index
         self._next_index += 1
         new = content_block(block)

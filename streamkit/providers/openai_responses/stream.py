@@ -56,8 +56,8 @@ latest item; an ``output_item.added`` that reuses the position of a finished ite
 vendor numbering every item 0) starts a new position that its later events follow.
 
 Lifecycle (:class:`Phase`): not started -> streaming (a response object gave the
-:class:`~streamkit.events.ResponseStart`, or a block opened first: then no ResponseStart
-comes and response objects only update the metadata) -> ended, either by
+:class:`~streamkit.events.ResponseStart`, or a block opened first: then the ResponseStart
+names only the provider and response objects bring id, model and metadata) -> ended, either by
 ``response.completed`` / ``incomplete`` / ``failed`` (``terminated=True``) or by
 :meth:`~OpenAIResponsesParser.finish` at a clean end of input without one
 (``terminated=False``, honestly). Finish reason ``stop`` (``tool_calls`` when the output
@@ -231,7 +231,7 @@ class Phase(Enum):
     """Where the response is in its life; it only moves forward."""
 
     NOT_STARTED = "not started"  # nothing emitted yet
-    STREAMING = "streaming"  # a ResponseStart was emitted, or a block opened before one
+    STREAMING = "streaming"  # a ResponseStart was emitted (a block's, if it came first)
     TERMINATED = "terminated"  # completed / incomplete / failed: ResponseEnd(terminated=True)
     FINISHED = "finished"  # finish() without a terminal event: ResponseEnd(terminated=False)
 
@@ -391,20 +391,26 @@ class OpenAIResponsesParser:
 
     # ------------------------------------------------------------ blocks
 
-    def _open(self, key: PartKey, block: ContentBlock) -> BlockStart:
+    def _open(self, key: PartKey, block: ContentBlock, out: list[Event]) -> int:
+        """Open a block for ``key``: its BlockStart is appended to ``out``, its
+        index returned. A block before any response object starts the response,
+        with the provider only: the late response object brings id and model as
+        metadata."""
         index = self._next_index
         self._next_index += 1
         self._parts[key] = Part(index, key, block.id)
         self._live[key] = index
         if self._phase is Phase.NOT_STARTED:
             self._phase = Phase.STREAMING
+            out.append(ResponseStart(provider=self.name))
         if key.kind == AUDIO:
             self._audio_done = set()
         else:
             parts = self._outputs.item(key.position).parts
             if key not in parts:
                 parts.append(key)
-        return BlockStart(index=index, block=block)
+        out.append(BlockStart(index=index, block=block))
+        return index
 
     def _close(self, part: Part, snapshot: ContentBlock | None) -> BlockEnd:
         part.open = False
@@ -418,8 +424,8 @@ class OpenAIResponsesParser:
         index = self._live.get(key)
         if index is not None:
             return index, []
-        start = self._open(key, make())
-        return start.index, [start]
+        out: list[Event] = []
+        return self._open(key, make(), out), out
 
     def _announce(self, snapshot: PartSnapshot) -> list[Event]:
         """A part was announced (``*.added``): open its block (content streams next);
@@ -429,7 +435,7 @@ class OpenAIResponsesParser:
         self._outputs.item(key.position)
         out: list[Event] = []
         if key not in self._live:
-            out.append(self._open(key, empty_like(block)))
+            self._open(key, empty_like(block), out)
         part = self._parts[key]
         if content_of(block):
             part.pending = merged(part.pending, block)
@@ -443,9 +449,10 @@ class OpenAIResponsesParser:
         part = self._parts.get(key)
         if part is None:
             self._outputs.item(key.position)
-            start = self._open(key, empty_like(block))
+            out: list[Event] = []
+            self._open(key, empty_like(block), out)
             self._parts[key].pending = block
-            return [start]
+            return out
         if part.open:
             part.pending = merged(part.pending, block)
         return []
@@ -637,7 +644,7 @@ class OpenAIResponsesParser:
             self._attach_encrypted(encrypted, order, closing, new)
         out: list[Event] = [self._close(self._parts[key], closing[key]) for key in order]
         for key, block in new:
-            out.append(self._open(key, block))
+            self._open(key, block, out)
             out.append(self._close(self._parts[key], None))
         return out
 
@@ -720,8 +727,10 @@ class OpenAIResponsesParser:
         key = PartKey(position, PARTIAL_IMAGE, number)
         if key in self._parts:  # a repeated partial index: a new key, never a mismatch
             key = PartKey(position, PARTIAL_IMAGE, max(k.sub_index for k in record.parts) + 1)
-        start = self._open(key, block)
-        return [start, self._close(self._parts[key], None)]
+        out: list[Event] = []
+        self._open(key, block, out)
+        out.append(self._close(self._parts[key], None))
+        return out
 
     # ------------------------------------------------------------ response level
 
