@@ -75,6 +75,13 @@ def payloads(fixture: str | Path) -> list[Payload]:
     return [Payload(None, line) for line in raw.decode().splitlines() if line.strip()]
 
 
+def sse_body(items: Sequence[tuple[str | None, str]]) -> bytes:
+    """Inline payloads as the SSE body a provider sends: one event each, with an
+    ``event:`` line when the payload has a name (the inverse of :func:`payloads`)."""
+    return b"".join(((f"event: {event}\n" if event else "") + f"data: {data}\n\n").encode()
+                    for event, data in items)
+
+
 def body(fixture: str | Path) -> bytes:
     """The fixture as the HTTP body it was recorded from."""
     return load_recording(_path(fixture))[0]

@@ -23,6 +23,7 @@ from conftest import (
     payloads_carried,
     replay_chunked,
     run_parser,
+    sse_body,
 )
 from jiter import from_json
 
@@ -692,14 +693,18 @@ def test_ids_of_the_wrong_type_are_absent_and_kept() -> None:
     assert isinstance(raw, RawBlock) and raw.id.startswith("raw_") and raw.data["id"] == [2]
 
 
-_BLOCK_BEFORE_MESSAGE_START = b"".join(
-    f"event: {json.loads(data)['type']}\ndata: {data}\n\n".encode() for data in [
-        '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}',
-        '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}',
-        '{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant",'
-        '"model":"claude-x","content":[],"usage":{"input_tokens":3,"output_tokens":0}}}',
-        '{"type":"content_block_stop","index":0}',
-        '{"type":"message_stop"}'])
+_BLOCK_BEFORE_MESSAGE_START = sse_body([
+    Payload("content_block_start",
+            '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}'),
+    Payload("content_block_delta",
+            '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}'),
+    Payload("message_start",
+            '{"type":"message_start","message":{"id":"msg_1","type":"message",'
+            '"role":"assistant","model":"claude-x","content":[],'
+            '"usage":{"input_tokens":3,"output_tokens":0}}}'),
+    Payload("content_block_stop", '{"type":"content_block_stop","index":0}'),
+    Payload("message_stop", '{"type":"message_stop"}'),
+])
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "auto"])

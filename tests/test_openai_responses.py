@@ -22,6 +22,7 @@ from conftest import (
     fixture_id,
     payloads,
     recordings,
+    sse_body,
 )
 from openai_responses_helpers import assert_matches_sdk, run, run_file, sdk_final, wire
 
@@ -941,9 +942,7 @@ def test_a_block_before_the_response_object_starts_the_response_with_the_provide
         provider: str) -> None:
     """The first block starts the response (the provider is known, id and model
     are not yet); the late response object gives them as metadata."""
-    sse = b"".join(f"event: {name}\ndata: {data}\n\n".encode()
-                   for name, data in [wire(text_delta("early")), wire(CREATED)])
-    events, response = replay(sse, provider)
+    events, response = replay(sse_body([wire(text_delta("early")), wire(CREATED)]), provider)
     check_event_contract(events)  # never a ResponseStart after a block
     assert [type(e) for e in events[:2]] == [ResponseStart, BlockStart]
     assert (events[0].id, events[0].model, events[0].provider) == \
