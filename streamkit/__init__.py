@@ -27,14 +27,19 @@ from .errors import (
     BlockConflictError,
     IncompleteStreamError,
     InvalidBase64Error,
+    InvalidBodyError,
     LimitExceeded,
     MediaTypeError,
+    NoResponseError,
     ProtocolError,
+    ProviderConfigError,
     ProviderError,
     StreamError,
+    StreamkitError,
     StructuredOutputError,
     ToolArgumentsError,
     ToolDefinitionError,
+    UnsupportedFeatureError,
 )
 from .events import (
     BlockDelta,
@@ -77,13 +82,13 @@ from .usage import ChatUsage, merge_usage
 
 if TYPE_CHECKING:  # the client (issue 12), imported when first used: it loads httpx
     from .client import Attempt, Client, SyncClient, Timeouts
-    from .registry import PROVIDERS, ModelInfo, ProviderConfigError, ProviderEntry
+    from .registry import PROVIDERS, ModelInfo, ProviderEntry
     from .retry import RetryPolicy
 
 #: Names imported on first use (``import streamkit`` stays free of httpx).
 _LAZY = {
     "Attempt": ".client", "Client": ".client", "SyncClient": ".client", "Timeouts": ".client",
-    "PROVIDERS": ".registry", "ModelInfo": ".registry", "ProviderConfigError": ".registry",
+    "PROVIDERS": ".registry", "ModelInfo": ".registry",
     "ProviderEntry": ".registry", "RetryPolicy": ".retry",
 }
 
@@ -126,6 +131,7 @@ __all__ = [
     "FunctionExecutionResultMessage",
     "IncompleteStreamError",
     "InvalidBase64Error",
+    "InvalidBodyError",
     "JsonSchemaOutput",
     "LimitExceeded",
     "MediaTypeError",
@@ -133,6 +139,7 @@ __all__ = [
     "MetadataAppendDelta",
     "MetadataDelta",
     "ModelInfo",
+    "NoResponseError",
     "Pipeline",
     "ProtocolError",
     "ProviderConfigError",
@@ -147,6 +154,7 @@ __all__ = [
     "SignatureDelta",
     "Stream",
     "StreamError",
+    "StreamkitError",
     "StructuredOutputError",
     "SyncClient",
     "SyncStream",
@@ -164,6 +172,7 @@ __all__ = [
     "ToolResultBlock",
     "TranscriptDelta",
     "URLSource",
+    "UnsupportedFeatureError",
     "UsageUpdate",
     "UserMessage",
     "__version__",

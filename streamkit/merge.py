@@ -21,6 +21,7 @@ from .blocks import (
     ThinkingBlock,
     ToolCallBlock,
 )
+from .errors import StreamkitError
 from .events import (
     CitationDelta,
     DataDelta,
@@ -35,7 +36,7 @@ from .events import (
 )
 
 
-class DeltaMismatchError(TypeError):
+class DeltaMismatchError(StreamkitError, TypeError):
     """A delta was applied to a block of the wrong kind (a parser bug or a
     provider that changed an item's kind mid-stream)."""
 

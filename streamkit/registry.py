@@ -118,6 +118,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
+from .errors import ProviderConfigError
+
 __all__ = [
     "ALIASES",
     "AUTH_HEADERS",
@@ -142,17 +144,6 @@ AUTH_HEADERS: Mapping[str, tuple[str, str] | None] = MappingProxyType({
     "x-goog-api-key": ("x-goog-api-key", ""),
     "none": None,
 })
-
-
-class ProviderConfigError(ValueError):
-    """A client cannot be made as asked: an unknown provider, a key or a setting
-    that is missing. Raised when the client is created, before any request;
-    ``missing`` names the environment variables that would fix it. The message
-    never holds a key."""
-
-    def __init__(self, message: str, *, missing: tuple[str, ...] = ()) -> None:
-        super().__init__(message)
-        self.missing = missing
 
 
 @dataclass(frozen=True)
