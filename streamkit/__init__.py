@@ -74,7 +74,8 @@ from .messages import (
     UserMessage,
 )
 from .pipeline import Pipeline, replay
-from .request import JsonSchemaOutput, Request, build_request, parse_request, parse_response
+from .codec import build_request, parse_request, parse_response
+from .request import JsonSchemaOutput, Request
 from .response import ChatResponse
 from .stream import Stream, SyncStream, stream
 from .tools import Tool, tool

@@ -38,9 +38,10 @@ from __future__ import annotations
 import binascii
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 if TYPE_CHECKING:
+    from .events import ErrorEvent
     from .response import ChatResponse
 
 
@@ -79,6 +80,25 @@ class ProviderError(StreamError):
         self.code = code
         self.error_type = error_type
         self.raw = raw
+
+    @classmethod
+    def from_event(cls, event: ErrorEvent, *, status: int | None = None, note: str = "",
+                   partial: ChatResponse | None = None) -> Self:
+        """The error an :class:`~streamkit.events.ErrorEvent` stands for: its
+        message, code and type, each bounded so that ``str(error)`` stays short
+        whatever the provider sent, and its raw payload. ``status`` (the HTTP
+        status of the response that carried it) replaces the event's own;
+        ``note`` is added to the message (why it may be incomplete)."""
+        from .providers.error_payloads import bounded_message  # loaded by the event's parser
+
+        return cls(
+            bounded_message(event.message) + note,
+            status=status if status is not None else event.status,
+            code=None if event.code is None else bounded_message(event.code),
+            error_type=None if event.error_type is None else bounded_message(event.error_type),
+            raw=event.raw,
+            partial=partial,
+        )
 
     def __str__(self) -> str:
         parts = [self.message]

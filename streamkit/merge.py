@@ -87,7 +87,7 @@ def _transcript(block: Block, delta: TranscriptDelta) -> None:
 def _citation(block: Block, delta: CitationDelta) -> None:
     if type(block) is not TextBlock:
         raise _mismatch(block, delta)
-    block.citations.append(dict(delta.citation))  # the event keeps its own dict
+    block.citations.append(delta.citation)  # frozen: shared with the event, never changed
 
 
 def _metadata(block: Block, delta: MetadataDelta) -> None:
