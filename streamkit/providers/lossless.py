@@ -26,6 +26,7 @@ from typing import Any
 from ..blocks import Block, RawBlock
 from ..errors import StreamkitError
 from ..extras import Extras
+from ..ids import StreamIds
 
 __all__ = ["exactly", "unmodelled", "unread"]
 
@@ -44,13 +45,15 @@ def unread(obj: Mapping[str, Any], *read: str, wire: str) -> Extras:
 
 
 def exactly(block: Block, write: Callable[[Any], Any], obj: Mapping[str, Any], *,
-            kind: str, wire: str) -> Block:
+            kind: str, wire: str, ids: StreamIds | None = None) -> Block:
     """``block`` when ``write(block)`` gives ``obj`` back exactly, else ``obj``
     kept whole as a ``kind`` :class:`RawBlock` of ``wire``: reading a request
-    never loses a field or changes a form."""
+    never loses a field or changes a form. ``ids`` makes the raw block's id
+    (the reader's, so two reads of a body agree)."""
     try:
         if write(block) == obj:
             return block
     except (StreamkitError, ValueError, TypeError):
         pass
-    return RawBlock(kind, dict(obj), metadata=Extras(wire))
+    return RawBlock(kind, dict(obj), id=ids.make("raw") if ids is not None else None,
+                    metadata=Extras(wire))
