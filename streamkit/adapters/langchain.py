@@ -84,6 +84,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk
 from ..accumulate import Accumulator
 from ..blocks import (
     Base64Source,
+    Citation,
     ContentBlock,
     DataBlock,
     RawBlock,
@@ -115,10 +116,7 @@ _RESERVED = {"reasoning": ("signature", "encrypted", "redacted"),
              "refusal": ("citations",),
              "tool": ("input", "incomplete"),
              "data": ("name", "transcript")}
-_CITATION_FIELDS = {"url": ("url", "uri"), "title": ("title", "document_title"),
-                    "cited_text": ("cited_text",),
-                    "start_index": ("start_index", "startIndex", "start_char_index"),
-                    "end_index": ("end_index", "endIndex", "end_char_index")}
+
 
 
 # ================================================================= streamkit -> LangChain
@@ -241,7 +239,7 @@ def _tail(block: ContentBlock) -> dict[str, Any]:
     extras = copy.deepcopy(block.metadata)
     if isinstance(block, TextBlock):
         if block.refusal and block.citations:
-            extras["citations"] = copy.deepcopy(block.citations)
+            extras["citations"] = [citation.to_dict() for citation in block.citations]
         elif block.citations:
             out["annotations"] = [_annotation(c) for c in block.citations]
     elif isinstance(block, ThinkingBlock):
@@ -274,17 +272,15 @@ def _tail(block: ContentBlock) -> dict[str, Any]:
     return out
 
 
-def _annotation(citation: dict[str, Any]) -> dict[str, Any]:
-    """A LangChain ``citation`` of a provider's citation object (kept whole in extras)."""
+def _annotation(citation: Citation) -> dict[str, Any]:
+    """A LangChain ``citation`` of a streamkit citation (kept whole in extras)."""
     out: dict[str, Any] = {"type": "citation"}
-    for name, keys in _CITATION_FIELDS.items():
-        for key in keys:
-            value = citation.get(key)
-            expected = int if name.endswith("_index") else str
-            if isinstance(value, expected) and not isinstance(value, bool):
-                out[name] = value
-                break
-    out["extras"] = {"citation": copy.deepcopy(citation)}
+    for name, value in (("url", citation.url), ("title", citation.title),
+                        ("cited_text", citation.cited_text), ("start_index", citation.start),
+                        ("end_index", citation.end)):
+        if value is not None:
+            out[name] = value
+    out["extras"] = {"citation": citation.to_dict()}
     return out
 
 
@@ -565,14 +561,29 @@ def _from_block(block: dict[str, Any]) -> ContentBlock:
 def _from_text(block: dict[str, Any], block_id: str) -> TextBlock:
     refusal = block.get("type") == "refusal"
     fields, metadata = _split_extras(block, _RESERVED["refusal"] if refusal else ())
-    citations = fields.get("citations", [])
+    citations = [Citation.from_dict(c) for c in fields.get("citations", [])
+                 if isinstance(c, dict)]
     for annotation in block.get("annotations") or []:
         extras = annotation.get("extras") or {}
         original = extras.get("citation")
-        citations.append(copy.deepcopy(original) if isinstance(original, dict)
-                         else copy.deepcopy(annotation))
+        citations.append(Citation.from_dict(original) if isinstance(original, dict)
+                         else _citation(annotation))
     text = block.get("refusal" if refusal else "text") or ""
     return TextBlock(text, id=block_id, citations=citations, refusal=refusal, metadata=metadata)
+
+
+def _citation(annotation: dict[str, Any]) -> Citation:
+    """A LangChain ``citation`` annotation made elsewhere, as streamkit's."""
+    def text(key: str) -> str | None:
+        value = annotation.get(key)
+        return value if isinstance(value, str) else None
+
+    def index(key: str) -> int | None:
+        value = annotation.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    return Citation(url=text("url"), title=text("title"), cited_text=text("cited_text"),
+                    start=index("start_index"), end=index("end_index"))
 
 
 def _from_tool_call(block: dict[str, Any], block_id: str) -> ToolCallBlock:
