@@ -118,6 +118,7 @@ from ..messages import (
     UserContent,
     UserMessage,
 )
+from ..providers import wire_format
 from ..registry import ModelInfo as StreamkitModelInfo
 from ..response import ChatResponse
 from ..tools import Tool
@@ -606,7 +607,8 @@ class StreamkitChatCompletionClient(ChatCompletionClient, Component[StreamkitCli
         blocks must define tools"), and autogen's ``AssistantAgent`` reflects on
         tool results with no tools given. They go with ``tool_choice="none"``,
         so the reflection answers in text, as the agent expects."""
-        if not self._last_tools or self._client.provider.wire != "anthropic":
+        if not self._last_tools \
+                or not wire_format(self._client.provider.wire).tools_with_tool_history:
             return False
         return any(isinstance(m, FunctionExecutionResultMessage)
                    or (isinstance(m, ChatResponse) and m.tool_calls)

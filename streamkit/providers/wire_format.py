@@ -74,6 +74,10 @@ class WireFormat:
     """Whether the model is a body field (else the URL names it)."""
     dialects: bool = False
     """Whether vendors of this wire have dialects (only OpenAI Chat)."""
+    tools_with_tool_history: bool = False
+    """Whether the API refuses a conversation holding tool calls or results
+    unless tools are declared (Anthropic: "Requests which include tool_use or
+    tool_result blocks must define tools")."""
 
 
 def wire_format(name: str) -> WireFormat:
