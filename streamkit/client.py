@@ -65,6 +65,7 @@ import anyio
 import httpx
 import msgspec
 
+from .error_body import provider_error_from_body
 from .errors import IncompleteStreamError, LimitExceeded, ProviderError, StreamError
 from .finish import FinishReason
 from .limits import DEFAULT_MAX_TOTAL_BYTES, MAX_ERROR_BODY_BYTES
@@ -81,7 +82,7 @@ from .registry import (
 from .request import JsonOutput, Request, ToolChoice, build_request, parse_response
 from .response import ChatResponse
 from .retry import RetryPolicy, SyncTiming, Timing
-from .stream import OnError, Stream, SyncStream, provider_error_from_body, stream
+from .stream import OnError, Stream, SyncStream, stream
 from .tools import Tool
 from .usage import ChatUsage, merge_usage
 
