@@ -37,6 +37,7 @@ from sdk_oracles import materialize, unknown_keys
 from streamkit import replay
 from streamkit.blocks import (
     Base64Source,
+    Citation,
     DataBlock,
     RawBlock,
     TextBlock,
@@ -45,6 +46,8 @@ from streamkit.blocks import (
     ToolResultBlock,
     URLSource,
 )
+from streamkit.codec import build_request, parse_request, parse_response
+from streamkit.extras import Extras
 from streamkit.messages import (
     AssistantMessage,
     FunctionExecutionResult,
@@ -54,13 +57,7 @@ from streamkit.messages import (
     UserMessage,
 )
 from streamkit.providers.openai_responses.request import PROVIDER, STRING_INPUT, is_own
-from streamkit.request import (
-    JsonSchemaOutput,
-    Request,
-    build_request,
-    parse_request,
-    parse_response,
-)
+from streamkit.request import JsonSchemaOutput, Request
 from streamkit.response import ChatResponse
 from streamkit.tools import Tool
 
@@ -638,7 +635,8 @@ def test_own_turn_with_reasoning_items_and_ids() -> None:
                       metadata={"item_id": "rs_1", "summary_index": 0, "kind": "summary"}),
         ThinkingBlock("Check.", metadata={"item_id": "rs_1", "summary_index": 1,
                                           "kind": "summary"}),
-        TextBlock("On it.", citations=[citation],
+        TextBlock("On it.", citations=[Citation(url="https://example.com", raw=citation,
+                                                wire=RESPONSES)],
                   metadata={"item_id": "msg_1", "phase": "commentary"}),
         ToolCallBlock("call_1", "search", '{"q":"x"}', metadata={"item_id": "fc_1"}),
         ThinkingBlock("", encrypted="gAAAA-2", metadata={"item_id": "rs_2", "kind": "item"}),
@@ -733,7 +731,7 @@ def test_tools_written_as_the_docs_show() -> None:
         {"type": "web_search", "search_context_size": "low"},
     ]
     read = parse_request(RESPONSES, body).tools or []
-    assert [type(t) for t in read] == [Tool, Tool, dict]
+    assert [type(t) for t in read] == [Tool, Tool, Extras]  # a tool of this wire, as it came
 
 
 def test_a_tool_with_no_strict_says_nothing() -> None:
