@@ -40,7 +40,9 @@ tool-result blocks, non-image data (audio) and block metadata are dropped
 (Ollama has no field for any of them); visible thinking becomes text, ``<think>
 ... </think>`` before the text it preceded (as the recorded Cerebras client
 does), or is dropped with ``foreign_thinking="drop"``; text and tool calls (id,
-name, arguments) go through. A turn without a ``provider`` (built by hand) is
+name, arguments) go through, but for calls the other provider ran itself
+(``metadata["server"]``: a web search, an MCP call), which no Ollama tool
+result could answer. A turn without a ``provider`` (built by hand) is
 treated as Ollama's own. A ``RawBlock`` in a user message or a tool result is
 another wire's item: Ollama has no place for it and it is left out.
 
@@ -114,6 +116,9 @@ BASE64 = "base64"
 #: This module's records in metadata, never written as wire fields.
 RECORDS = frozenset({ABSENT, GENERATED_ID, BASE64})
 
+#: The mark of a call another provider ran on its side (a web search, an MCP
+#: call: every wire's reader sets it): no result of ours can answer it.
+SERVER = "server"
 #: Tool call metadata keys that belong inside ``function`` (``ToolCallFunction.Index``).
 _FUNCTION_FIELDS = frozenset({"index"})
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
@@ -244,7 +249,8 @@ def _assistant(message: AssistantMessage, foreign_thinking: str,
             elif foreign_thinking == "text":
                 text.append(thinking_as_text(block.thinking) + _AFTER_THINKING)
         elif isinstance(block, ToolCallBlock):
-            tool_calls.append(_tool_call(block, native, calls))
+            if not block.metadata.get(SERVER):
+                tool_calls.append(_tool_call(block, native, calls))
         elif isinstance(block, DataBlock):
             image = _image_or_none(block)
             if image is not None:
