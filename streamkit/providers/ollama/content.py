@@ -70,8 +70,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 from urllib.parse import unquote_to_bytes
 
 import msgspec
@@ -420,17 +420,27 @@ def _text(item: dict[str, Any], metadata: dict[str, Any]) -> str:
     return ""
 
 
+BlockT = TypeVar("BlockT", DataBlock, ToolCallBlock)
+
+
+def _parse_entries(item: dict[str, Any], key: str, metadata: dict[str, Any], ids: StreamIds,
+                   parse: Callable[[Any, StreamIds], BlockT | None]) -> list[BlockT]:
+    """The list ``item[key]`` (``images``, ``tool_calls``) as blocks, one per
+    entry; kept whole in ``metadata`` instead (empty, null, not a list) unless
+    every entry reads as a block."""
+    entries = item.get(key)
+    if entries is None and key not in item:
+        return []
+    blocks = [parse(entry, ids) for entry in entries] if isinstance(entries, list) else []
+    if entries and all(block is not None for block in blocks):
+        return [block for block in blocks if block is not None]
+    metadata[key] = entries
+    return []
+
+
 def _parse_images(item: dict[str, Any], metadata: dict[str, Any],
                   ids: StreamIds) -> list[DataBlock]:
-    """``images`` as data blocks; kept in metadata unless every entry decodes."""
-    images = item.get("images")
-    if images is None and "images" not in item:
-        return []
-    blocks = [_parse_image(image, ids) for image in images] if isinstance(images, list) else []
-    if images and all(block is not None for block in blocks):
-        return [block for block in blocks if block is not None]
-    metadata["images"] = images  # empty, null, or something that is not base64
-    return []
+    return _parse_entries(item, "images", metadata, ids, _parse_image)
 
 
 def _parse_image(image: Any, ids: StreamIds) -> DataBlock | None:
@@ -467,22 +477,9 @@ def _parse_assistant(item: dict[str, Any], ids: StreamIds) -> AssistantMessage:
     text = _text(item, metadata)
     if text:
         blocks.append(_text_block(text, ids))
-    blocks.extend(_parse_tool_calls(item, metadata, ids))
+    blocks.extend(_parse_entries(item, "tool_calls", metadata, ids, _parse_tool_call))
     blocks.extend(_parse_images(item, metadata, ids))
     return AssistantMessage(content=blocks, provider=WIRE, metadata=metadata)
-
-
-def _parse_tool_calls(item: dict[str, Any], metadata: dict[str, Any],
-                      ids: StreamIds) -> list[ToolCallBlock]:
-    """``tool_calls`` as blocks; kept in metadata unless every entry is a call."""
-    calls = item.get("tool_calls")
-    if calls is None and "tool_calls" not in item:
-        return []
-    blocks = [_parse_tool_call(call, ids) for call in calls] if isinstance(calls, list) else []
-    if calls and all(block is not None for block in blocks):
-        return [block for block in blocks if block is not None]
-    metadata["tool_calls"] = calls
-    return []
 
 
 def _parse_tool_call(call: Any, ids: StreamIds) -> ToolCallBlock | None:

@@ -213,18 +213,13 @@ class OllamaParser:
     def _message(self, message: dict[str, Any], out: list[Event]) -> None:
         self._content(message, "thinking", _THINKING, "message.", out)
         self._content(message, "content", _TEXT, "message.", out)
-        calls = message.get("tool_calls")
-        if type(calls) is list:
-            for call in calls:
-                self._tool_call(call, out)
-        elif calls is not None:
-            self._keep("message.tool_calls", calls, out)
-        images = message.get("images")
-        if type(images) is list:
-            for image in images:
-                self._image(image, out)
-        elif images is not None:
-            self._keep("message.images", images, out)
+        for key, read in (("tool_calls", self._tool_call), ("images", self._image)):
+            entries = message.get(key)
+            if type(entries) is list:  # each entry a whole block
+                for entry in entries:
+                    read(entry, out)
+            elif entries is not None:
+                self._keep("message." + key, entries, out)
         for key, value in message.items():
             if key not in _MESSAGE_HANDLED or (key == "role" and value != "assistant"):
                 self._keep("message." + key, value, out)
