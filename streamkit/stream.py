@@ -132,9 +132,10 @@ class _Driver:
         self.error: StreamError | None = None
         self.finished = False
 
-    def must_read_body(self, response: Any) -> bool:
-        """Whether an HTTP response must be read whole as an error body."""
-        return must_read_body(int(response.status_code), response.headers.get("content-type", ""))
+    def must_read_body(self, source: Any) -> bool:
+        """Whether the source is an HTTP response to read whole as an error body."""
+        return _is_response(source) and must_read_body(
+            int(source.status_code), source.headers.get("content-type", ""))
 
     def error_body(self) -> BoundedBody:
         """Where an error body is read: up to its limit, or the stream's if smaller."""
@@ -166,9 +167,23 @@ class _Driver:
             raise ProviderError.from_event(self.pipeline.errors[0])
         return events
 
-    def interrupt(self) -> None:
+    def stop(self) -> None:
+        """Closed early, cancelled or failed: an unfinished response becomes
+        interrupted, and the stream is over."""
         if not self.finished:
             self.pipeline.accumulator.interrupt()
+            self.finished = True
+
+    def handle(self, exc: Exception) -> None:
+        """End the stream on ``exc`` from its source or the pipeline: its
+        :class:`StreamError` is raised (kept, with ``on_error="return"``); an
+        exception that is neither a stream error nor a broken transport is not
+        the stream's, and goes on as it is."""
+        if not isinstance(exc, StreamError) and not _is_transport_error(exc):
+            raise exc
+        error = self.fail(exc)
+        if self.on_error == "raise":
+            raise error from (exc if error is not exc else None)
 
     def fail(self, exc: BaseException) -> StreamError:
         """The error to surface for ``exc``, with the partial response attached
@@ -256,8 +271,7 @@ class Stream(_BaseStream):
         iterator = self._iterator
         if iterator is not None and hasattr(iterator, "aclose"):
             await iterator.aclose()
-        self._driver.interrupt()
-        self._driver.finished = True
+        self._driver.stop()
         await _aclose_source(self._source)
 
     async def final(self) -> ChatResponse:
@@ -277,20 +291,11 @@ class Stream(_BaseStream):
                 yield item.delta.text  # type: ignore[union-attr]
 
     async def _chunks(self) -> AsyncIterator[Any]:
-        source = self._source
-        if _is_response(source):
-            if self._driver.must_read_body(source):
-                raise await self._body_error(source)
-            async for chunk in source.aiter_bytes():
-                yield chunk
-        else:
-            async for chunk in source:
-                yield chunk
-
-    async def _body_error(self, response: Any) -> StreamError:
-        """Read an error body up to the limit, never further."""
-        body = await self._driver.error_body().aread(response.aiter_bytes())
-        return self._driver.body_error(response, body)
+        source, driver = self._source, self._driver
+        if driver.must_read_body(source):  # an error body, read up to its limit
+            raise driver.body_error(source, await driver.error_body().aread(source.aiter_bytes()))
+        async for chunk in source.aiter_bytes() if _is_response(source) else source:
+            yield chunk
 
     async def _iterate(self) -> AsyncIterator[StreamItem]:
         driver = self._driver
@@ -302,16 +307,10 @@ class Stream(_BaseStream):
                 for event in driver.end():
                     yield event
             except Exception as exc:
-                if not isinstance(exc, StreamError) and not _is_transport_error(exc):
-                    raise
-                error = driver.fail(exc)
-                if driver.on_error == "raise":
-                    raise error from (exc if error is not exc else None)
+                driver.handle(exc)
             yield driver.pipeline.response
         finally:  # drained, failed, closed early or cancelled: release the response now
-            if not driver.finished:
-                driver.interrupt()
-                driver.finished = True
+            driver.stop()
             with anyio.CancelScope(shield=True):
                 await _aclose_source(self._source)
 
@@ -351,8 +350,7 @@ class SyncStream(_BaseStream):
         iterator = self._iterator
         if iterator is not None and hasattr(iterator, "close"):
             iterator.close()
-        self._driver.interrupt()
-        self._driver.finished = True
+        self._driver.stop()
         _close_source(self._source)
 
     def final(self) -> ChatResponse:
@@ -369,18 +367,10 @@ class SyncStream(_BaseStream):
                 yield item.delta.text  # type: ignore[union-attr]
 
     def _chunks(self) -> Iterator[Any]:
-        source = self._source
-        if _is_response(source):
-            if self._driver.must_read_body(source):
-                raise self._body_error(source)
-            yield from source.iter_bytes()
-        else:
-            yield from source
-
-    def _body_error(self, response: Any) -> StreamError:
-        """Read an error body up to the limit, never further."""
-        body = self._driver.error_body().read(response.iter_bytes())
-        return self._driver.body_error(response, body)
+        source, driver = self._source, self._driver
+        if driver.must_read_body(source):  # an error body, read up to its limit
+            raise driver.body_error(source, driver.error_body().read(source.iter_bytes()))
+        yield from source.iter_bytes() if _is_response(source) else source
 
     def _iterate(self) -> Iterator[StreamItem]:
         driver = self._driver
@@ -390,16 +380,10 @@ class SyncStream(_BaseStream):
                     yield from driver.feed(chunk)
                 yield from driver.end()
             except Exception as exc:
-                if not isinstance(exc, StreamError) and not _is_transport_error(exc):
-                    raise
-                error = driver.fail(exc)
-                if driver.on_error == "raise":
-                    raise error from (exc if error is not exc else None)
+                driver.handle(exc)
             yield driver.pipeline.response
         finally:  # drained, failed or closed early: release the response now
-            if not driver.finished:
-                driver.interrupt()
-                driver.finished = True
+            driver.stop()
             _close_source(self._source)
 
 
