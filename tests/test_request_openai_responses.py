@@ -3,7 +3,7 @@ rebuilt from turn 1 + the parsed response, hand-built bodies for what the
 recordings do not cover, and every body checked against the official ``openai``
 SDK's request types.
 
-The SDK oracle (:func:`assert_sdk_valid`): the body is validated with
+The SDK oracle (``openai_responses_helpers.assert_sdk_valid``): the body is validated with
 ``pydantic.TypeAdapter`` over ``ResponseCreateParamsStreaming`` or
 ``...NonStreaming`` (the two members of ``ResponseCreateParams``, picked by
 ``stream``), and every input item alone over ``ResponseInputItemParam``.
@@ -26,13 +26,8 @@ from typing import Any
 
 import pytest
 from conftest import FIXTURES, Conversation, conversations, payloads, replay_chunked, smart_chars
-from openai.types.responses import ResponseInputItemParam
-from openai.types.responses.response_create_params import (
-    ResponseCreateParamsNonStreaming,
-    ResponseCreateParamsStreaming,
-)
-from pydantic import BaseModel, TypeAdapter
-from sdk_oracles import materialize, unknown_keys
+from openai_responses_helpers import assert_sdk_valid
+from pydantic import BaseModel
 
 from streamkit import replay
 from streamkit.blocks import (
@@ -65,42 +60,6 @@ RESPONSES = "openai-responses"
 CONVERSATIONS = conversations("openai-responses")
 
 # ---------------------------------------------------------------- the SDK oracle
-
-_STREAMING = TypeAdapter(ResponseCreateParamsStreaming)
-_NON_STREAMING = TypeAdapter(ResponseCreateParamsNonStreaming)
-_ITEM: TypeAdapter[Any] = TypeAdapter(ResponseInputItemParam)
-# Open JSON: any key is valid there.
-_OPEN = (".parameters", ".schema", ".input_schema", ".metadata", ".headers")
-
-
-def _is_open(path: str) -> bool:
-    """Whether ``path`` is at open JSON, where any key is valid."""
-    return any(path.endswith(open_path) for open_path in _OPEN)
-
-
-def _sdk_gaps(body: dict[str, Any]) -> dict[str, Any]:
-    """``body`` without what the API writes but the SDK does not declare: web search
-    sources of type ``api`` (``{"type": "api", "name": "oai-weather"}``; the SDK's
-    ``ActionSearchSource`` says ``url`` only: openai/openai-python#2636). The
-    output item goes back as the API wrote it."""
-    body = copy.deepcopy(body)
-    for item in body.get("input") if isinstance(body.get("input"), list) else []:
-        action = item.get("action") if item.get("type") == "web_search_call" else None
-        if isinstance(action, dict) and isinstance(action.get("sources"), list):
-            action["sources"] = [s for s in action["sources"] if s.get("type") != "api"]
-    return body
-
-
-def assert_sdk_valid(body: dict[str, Any]) -> None:
-    """``body`` is a request the official SDK's types accept, key for key."""
-    body = _sdk_gaps(body)
-    adapter = _STREAMING if body.get("stream") is True else _NON_STREAMING
-    validated = materialize(adapter.validate_python(body))
-    assert unknown_keys(body, validated, is_open=_is_open) == []
-    given = body.get("input")
-    for index, item in enumerate(given if isinstance(given, list) else []):
-        validated_item = materialize(_ITEM.validate_python(item))
-        assert unknown_keys(item, validated_item, f"input[{index}]", is_open=_is_open) == []
 
 
 def test_the_oracle_refuses_what_the_api_refuses() -> None:
