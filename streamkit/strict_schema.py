@@ -32,6 +32,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from .errors import StreamkitError
+
 __all__ = ["StrictSchemaError", "accepts_null", "drop_optional_nulls", "strict_schema"]
 
 #: Keywords strict mode does not support: moved into the description.
@@ -45,8 +47,9 @@ _JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string",
                type(None): "null", list: "array", dict: "object"}
 
 
-class StrictSchemaError(ValueError):
-    """A schema node strict mode cannot express, with its path."""
+class StrictSchemaError(StreamkitError, ValueError):
+    """A schema strict mode cannot express: ``path`` is where in the schema,
+    ``reason`` why. A ``ValueError``, as :func:`strict_schema` always raised."""
 
     def __init__(self, path: tuple[str, ...], reason: str) -> None:
         super().__init__(reason)
