@@ -36,6 +36,7 @@ from sdk_oracles import materialize, unknown_keys
 
 from streamkit.blocks import (
     Base64Source,
+    Citation,
     DataBlock,
     RawBlock,
     TextBlock,
@@ -540,7 +541,9 @@ def foreign_turn(provider: str) -> AssistantMessage:
         ThinkingBlock("Summary of my reasoning.", encrypted="gAAAAABo-encrypted",
                       metadata={"item_id": "rs_123"}),
         ThinkingBlock(encrypted="gAAAAABo-only-encrypted"),
-        TextBlock("Looking it up.", citations=[{"type": "url_citation", "url": "https://x"}],
+        TextBlock("Looking it up.", citations=[Citation(
+            url="https://x", raw={"type": "url_citation", "url": "https://x"},
+            wire="openai-responses")],
                   metadata={"item_id": "msg_1", "phase": "commentary"}),
         ToolCallBlock("functions.lookup:1", "lookup", '{"q": "x"}',
                       metadata={"item_id": "fc_1", "thought_signature": "CiQBjz1rX"}),

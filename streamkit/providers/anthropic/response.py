@@ -3,15 +3,17 @@
 
 A ``Message`` is what the stream's events add up to, so :func:`payloads`
 turns it back into them: ``message_start`` with the message's fields (id,
-model, usage, ``stop_sequence``, ``container``...), a ``content_block_start``
-and ``content_block_stop`` per content block (complete: a tool call's whole
-``input``, a text's citations), ``message_delta`` with the stop reason and
-``message_stop``. The stream parser reads them
-(:func:`~streamkit.providers.body.read_body`), so a body and the stream of the
-same message give the same :class:`~streamkit.ChatResponse` by construction:
-the same blocks (a tool call's input as compact JSON text, ``{}`` when empty),
-usage, finish words and metadata (nulls and the constant ``type`` / ``role``
-left out); the response is complete (``is_last``, ``terminated``).
+model, usage, ``container``...), a ``content_block_start`` and
+``content_block_stop`` per content block (complete: a tool call's whole
+``input``, a text's citations), ``message_delta`` with the stop reason,
+``stop_sequence``, ``stop_details`` and the usage, and ``message_stop``: a
+stream the official SDK accumulates back into the same ``Message`` (tested).
+The stream parser reads them (:func:`~streamkit.providers.body.read_body`),
+so a body and the stream of the same message give the same
+:class:`~streamkit.ChatResponse` by construction: the same blocks (a tool
+call's input as compact JSON text, ``{}`` when empty), usage, finish words and
+metadata (nulls and the constant ``type`` / ``role`` left out); the response
+is complete (``is_last``, ``terminated``).
 
 An error body (``{"type": "error", "error": {...}}``) is the stream's ``error``
 event: :class:`~streamkit.errors.ProviderError` with the status its type
@@ -33,8 +35,8 @@ from .wire import NAME, PROVIDER
 
 _ENCODE = msgspec.json.encode
 
-# Message fields the stream sends after message_start: each block, and the stop reason.
-_LATER = frozenset({"content", "stop_reason"})
+# Message fields the stream sends in message_delta, as the end of the message.
+_ENDING = ("stop_reason", "stop_sequence", "stop_details")
 
 
 def parse_response(body: dict[str, Any], dialect: str | None) -> ChatResponse:
@@ -57,13 +59,18 @@ def payloads(body: dict[str, Any]) -> Iterator[tuple[str, bytes]]:
         yield "error", _ENCODE(body)
         return
     content = body.get("content")
-    message = {key: value for key, value in body.items()
-               if key not in _LATER or (key == "content" and type(content) is not list)}
+    blocks = content if type(content) is list else []
+    message = {key: value for key, value in body.items() if key not in _ENDING}
+    if type(content) is list:
+        message["content"] = []  # as message_start has it: the blocks follow
     yield "message_start", _ENCODE({"type": "message_start", "message": message})
-    for index, block in enumerate(content if type(content) is list else []):
+    for index, block in enumerate(blocks):
         yield "content_block_start", _ENCODE({"type": "content_block_start", "index": index,
                                               "content_block": block})
         yield "content_block_stop", _ENCODE({"type": "content_block_stop", "index": index})
-    yield "message_delta", _ENCODE({"type": "message_delta",
-                                    "delta": {"stop_reason": body.get("stop_reason")}})
+    ending: dict[str, Any] = {"type": "message_delta",
+                              "delta": {key: body[key] for key in _ENDING if key in body}}
+    if type(body.get("usage")) is dict:  # the final counts, as message_delta repeats them
+        ending["usage"] = body["usage"]
+    yield "message_delta", _ENCODE(ending)
     yield "message_stop", b'{"type":"message_stop"}'
