@@ -65,7 +65,7 @@ def assert_same(stream: ChatResponse, response: ChatResponse, unsaid: tuple[str,
                 ) -> None:
     ours, theirs = comparable(stream), comparable(response)
     # both name this wire (the stream as replayed, the body as the wire module reads it)
-    assert wire_of(ours.pop("provider"))[0] == wire_of(theirs.pop("provider"))[0] == "openai_chat"
+    assert wire_of(ours.pop("provider"))[0] == wire_of(theirs.pop("provider"))[0] == "openai-chat"
     for field in unsaid:
         assert ours.pop(field) != theirs.pop(field), field  # the difference is real
     assert theirs == ours
