@@ -12,7 +12,7 @@ the whole wire format, both directions side by side, as :data:`WIRE`.
   server keeps;
 - ``response.py``: a non-streamed answer (:func:`streamkit.parse_response`),
   read as the one line of a stream;
-- ``wire.py``: the wire's words as data: finish words, usage counters;
+- ``wire.py``: the wire's words as data: its name, finish words, usage counters;
 - ``http.py``: where the endpoint is, and that the model goes in the body.
 """
 
@@ -21,13 +21,13 @@ from . import http
 from .request import build_request, parse_request
 from .response import parse_response
 from .stream import OllamaParser
-from .wire import FINISH_REASONS, USAGE_FIELDS, map_done_reason, map_usage
+from .wire import FINISH_REASONS, NAME, USAGE_FIELDS, map_done_reason, map_usage
 
 __all__ = ["FINISH_REASONS", "USAGE_FIELDS", "WIRE", "OllamaParser", "map_done_reason",
            "map_usage"]
 
 WIRE = WireFormat(
-    name="ollama",
+    name=NAME,
     title="Ollama native /api/chat",
     parser=OllamaParser,
     build_request=build_request,

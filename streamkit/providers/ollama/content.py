@@ -100,12 +100,10 @@ from ...messages import (
 from ...response import ChatResponse
 from ..lossless import unread
 from ..turns import is_own_turn, thinking_as_text
+from .wire import NAME
 
-__all__ = ["ABSENT", "BASE64", "GENERATED_ID", "RECORDS", "WIRE", "build_messages",
+__all__ = ["ABSENT", "BASE64", "GENERATED_ID", "RECORDS", "build_messages",
            "call_metadata", "image_block", "media_type_of", "parse_messages"]
-
-#: The wire format's name: the origin of what its readers keep.
-WIRE = "ollama"
 
 #: Message metadata key: documented fields the parsed body did not have.
 ABSENT = "absent"
@@ -204,7 +202,7 @@ class _Calls:
 def _with_extras(wire: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
     """``wire`` with the fields an Ollama body had that the model has no place
     for, and without the documented fields it did not have."""
-    extras = extras_for(metadata, WIRE)
+    extras = extras_for(metadata, NAME)
     for key, value in extras.items():
         if key not in RECORDS:
             wire[key] = value
@@ -233,7 +231,7 @@ def _user(message: UserMessage) -> dict[str, Any]:
 
 def _assistant(message: AssistantMessage, foreign_thinking: str,
                calls: _Calls) -> dict[str, Any]:
-    native = is_own_turn(message.provider, WIRE)
+    native = is_own_turn(message.provider, NAME)
     text: list[str] = []
     thinking: list[str] = []
     tool_calls: list[dict[str, Any]] = []
@@ -269,7 +267,7 @@ def _assistant(message: AssistantMessage, foreign_thinking: str,
 def _tool_call(block: ToolCallBlock, native: bool, calls: _Calls) -> dict[str, Any]:
     """One ``tool_calls`` entry; only Ollama's own blocks bring their metadata."""
     calls.names[block.id] = block.name
-    metadata = extras_for(block.metadata, WIRE) if native else {}
+    metadata = extras_for(block.metadata, NAME) if native else {}
     wire: dict[str, Any] = {}
     if metadata.get(GENERATED_ID):
         calls.made_up.add(block.id)
@@ -320,17 +318,17 @@ def image_text(block: DataBlock) -> str:
     media_type = block.media_type.split(";", 1)[0].strip().lower()
     if media_type and not media_type.startswith("image/") and (
             media_type != "application/octet-stream"):
-        raise UnsupportedFeatureError(WIRE, f"{block.media_type!r} content (block {block.id!r})",
+        raise UnsupportedFeatureError(NAME, f"{block.media_type!r} content (block {block.id!r})",
                                       "its messages take images only")
     source = block.source
     if isinstance(source, URLSource):
         data = _data_url_bytes(source.url)
         if data is None:
             raise UnsupportedFeatureError(
-                WIRE, f"an image URL (block {block.id!r})",
+                NAME, f"an image URL (block {block.id!r})",
                 f"it takes image bytes only: fetch {source.url!r} and send the bytes")
         return base64.b64encode(data).decode("ascii")
-    original = extras_for(block.metadata, WIRE).get(BASE64)
+    original = extras_for(block.metadata, NAME).get(BASE64)
     if isinstance(original, str) and _decodes_to(original, source):
         return original  # the body's own spelling of these bytes
     return source.data
@@ -371,7 +369,7 @@ def parse_messages(items: list[Any], ids: StreamIds) -> list[Message]:
     unanswered: list[ToolCallBlock] = []  # calls of the last assistant message
     for index, item in enumerate(items):
         if not isinstance(item, dict):
-            raise InvalidBodyError(f"message {index} is not an object: {item!r}", wire=WIRE,
+            raise InvalidBodyError(f"message {index} is not an object: {item!r}", wire=NAME,
                                    where=f"messages[{index}]")
         role = item.get("role")
         if role == "tool":
@@ -381,7 +379,7 @@ def parse_messages(items: list[Any], ids: StreamIds) -> list[Message]:
                 last.content.append(result)
             else:
                 out.append(FunctionExecutionResultMessage(content=[result],
-                                                          metadata=Extras(WIRE)))
+                                                          metadata=Extras(NAME)))
         elif role == "assistant":
             message = _parse_assistant(item, ids)
             unanswered = [block for block in message.blocks if isinstance(block, ToolCallBlock)]
@@ -398,7 +396,7 @@ def _extras(item: dict[str, Any], *handled: str) -> Extras:
     """The wire message's fields the model has no place for: the metadata (a
     role Ollama does not know is one: it replaces ``user`` when built)."""
     role = ("role",) if item.get("role") in _ROLES else ()
-    metadata = unread(item, "content", *handled, *role, wire=WIRE)
+    metadata = unread(item, "content", *handled, *role, wire=NAME)
     if "role" not in item:
         _absent(metadata, "role")
     return metadata
@@ -444,7 +442,7 @@ def _parse_images(item: dict[str, Any], metadata: dict[str, Any],
 
 
 def _parse_image(image: Any, ids: StreamIds) -> DataBlock | None:
-    block = image_block(image, ids, Extras(WIRE))
+    block = image_block(image, ids, Extras(NAME))
     if block is not None and isinstance(block.source, Base64Source) and (
             block.source.data != image):  # not the canonical spelling: keep the body's
         block.metadata[BASE64] = image
@@ -463,7 +461,7 @@ def _parse_user(item: dict[str, Any], ids: StreamIds) -> UserMessage:
 
 
 def _text_block(text: str, ids: StreamIds) -> TextBlock:
-    return TextBlock(text, id=ids.make("text"), metadata=Extras(WIRE))
+    return TextBlock(text, id=ids.make("text"), metadata=Extras(NAME))
 
 
 def _parse_assistant(item: dict[str, Any], ids: StreamIds) -> AssistantMessage:
@@ -471,7 +469,7 @@ def _parse_assistant(item: dict[str, Any], ids: StreamIds) -> AssistantMessage:
     blocks: list[Any] = []
     thinking = item.get("thinking")
     if isinstance(thinking, str) and thinking:
-        blocks.append(ThinkingBlock(thinking, id=ids.make("think"), metadata=Extras(WIRE)))
+        blocks.append(ThinkingBlock(thinking, id=ids.make("think"), metadata=Extras(NAME)))
     elif "thinking" in item:
         metadata["thinking"] = thinking
     text = _text(item, metadata)
@@ -479,7 +477,7 @@ def _parse_assistant(item: dict[str, Any], ids: StreamIds) -> AssistantMessage:
         blocks.append(_text_block(text, ids))
     blocks.extend(_parse_entries(item, "tool_calls", metadata, ids, _parse_tool_call))
     blocks.extend(_parse_images(item, metadata, ids))
-    return AssistantMessage(content=blocks, provider=WIRE, metadata=metadata)
+    return AssistantMessage(content=blocks, provider=NAME, metadata=metadata)
 
 
 def _parse_tool_call(call: Any, ids: StreamIds) -> ToolCallBlock | None:
@@ -496,7 +494,7 @@ def _parse_tool_call(call: Any, ids: StreamIds) -> ToolCallBlock | None:
             or not set(function) - {"name", "arguments"} <= _FUNCTION_FIELDS
             or ("id" in call and not (isinstance(call_id, str) and call_id))):
         return None
-    metadata = Extras(WIRE, call_metadata(call, function))
+    metadata = Extras(NAME, call_metadata(call, function))
     if call_id is None:
         call_id = ids.make("call")
         metadata[GENERATED_ID] = True

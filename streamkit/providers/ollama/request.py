@@ -53,8 +53,9 @@ from ...ids import StreamIds
 from ...request import UNIFORM_OPTIONS, JsonSchemaOutput, Request
 from ..options import set_field, write_renamed
 from ..turns import foreign_thinking_policy
-from .content import WIRE, build_messages, parse_messages
+from .content import build_messages, parse_messages
 from .tools import build_tools, parse_tool
+from .wire import NAME
 
 __all__ = ["build_request", "parse_request"]
 
@@ -90,7 +91,7 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     options = _own_options(request.options)
     foreign_thinking = foreign_thinking_policy(options.pop("foreign_thinking", "text"))
     if "audio" in options:
-        raise UnsupportedFeatureError(WIRE, "audio output (the 'audio' option)",
+        raise UnsupportedFeatureError(NAME, "audio output (the 'audio' option)",
                                       "no Ollama model speaks")
     body: dict[str, Any] = {}
     if request.model is not None:
@@ -120,7 +121,7 @@ def _own_options(options: Mapping[str, Any]) -> dict[str, Any]:
     """The options this wire may write: all of them when they were given by
     hand or read from an Ollama body, only the uniform ones when another
     wire's reader made them (its other fields are that wire's)."""
-    if origin_of(options) in (None, WIRE):
+    if origin_of(options) in (None, NAME):
         return dict(options)
     return {key: value for key, value in options.items() if key in _UNIFORM}
 
@@ -146,7 +147,7 @@ def _think(options: dict[str, Any]) -> bool | str | None:
     budget = options.pop("thinking_budget", None)
     if effort is not None:
         if effort not in _THINK:
-            raise UnsupportedFeatureError(WIRE, f"reasoning_effort {effort!r}",
+            raise UnsupportedFeatureError(NAME, f"reasoning_effort {effort!r}",
                                           f"its think levels are {', '.join(_THINK)}")
         return _THINK[effort]
     if budget is not None:
@@ -170,7 +171,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     messages = rest.pop("messages", [])
     if not isinstance(messages, list):
         raise InvalidBodyError(f"'messages' must be a list, not {type(messages).__name__}",
-                               wire=WIRE, where="messages")
+                               wire=NAME, where="messages")
     request.messages = parse_messages(messages, ids)
     tools = rest.pop("tools", None)
     if isinstance(tools, list) and all(isinstance(item, dict) for item in tools):
@@ -186,11 +187,11 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
             title = fmt.get("title")
             request.json_output = JsonSchemaOutput(
                 name=title if isinstance(title, str) else "output", schema=fmt,
-                metadata=Extras(WIRE))
+                metadata=Extras(NAME))
             del rest["format"]
     if isinstance(rest.get("stream"), bool):
         request.stream = rest.pop("stream")
-    options = Extras(WIRE)
+    options = Extras(NAME)
     if isinstance(rest.get("options"), dict):
         options.update(_parse_model_options(rest.pop("options")))
     think = rest.get("think")

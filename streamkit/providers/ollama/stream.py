@@ -74,8 +74,8 @@ from ..coerce import as_dict, as_str
 from ..error_payloads import error_event
 from ..ledger import BlockLedger, OpenBlock, Phase
 from ..unknown import unknown_payload
-from .content import WIRE, call_metadata, image_block
-from .wire import MODEL_LOADING, USAGE_COUNTERS, map_done_reason, map_usage
+from .content import call_metadata, image_block
+from .wire import MODEL_LOADING, NAME, USAGE_COUNTERS, map_done_reason, map_usage
 
 __all__ = ["OllamaParser"]
 
@@ -113,7 +113,7 @@ class OllamaParser:
 
     framing: ClassVar[Framing] = "ndjson"
 
-    def __init__(self, *, provider: str = WIRE) -> None:
+    def __init__(self, *, provider: str = NAME) -> None:
         self.name = provider
         self._ids = StreamIds()
         self._ledger: BlockLedger[OpenBlock] = BlockLedger(provider, self._ids)

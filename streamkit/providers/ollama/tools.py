@@ -28,7 +28,7 @@ from typing import Any
 from ...errors import UnsupportedFeatureError
 from ...extras import Extras, origin_of
 from ...tools import Tool, inline_refs
-from .content import WIRE
+from .wire import NAME
 
 __all__ = ["build_tools", "ollama_schema", "parse_tool"]
 
@@ -68,9 +68,9 @@ def _tool(item: Tool | dict[str, Any]) -> dict[str, Any]:
     """A tool definition; a dict is the wire's own entry, sent as it is."""
     if isinstance(item, dict):
         origin = origin_of(item)
-        if origin not in (None, WIRE):
+        if origin not in (None, NAME):
             raise UnsupportedFeatureError(
-                WIRE, f"a tool entry read from {origin} ({_tool_name(item) or item.get('type')!r})",
+                NAME, f"a tool entry read from {origin} ({_tool_name(item) or item.get('type')!r})",
                 "give it as a streamkit Tool, or leave it out")
         return dict(item)
     function: dict[str, Any] = {"name": item.name}
@@ -84,19 +84,19 @@ def parse_tool(item: dict[str, Any]) -> Tool | dict[str, Any]:
     """A documented function entry as a :class:`~streamkit.tools.Tool`; any
     other entry stays the dict it is (sent back as it is)."""
     if item.get("type") != "function" or set(item) != _TOOL_KEYS:
-        return Extras(WIRE, item)
+        return Extras(NAME, item)
     function = item["function"]
     if (not isinstance(function, dict) or not set(function) <= _FUNCTION_KEYS
             or not isinstance(function.get("name"), str)
             or not isinstance(function.get("parameters"), dict)):
-        return Extras(WIRE, item)
+        return Extras(NAME, item)
     description = function.get("description")
     if "description" in function and not (isinstance(description, str) and description):
-        return Extras(WIRE, item)  # an empty or odd description would not come back as it was
+        return Extras(NAME, item)  # an empty or odd description would not come back as it was
     if ollama_schema(function["parameters"]) != function["parameters"]:
-        return Extras(WIRE, item)  # the encoder would rewrite this schema: keep the body's own
+        return Extras(NAME, item)  # the encoder would rewrite this schema: keep the body's own
     return Tool(name=function["name"], description=description or "",
-                parameters=function["parameters"], metadata=Extras(WIRE))
+                parameters=function["parameters"], metadata=Extras(NAME))
 
 
 def ollama_schema(schema: dict[str, Any]) -> dict[str, Any]:

@@ -23,8 +23,11 @@ from ...finish import FinishReason
 from ...usage import ChatUsage
 from ..usage_fields import UsageFields, first, usage_from
 
-__all__ = ["FINISH_REASONS", "MODEL_LOADING", "TOOL_CALLS_STOP", "USAGE_COUNTERS",
+__all__ = ["FINISH_REASONS", "MODEL_LOADING", "NAME", "TOOL_CALLS_STOP", "USAGE_COUNTERS",
            "USAGE_FIELDS", "map_done_reason", "map_usage"]
+
+#: The wire format's name: its parser's default vendor, the origin of what its readers keep.
+NAME: Final = "ollama"
 
 FINISH_REASONS: Final[dict[str, FinishReason]] = {
     "stop": FinishReason.STOP,
