@@ -502,15 +502,20 @@ def parse_messages(items: list[Any], context: BuildContext, provider: str) -> li
     return out
 
 
-def _read_system(item: Wire, context: BuildContext) -> SystemMessage:
-    content = item.get("content")
-    text: str | list[TextBlock] = ""
+def _text_content(content: Any, context: BuildContext) -> str | list[TextBlock]:
+    """The ``content`` of a message that takes only text: a string, or text
+    parts (anything else reads as ``""`` and stays in the message's metadata)."""
     if isinstance(content, str):
-        text = content
-    elif isinstance(content, list) and all(
+        return content
+    if isinstance(content, list) and all(
             isinstance(part, dict) and part.get("type") == "text"
             and isinstance(part.get("text"), str) for part in content):
-        text = [read_text_part(part, context.ids) for part in content]
+        return [read_text_part(part, context.ids) for part in content]
+    return ""
+
+
+def _read_system(item: Wire, context: BuildContext) -> SystemMessage:
+    text = _text_content(item.get("content"), context)
     message = SystemMessage(content=text, metadata=unread(item, "role", "content", wire=WIRE_NAME))
     patch(message.metadata, item, _system(message))
     return message
@@ -533,14 +538,8 @@ def _read_user(item: Wire, context: BuildContext) -> UserMessage:
 def _read_tool_message(item: Wire, context: BuildContext) -> FunctionExecutionResult:
     """A ``tool`` message (or a legacy ``function`` one, answering the latest
     legacy call of that name) as one result; ``name`` stays in its metadata."""
-    content = item.get("content")
-    blocks: str | list[TextBlock | DataBlock] = ""
-    if isinstance(content, str):
-        blocks = content
-    elif isinstance(content, list) and all(
-            isinstance(part, dict) and part.get("type") == "text"
-            and isinstance(part.get("text"), str) for part in content):
-        blocks = [read_text_part(part, context.ids) for part in content]
+    text = _text_content(item.get("content"), context)
+    blocks: str | list[TextBlock | DataBlock] = text if isinstance(text, str) else [*text]
     name = item.get("name")
     call_id = item.get("tool_call_id")
     if item.get("role") == "function":
