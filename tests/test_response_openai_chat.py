@@ -247,16 +247,17 @@ def test_recorded_turn1_responses(name: str) -> None:
 def test_a_dialect_with_inline_think_tags_splits_them_as_its_stream_does() -> None:
     """vLLM leaves reasoning inline as ``<think>`` tags: the stream pipeline
     splits them by default for that dialect, and so does the body reader."""
-    completion = {"id": "cmpl-t", "object": "chat.completion", "created": 1, "model": "qwq",
-                  "choices": [{"index": 0, "finish_reason": "stop", "message": {
-                      "role": "assistant", "content": "<think>Weigh it.</think>Yes."}}]}
+    message = {"role": "assistant", "content": "<think>Weigh it.</think>Yes."}
+    completion: dict[str, Any] = {
+        "id": "cmpl-t", "object": "chat.completion", "created": 1, "model": "qwq",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": message}]}
     response = parsed(completion, "vllm")
     assert (response.thinking, response.text) == ("Weigh it.", "Yes.")
     assert [type(block) for block in response.content] == [ThinkingBlock, TextBlock]
     assert parsed(completion, None).text == "<think>Weigh it.</think>Yes."  # OpenAI's own: as is
     stream = b"".join(f"data: {json.dumps(chunk)}\n\n".encode() for chunk in [
         {**completion, "object": "chat.completion.chunk", "choices": [
-            {"index": 0, "delta": completion["choices"][0]["message"], "finish_reason": "stop"}]},
+            {"index": 0, "delta": message, "finish_reason": "stop"}]},
     ]) + b"data: [DONE]\n\n"
     with id_factory(counting_ids()):
         _, streamed_response = replay(stream, "vllm")
@@ -264,7 +265,8 @@ def test_a_dialect_with_inline_think_tags_splits_them_as_its_stream_does() -> No
 
 
 def test_a_body_that_is_not_an_object_is_an_invalid_body() -> None:
-    for body_value in ([], "text", {"choices": [{"message": {"content": object()}}]}):
+    bodies: list[Any] = [[], "text", {"choices": [{"message": {"content": object()}}]}]
+    for body_value in bodies:
         with pytest.raises(InvalidBodyError) as raised:
-            parse_response(body_value, None)  # type: ignore[arg-type]
+            parse_response(body_value, None)
         assert raised.value.wire == "openai-chat"
