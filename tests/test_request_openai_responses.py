@@ -42,6 +42,7 @@ from streamkit.blocks import (
     URLSource,
 )
 from streamkit.codec import build_request, parse_request, parse_response
+from streamkit.errors import UnsupportedFeatureError
 from streamkit.extras import Extras
 from streamkit.messages import (
     AssistantMessage,
@@ -906,6 +907,19 @@ def test_reasoning_options_merge_into_a_reasoning_option() -> None:
 def test_options_responses_cannot_take_raise(options: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         build_request(RESPONSES, [UserMessage("q")], model="m", **options)
+
+
+@pytest.mark.parametrize(("options", "feature"), [
+    ({"stop": ["END"]}, "stop=['END']"),
+    ({"thinking_budget": 1024}, "thinking_budget=1024"),
+    ({"reasoning_effort": "low", "reasoning": "high"}, "reasoning='high'"),
+    ({"text": "plain"}, "text='plain'"),
+], ids=["stop", "budget", "reasoning", "text"])
+def test_refusals_are_unsupported_feature_errors_naming_the_wire(options: dict[str, Any],
+                                                                 feature: str) -> None:
+    with pytest.raises(UnsupportedFeatureError) as raised:
+        build_request(RESPONSES, [UserMessage("q")], model="m", json_output=True, **options)
+    assert (raised.value.wire, raised.value.feature) == (RESPONSES, feature)
 
 
 def test_uniform_options_given_as_none_are_not_given() -> None:

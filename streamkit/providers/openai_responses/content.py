@@ -8,7 +8,7 @@ parser:
   ``custom_tool_call_output`` items <-> :class:`FunctionExecutionResult`;
 - assistant side: ``message`` (its ``output_text`` / ``refusal`` parts),
   ``reasoning``, ``function_call`` / ``custom_tool_call`` items <-> the blocks the
-  stream parser makes of them (:func:`~.items.item_snapshots`, the one reading of
+  stream parser makes of them (:meth:`~.items.ItemReader.item`, the one reading of
   an output item both use), and every other item (``web_search_call``,
   ``mcp_call``, ``mcp_list_tools``, ``code_interpreter_call``, ``computer_call``,
   ``item_reference``...) <-> a :class:`RawBlock` holding it whole.
@@ -93,7 +93,7 @@ import mimetypes
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ...blocks import (
     Base64Source,
@@ -119,6 +119,7 @@ from .items import CLIENT_CALLS, ItemReader
 from .wire import WIRE_NAME
 
 Wire = dict[str, Any]
+BlockT = TypeVar("BlockT", bound=Block)
 
 # The stream parser's metadata keys (:mod:`.items`) that are not item fields.
 ITEM_ID = "item_id"
@@ -159,7 +160,7 @@ def own(metadata: Mapping[str, Any]) -> dict[str, Any]:
     return dict(extras_for(metadata, WIRE_NAME))
 
 
-def tagged(block: Block) -> Block:
+def tagged(block: BlockT) -> BlockT:
     """``block`` with its metadata marked as this wire's (a request reader's)."""
     if origin_of(block.metadata) is None:
         block.metadata = Extras(WIRE_NAME, block.metadata)
@@ -197,13 +198,9 @@ def read_data_url(url: str) -> Base64Source | None:
 
 
 def _exactly(block: Block, write: Callable[[Any], Wire], wire: Wire, reader: ItemReader) -> Block:
-    """:func:`~..lossless.exactly`, with the kept-whole part's id made up from the
-    body rather than at random."""
-    kept = exactly(block, write, wire, kind=as_str(wire.get("type")) or "unknown",
-                   wire=WIRE_NAME)
-    if kept is not block:
-        kept.id = reader.ids.make("raw")
-    return tagged(kept)
+    """:func:`~..lossless.exactly`: the block, or the part kept whole; either is this wire's."""
+    return tagged(exactly(block, write, wire, kind=as_str(wire.get("type")) or "unknown",
+                          wire=WIRE_NAME, ids=reader.ids))
 
 
 def _raw(kind: str, data: dict[str, Any], reader: ItemReader) -> RawBlock:
@@ -673,7 +670,7 @@ def read_assistant_item(item: Wire, position: int, reader: ItemReader) -> list[C
             item_type != "message" or "id" in item):
         blocks = _as_streamed(item, position, reader)
         if blocks is not None:
-            return [_tagged_content(block) for block in blocks]
+            return [tagged(block) for block in blocks]
     if item_type in ("message", None) and item.get("role") == "assistant":
         easy = _easy_assistant(item, reader)
         if _own_items([easy]) == [item]:
@@ -682,7 +679,3 @@ def read_assistant_item(item: Wire, position: int, reader: ItemReader) -> list[C
                    id=as_str(item.get("id")) or reader.ids.make("raw"), metadata=Extras(WIRE_NAME))
     return [raw]
 
-
-def _tagged_content(block: ContentBlock) -> ContentBlock:
-    tagged(block)
-    return block

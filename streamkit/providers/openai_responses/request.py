@@ -198,6 +198,16 @@ def _refuse_unsupported(options: dict[str, Any]) -> None:
             raise UnsupportedFeatureError(WIRE_NAME, f"{name}={options[name]!r}", reason)
 
 
+def _object_option(options: dict[str, Any], name: str, fields: str) -> dict[str, Any]:
+    """The option ``name``, an object that uniform options add ``fields`` to, taken
+    out of ``options`` (a copy; ``{}`` when not given)."""
+    given = options.pop(name, None)
+    if given is not None and not isinstance(given, dict):
+        raise UnsupportedFeatureError(WIRE_NAME, f"{name}={given!r}",
+                                      f"{name} is an object ({fields})")
+    return dict(given or {})
+
+
 def _write_reasoning(body: dict[str, Any], options: dict[str, Any]) -> None:
     """``reasoning`` from ``reasoning_effort`` and ``include_thoughts``, merged into
     a ``reasoning`` option (``context``, ``summary: "detailed"``...)."""
@@ -205,11 +215,7 @@ def _write_reasoning(body: dict[str, Any], options: dict[str, Any]) -> None:
     shown = options.pop("include_thoughts", None)
     if effort is None and not shown:
         return  # a reasoning option, if any, goes through as it is
-    given = options.pop("reasoning", None)
-    if given is not None and not isinstance(given, dict):
-        raise UnsupportedFeatureError(WIRE_NAME, f"reasoning={given!r}",
-                                      "reasoning is an object (effort, summary...)")
-    config = dict(given or {})
+    config = _object_option(options, "reasoning", "effort, summary...")
     if effort is not None:
         put_field(config, "effort", effort)
     if shown:
@@ -239,11 +245,7 @@ def _write_text(body: dict[str, Any], options: dict[str, Any],
     output = json_format(json_output)
     if output is None:
         return  # a text option, if any, goes through as it is
-    given = options.pop("text", None)
-    if given is not None and not isinstance(given, dict):
-        raise UnsupportedFeatureError(WIRE_NAME, f"text={given!r}",
-                                      "text is an object (format, verbosity...)")
-    text = dict(given or {})
+    text = _object_option(options, "text", "format, verbosity...")
     put_field(text, "format", output)
     body["text"] = text
 
