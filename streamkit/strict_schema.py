@@ -12,7 +12,7 @@ with ``"strict": true``) takes a subset of JSON Schema:
   'type' key";
 - the root is an object, not ``anyOf``; ``"$ref"`` takes no sibling keywords
   (the openai SDK's own ``to_strict_json_schema`` unrolls such refs);
-  ``"default"`` is refused (instructor#961); ``oneOf`` is not supported,
+  ``"default"`` is refused (the API rejects it); ``oneOf`` is not supported,
   ``anyOf`` is;
 - some keywords are not supported and are moved into the description, as
   pydantic-ai's ``OpenAIJsonSchemaTransformer`` does (``profiles/openai.py``).
