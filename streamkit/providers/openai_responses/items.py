@@ -262,10 +262,10 @@ class ItemReader:
     ``keep`` says what becomes of the fields the model has no place for: a
     stream keeps them as they say something (:func:`~..lossless.unmodelled`:
     nulls dropped, a wrongly typed field kept under its own name), a request
-    reader keeps every one (:func:`request_fields`). The fields that hold an
-    item's structure (a message's ``content``, a reasoning item's ``summary``)
-    count as read whatever their type: kept in ``metadata`` they would replace
-    the parts written back.
+    reader keeps every one (:func:`request_fields`). The fields that make an
+    item what it is (its ``type`` and ``id``, a message's ``content``, a
+    reasoning item's ``summary``) count as read whatever their type: kept in
+    ``metadata`` they would replace what an own turn writes back.
     """
 
     __slots__ = ("ids", "keep")
