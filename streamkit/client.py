@@ -7,8 +7,9 @@ do one thing:
 - :mod:`streamkit.registry` says where a provider lives and how it takes a key;
 - :func:`streamkit.build_request` / :func:`streamkit.parse_response` encode the
   conversation and decode a whole answer for the provider's wire format;
-- each wire package's ``http.py`` says where its endpoint is under the base URL
-  and whether the model goes in the URL or the body;
+- each wire format's record (:class:`~streamkit.providers.wire_format.WireFormat`)
+  says where its endpoint is under the base URL and whether the model goes in
+  the URL or the body;
 - :mod:`streamkit.retry` decides whether to try again and how long to wait;
 - :mod:`streamkit.error_body` reads an error response, as the stream does;
 - :func:`streamkit.stream` turns the HTTP response into events.

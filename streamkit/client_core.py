@@ -27,14 +27,13 @@ shell's.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import logging
 import os
 import re
 import threading
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType, ModuleType
+from types import MappingProxyType
 from typing import Any, Generic, TypeVar
 
 import httpx
@@ -52,7 +51,7 @@ from .errors import (
 from .finish import FinishReason
 from .limits import DEFAULT_MAX_TOTAL_BYTES, MAX_ERROR_BODY_BYTES
 from .messages import Message
-from .providers import wire_of
+from .providers.wire_format import WireFormat, wire_format
 from .registry import (
     AUTH_HEADERS,
     ModelInfo,
@@ -353,8 +352,7 @@ class ClientCore:
             raise ProviderConfigError(f"{self.entry.title} has no default base URL: pass base_url=")
         self.base_url = fill_base_url(template, env).rstrip("/")
         self.secret = _resolve_key(self.entry, api_key, env)
-        self.package, self.dialect = wire_of(self.entry.wire)
-        self.http: ModuleType = importlib.import_module(f"streamkit.providers.{self.package}.http")
+        self.wire: WireFormat = wire_format(self.entry.wire)
         self.timeouts = None if timeout is UNSET else _timeouts(timeout)
         self.policy = retry if retry is not None else RetryPolicy(max_retries=max_retries)
         self.model_info = self.entry.model_info.merged(model_info)
@@ -369,8 +367,8 @@ class ClientCore:
 
     def url(self, *, stream: bool) -> str:
         """Where the wire package says the call goes, with the entry's query."""
-        endpoint: str = self.http.endpoint(self.base_url, self.model, stream=stream,
-                                           dialect=self.dialect)
+        endpoint = self.wire.endpoint(self.base_url, self.model, stream=stream,
+                                      dialect=self.entry.dialect)
         if not self.entry.query:
             return endpoint
         return str(httpx.URL(endpoint).copy_merge_params(dict(self.entry.query)))
@@ -382,8 +380,8 @@ class ClientCore:
         merged = {**self.entry.options, **options} if self.entry.options else dict(options)
         if stream and self.entry.stream_usage:
             merged.setdefault("include_usage", True)  # usage totals need it (OpenAI Chat)
-        model = self.model if self.http.MODEL_IN_BODY else None
-        return build_request(self.entry.wire, messages, model=model, tools=tools,
+        model = self.model if self.wire.model_in_body else None
+        return build_request(self.entry.name, messages, model=model, tools=tools,
                              tool_choice=tool_choice, json_output=json_output, stream=stream,
                              **merged)
 
@@ -474,7 +472,7 @@ class ClientCore:
                                           f"{type(failure).__name__}: {failure}")
             error.partial = self._empty(FinishReason.INTERRUPTED)
             raise error from failure
-        answer = parse_response(self.entry.wire, body.data)
+        answer = parse_response(self.entry.name, body.data)
         self.record(answer, whole=True)
         return answer
 
@@ -482,7 +480,7 @@ class ClientCore:
                think_tags: bool | tuple[str, str] | None) -> Stream | SyncStream:
         """The events of a streamed answer, read from ``source`` (the response of
         :meth:`attempts`, within the deadline) by the wire's parser."""
-        events: Stream | SyncStream = stream(source, self.entry.wire, on_error=on_error,
+        events: Stream | SyncStream = stream(source, self.entry.name, on_error=on_error,
                                              think_tags=think_tags)
         return events
 
@@ -490,7 +488,7 @@ class ClientCore:
 
     def _empty(self, reason: FinishReason) -> ChatResponse:
         """The partial response of a call that received nothing."""
-        return ChatResponse(provider=self.entry.wire, finished_reason=reason)
+        return ChatResponse(provider=self.entry.name, finished_reason=reason)
 
     def provider_error(self, response: httpx.Response, body: BoundedBody) -> ProviderError:
         """The error an error response stands for, with the headers a caller needs

@@ -437,7 +437,7 @@ async def test_create_on_every_recorded_json_answer(folder: Path) -> None:
         client, path = client_for_recording(folder, server.url)
         assert urlsplit(client.url(stream=False)).path == path  # the recorded URL's path
         server.add(path, answer, content_type="application/json")
-        recorded = parse_request(client.provider.wire, request)
+        recorded = parse_request(client.provider.name, request)
         async with client:
             with fresh_ids():
                 got = await client.create(recorded)
@@ -445,7 +445,7 @@ async def test_create_on_every_recorded_json_answer(folder: Path) -> None:
         sent, = server.requests
     assert sent.json() == request  # the recorded request, sent as it was
     with fresh_ids():
-        expected = parse_response(client.provider.wire, answer)
+        expected = parse_response(client.provider.name, answer)
     assert got.to_dict() | {"created_at": None} == expected.to_dict() | {"created_at": None}
     assert got.is_last or got.content is not None
     if expected.usage is not None:
