@@ -230,8 +230,10 @@ def _tool(entry: Tool | dict[str, Any]) -> dict[str, Any]:
     if isinstance(entry, dict):
         origin = origin_of(entry)
         if origin is not None and origin != NAME:
+            kind = entry.get("type")
+            named = kind if isinstance(kind, str) else next(iter(entry), "empty")
             raise UnsupportedFeatureError(
-                NAME, f"the {entry.get('type', 'tool')!r} tool read from {origin}",
+                NAME, f"the {named!r} tool read from {origin}",
                 "declare it as a streamkit Tool, or give Anthropic's own form as a dict")
         return entry
     own = extras_for(entry.metadata, NAME)
