@@ -123,12 +123,12 @@ _TEXT_KINDS = {
 
 
 def unread_fields(fields: dict[str, Any], read: frozenset[str]) -> dict[str, Any]:
-    """:func:`~streamkit.providers.lossless.unmodelled` with Gemini's one twist:
-    a read field whose value has not its :data:`FIELD_TYPES` type counts as
-    not read (kept under its own name)."""
-    return unmodelled(fields, {
-        key: value for key in read
-        if type(value := fields.get(key)) is FIELD_TYPES.get(key, type(value))})
+    """The rule of :func:`~streamkit.providers.lossless.unmodelled` (null
+    fields dropped; a field read as absent because its value has not its
+    :data:`FIELD_TYPES` type kept under its own name), in one pass over the
+    part: thought parts go through here once per token."""
+    return {key: value for key, value in fields.items() if value is not None and (
+        key not in read or type(value) is not FIELD_TYPES.get(key, type(value)))}
 
 
 def read_citation(citation: Any) -> Citation:

@@ -54,7 +54,7 @@ from typing import Any, ClassVar
 from ...events import BlockDelta, Event, ResponseMetadata, UsageUpdate
 from ...finish import FinishReason
 from ...ids import StreamIds
-from ..base import Framing, Payloads, decode_json
+from ..base import Framing, Payloads, decode_json, feed_each
 from ..coerce import as_int, as_str
 from ..error_payloads import error_event
 from ..ledger import BlockLedger, Phase
@@ -112,10 +112,7 @@ class GeminiParser:
 
     def feed_into(self, payloads: Payloads, out: list[Event]) -> None:
         """The events of one network chunk's payloads, appended to ``out``."""
-        for name, data in payloads:
-            if not self._started:
-                self.ids.seed(data)
-            self._payload(decode_json(data, None if name == "message" else name), out)
+        feed_each(self, payloads, out)
 
     def fast_delta(self, name: str, data: bytes | str) -> BlockDelta | None:
         """No per-token shortcut: every chunk repeats usage and candidate fields
