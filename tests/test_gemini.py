@@ -1,6 +1,5 @@
 """GeminiParser: every recorded Gemini stream and the synthetic TTS stream,
-checked field by field, plus the edge cases of the spec and hostile payloads
-(issue #10)."""
+checked field by field, plus the edge cases of the spec and hostile payloads."""
 
 from __future__ import annotations
 
@@ -586,7 +585,7 @@ def test_citations_outside_a_text_block_are_appended_once_each() -> None:
     assert r.metadata["citations"] == [{"uri": "a"}, {"uri": "b"}, {"uri": "c"}]
 
 
-# ---------------------------------------------------------------- hostile payloads (issue #10)
+# ---------------------------------------------------------------- hostile payloads
 
 
 @pytest.mark.parametrize("data", ["w", "\u00e9", "aGk=\u00e9", "abcde", "AQ=\u00ff",

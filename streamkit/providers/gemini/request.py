@@ -73,6 +73,15 @@ but the first carry ``metadata["same_turn"]`` and are written back into it. A
 in the ``model`` content before it (it gets that call's id, marked
 ``generated_id``, and is written back without one).
 
+Provenance: everything a read keeps (message, block, result and tool metadata,
+dict tool entries, ``json_output.metadata``, ``options``) is
+:class:`~streamkit.extras.Extras` of ``gemini``, and the ids it makes up derive
+from the body (two reads are ``==``). Building writes only Gemini's extras (or
+a hand-made dict's): a :class:`Request` another wire read gives its uniform
+options only, and its dict tool entries (server tools of that API) and raw
+user items are left out, so neither another wire's fields nor streamkit's
+records (``snake_case``, ``same_turn``, ``schema_field``...) reach the body.
+
 Limitation: a top-level field named like a GenerationConfig field (which the
 API would refuse there) is read as that option and written inside
 ``generationConfig``.
