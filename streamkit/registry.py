@@ -198,7 +198,9 @@ class ProviderEntry:
     (OpenAI Chat's :mod:`~streamkit.providers.openai_chat.dialects`:
     reasoning fields and finish words when reading, history rules when
     writing); ``None`` for the wire's own API, and for vendors that bend
-    nothing known."""
+    nothing known. On a wire without dialect tables it still names a server
+    of its own (``perplexity`` on the Responses wire), whose item ids and
+    encrypted state the wire's own API must not receive."""
     base_url: str | None
     """The default base URL; ``{NAME}`` parts are environment variables. ``None``:
     the caller must give one."""
@@ -370,6 +372,7 @@ _TABLE: tuple[ProviderEntry, ...] = (
     _entry("perplexity", "Perplexity (Agent API)", "openai-responses",
            "https://api.perplexity.ai/v1", ("PERPLEXITY_API_KEY",),
            "https://docs.perplexity.ai/docs/agent-api/openai-compatibility",
+           dialect="perplexity",
            notes="Responses format (/v1/responses, alias of /v1/agent); the Sonar Chat "
                  "Completions API was retired on 2026-09-27"),
     _entry("cerebras", "Cerebras Inference", "openai-chat", "https://api.cerebras.ai/v1",
