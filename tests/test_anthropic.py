@@ -1,6 +1,6 @@
 """AnthropicParser: every recorded Anthropic stream, checked field by field and
 against the official SDK's accumulator, plus edge cases real vendors produce,
-the fast decoder against the general path, and hostile payloads (issue #10)."""
+the fast decoder against the general path, and hostile payloads."""
 
 from __future__ import annotations
 
@@ -554,7 +554,7 @@ def test_the_fast_decoder_agrees_on_odd_delta_sequences() -> None:
     assert any(isinstance(e, BlockDelta) and e.delta == TextDelta("f") for e in results[0])
 
 
-# ---------------------------------------------------------------- hostile payloads (issue #10)
+# ---------------------------------------------------------------- hostile payloads
 
 
 def started(*items: Payload, fast_decode: bool = True) -> Run:
@@ -776,7 +776,7 @@ def test_fields_beside_a_delta_and_after_message_stop_are_kept() -> None:
     assert r.metadata["amazon-bedrock-invocationMetrics"] == {"inputTokenCount": 3}
 
 
-# ---------------------------------------------------------------- linear growth (issue #10)
+# ---------------------------------------------------------------- linear growth
 
 
 @pytest.mark.parametrize("fast_decode", [True, False], ids=["fast", "general"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import (
@@ -26,7 +27,14 @@ from conftest import (
 from streamkit import parse_request, parse_response, replay
 from streamkit.accumulate import Accumulator
 from streamkit.blocks import TextBlock
-from streamkit.events import BlockEnd, BlockStart, ErrorEvent, ResponseEnd, ResponseStart
+from streamkit.events import (
+    BlockEnd,
+    BlockStart,
+    ErrorEvent,
+    Event,
+    ResponseEnd,
+    ResponseStart,
+)
 from streamkit.finish import FinishReason
 from streamkit.ids import id_factory
 from streamkit.providers.anthropic import AnthropicParser
@@ -73,7 +81,8 @@ def test_made_up_ids_differ_between_streams_and_within_one() -> None:
 
 
 @pytest.mark.parametrize(("name", "wire"), REQUESTS, ids=[name for name, _ in REQUESTS])
-def test_two_reads_of_a_request_body_are_equal_with_default_ids(name: str, wire: dict) -> None:
+def test_two_reads_of_a_request_body_are_equal_with_default_ids(
+        name: str, wire: dict[str, Any]) -> None:
     with id_factory(None):
         first, second = parse_request("anthropic", wire), parse_request("anthropic", wire)
     assert first == second
@@ -136,7 +145,7 @@ def test_message_stop_alone_starts_and_ends_the_response() -> None:
 
 def test_a_block_after_message_stop_is_ended_at_the_end_of_input() -> None:
     parser = AnthropicParser()
-    events: list = []
+    events: list[Event] = []
     for data in ('{"type":"message_start","message":{"id":"m","model":"x"}}',
                  '{"type":"message_stop"}',
                  '{"type":"content_block_start","index":0,"content_block":{"type":"text"}}'):

@@ -179,7 +179,9 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
 
 
 def _refuse_unsupported(options: dict[str, Any]) -> None:
-    """Raise for the first uniform option this wire has no form for."""
+    """Raise for the first uniform option this wire has no form for, typed
+    (the shared ``reject_unsupported`` raises a plain ``ValueError``, so the
+    builder refuses first and passes it no reasons)."""
     for name, reason in _UNSUPPORTED.items():
         if options.get(name) is not None:
             raise UnsupportedFeatureError(NAME, f"{name}={options[name]!r}",
