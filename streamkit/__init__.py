@@ -38,6 +38,7 @@ from .accumulate import Accumulator
 from .blocks import (
     Base64Source,
     Block,
+    Citation,
     ContentBlock,
     DataBlock,
     RawBlock,
@@ -139,6 +140,7 @@ __all__ = [
     "BlockStart",
     "ChatResponse",
     "ChatUsage",
+    "Citation",
     "CitationDelta",
     "Client",
     "ContentBlock",

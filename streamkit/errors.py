@@ -16,7 +16,9 @@ else::
         ├── UnsupportedFeatureError a wire format cannot express what you asked
         ├── InvalidBodyError        a request or response body is not its wire's shape
         ├── ProviderConfigError     a client cannot be made as asked (streamkit.registry)
-        ├── ToolArgumentsError, ToolDefinitionError, StructuredOutputError
+        ├── ToolArgumentsError, ToolDefinitionError, StructuredOutputError,
+        │   StrictSchemaError (streamkit.strict_schema)
+        ├── PartialJSONError (streamkit.partial_json)
         └── BlockConflictError, MediaTypeError, DeltaMismatchError (streamkit.merge)
 
 Each stream error is a :class:`StreamError` with a ``partial`` attribute, the

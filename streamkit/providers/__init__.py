@@ -50,7 +50,7 @@ def parser_class(name: str) -> type[Parser]:
     if name.lower() == "auto":
         from .detect import AutoParser
 
-        return AutoParser  # type: ignore[return-value]
+        return AutoParser
     cls: type[Parser] = wire_format(vendor(name).wire).parser  # type: ignore[assignment]
     return cls
 
@@ -63,7 +63,7 @@ def get_parser(name: str = "auto", **options: Any) -> Parser:
     if name.lower() == "auto":
         from .detect import AutoParser
 
-        return AutoParser(**options)  # type: ignore[return-value]
+        return AutoParser(**options)
     entry = vendor(name)
     wire = wire_format(entry.wire)
     if wire.dialects:
