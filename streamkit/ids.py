@@ -21,6 +21,9 @@ import hashlib
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
+
+import msgspec
 
 IdFactory = Callable[[str], str]
 
@@ -58,11 +61,25 @@ class StreamIds:
     def seeded(self) -> bool:
         return self._seed is not None
 
+    @classmethod
+    def of_body(cls, body: Any) -> StreamIds:
+        """The ids a read of one whole body makes up (a request, a non-streamed
+        response), seeded with the body as JSON, or its ``repr`` when it holds
+        something JSON cannot say (a dict built by hand)."""
+        ids = cls()
+        try:
+            ids.seed(msgspec.json.encode(body))
+        except (TypeError, ValueError, OverflowError):
+            ids.seed(repr(body))
+        return ids
+
     def seed(self, data: bytes | str) -> None:
-        """Derive this stream's ids from ``data`` (its first payload) unless already seeded."""
+        """Derive this stream's ids from ``data`` (its first payload) unless already
+        seeded; the same payload as text or as UTF-8 bytes seeds the same ids."""
         if self._seed is None:
-            head = data[:SEED_BYTES]
-            self._seed = head.encode("utf-8", "replace") if isinstance(head, str) else bytes(head)
+            if isinstance(data, str):  # SEED_BYTES characters encode to SEED_BYTES bytes or more
+                data = data[:SEED_BYTES].encode("utf-8", "replace")
+            self._seed = bytes(data[:SEED_BYTES])
 
     def make(self, prefix: str) -> str:
         """The next made-up id with ``prefix`` (the installed factory's, if any)."""

@@ -68,10 +68,7 @@ wire cannot take does.
 from __future__ import annotations
 
 import copy
-import dataclasses
 from typing import Any, cast
-
-import msgspec
 
 from ...blocks import TextBlock
 from ...errors import InvalidBodyError, UnsupportedFeatureError
@@ -87,7 +84,7 @@ from ...messages import (
     UserMessage,
     as_assistant,
 )
-from ...request import UNIFORM_OPTIONS, ForeignThinking, JsonSchemaOutput, Request
+from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..function_tools import function_fields
@@ -150,10 +147,7 @@ _EFFORT = {"minimal": "low"}
 
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The Messages API body for ``request`` (see the module docstring)."""
-    _refuse_unsupported(request.options)
-    options, foreign_thinking = prepared_options(request, {}, _IMPLIED)
-    if origin_of(request.options) not in (None, NAME):  # another wire's own options stay there
-        options = {name: value for name, value in options.items() if name in UNIFORM_OPTIONS}
+    options, foreign_thinking = prepared_options(request, NAME, _UNSUPPORTED, _IMPLIED)
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
@@ -176,16 +170,6 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
             "Anthropic requires max_tokens (the output budget): pass max_tokens=... "
             "to build_request")
     return body
-
-
-def _refuse_unsupported(options: dict[str, Any]) -> None:
-    """Raise for the first uniform option this wire has no form for, typed
-    (the shared ``reject_unsupported`` raises a plain ``ValueError``, so the
-    builder refuses first and passes it no reasons)."""
-    for name, reason in _UNSUPPORTED.items():
-        if options.get(name) is not None:
-            raise UnsupportedFeatureError(NAME, f"{name}={options[name]!r}",
-                                          f"{reason}; leave it out")
 
 
 def _write_thinking(body: dict[str, Any], options: dict[str, Any]) -> None:
@@ -238,10 +222,7 @@ def _tool(entry: Tool | dict[str, Any]) -> dict[str, Any]:
                 NAME, f"the {named!r} tool read from {origin}",
                 "declare it as a streamkit Tool, or give Anthropic's own form as a dict")
         return entry
-    own = extras_for(entry.metadata, NAME)
-    if own is not entry.metadata:
-        entry = dataclasses.replace(entry, metadata=dict(own))
-    return function_fields(entry, schema_field="input_schema")
+    return function_fields(entry, NAME, schema_field="input_schema")
 
 
 def _write_tools(body: dict[str, Any], tools: list[dict[str, Any]], choice: str | None,
@@ -433,11 +414,7 @@ class _Reader:
     from the body itself, so two reads of it are equal."""
 
     def __init__(self, body: dict[str, Any]) -> None:
-        self.ids = StreamIds()
-        try:
-            self.ids.seed(msgspec.json.encode(body))
-        except (TypeError, ValueError):  # a dict built by hand holding no JSON value
-            self.ids.seed(repr(body)[:4096])
+        self.ids = StreamIds.of_body(body)
 
     def system(self, system: Any) -> SystemMessage | None:
         """Top-level ``system`` as a :class:`SystemMessage` (``None``: not one

@@ -93,8 +93,6 @@ import copy
 from collections.abc import Callable
 from typing import Any, cast
 
-import msgspec
-
 from ...blocks import ContentBlock, TextBlock, ToolCallBlock
 from ...errors import InvalidBodyError, UnsupportedFeatureError
 from ...extras import Extras, extras_for, origin_of
@@ -197,9 +195,7 @@ _UNIFORM = frozenset(UNIFORM_OPTIONS)
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The body for ``request`` (see the module docstring); ``model`` and
     ``stream`` go in the URL, not here."""
-    options, foreign_thinking = prepared_options(request, {}, _IMPLIED)
-    if origin_of(request.options) not in (None, NAME):  # another wire's fields mean nothing here
-        options = {name: value for name, value in options.items() if name in _UNIFORM}
+    options, foreign_thinking = prepared_options(request, NAME, implied=_IMPLIED)
     spelling = Spelling(path for path in options.pop(SNAKE_CASE, None) or ()
                         if isinstance(path, str))
     body: dict[str, Any] = {}
@@ -477,8 +473,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     """The :class:`Request` a body stands for (see the module docstring);
     ``model`` and ``stream`` are ``None`` (the URL says them)."""
     rest = copy.deepcopy(body)  # the Request shares no object with the body
-    ids = StreamIds()  # the ids made up for the body derive from it: two reads agree
-    ids.seed(msgspec.json.encode(body))
+    ids = StreamIds.of_body(body)  # the ids made up for the body derive from it: two reads agree
     spelling = Spelling()
     contents = rest.pop("contents", [])
     if not isinstance(contents, list):

@@ -42,16 +42,15 @@ comes back exactly: unknown top-level fields in ``Request.options`` (itself
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import msgspec
 
 from ...errors import InvalidBodyError, UnsupportedFeatureError
-from ...extras import Extras, origin_of
+from ...extras import Extras
 from ...ids import StreamIds
 from ...request import UNIFORM_OPTIONS, JsonSchemaOutput, Request
-from ..options import set_field, write_renamed
+from ..options import own_options, set_field, write_renamed
 from ..turns import foreign_thinking_policy
 from .content import build_messages, parse_messages
 from .tools import build_tools, parse_tool
@@ -88,7 +87,7 @@ _ENCODE = msgspec.json.Encoder(enc_hook=repr)
 
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The ``/api/chat`` body for ``request`` (see the module docstring)."""
-    options = _own_options(request.options)
+    options = own_options(request.options, NAME)
     foreign_thinking = foreign_thinking_policy(options.pop("foreign_thinking", "text"))
     if "audio" in options:
         raise UnsupportedFeatureError(NAME, "audio output (the 'audio' option)",
@@ -115,15 +114,6 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
         options.pop(key, None)
     body.update(options)  # everything else, under its own name
     return body
-
-
-def _own_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """The options this wire may write: all of them when they were given by
-    hand or read from an Ollama body, only the uniform ones when another
-    wire's reader made them (its other fields are that wire's)."""
-    if origin_of(options) in (None, NAME):
-        return dict(options)
-    return {key: value for key, value in options.items() if key in _UNIFORM}
 
 
 def _model_options(options: dict[str, Any]) -> Any:
@@ -159,8 +149,7 @@ def _think(options: dict[str, Any]) -> bool | str | None:
 
 def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     """The :class:`~streamkit.request.Request` an ``/api/chat`` body stands for."""
-    ids = StreamIds()  # the ids the body does not give, derived from it
-    ids.seed(_seed(body))
+    ids = StreamIds.of_body(body)  # the ids the body does not give, derived from it
     rest = dict(body)
     request = Request(messages=[])
     model = rest.pop("model", None)
@@ -200,15 +189,6 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     options.update(rest)
     request.options = options
     return request
-
-
-def _seed(body: dict[str, Any]) -> bytes:
-    """The body's JSON text, what its made-up ids derive from (a body that is
-    not JSON, with keys that are not strings: its repr)."""
-    try:
-        return _ENCODE.encode(body)
-    except (TypeError, msgspec.EncodeError):
-        return repr(body).encode("utf-8", "replace")
 
 
 def _parse_model_options(given: dict[str, Any]) -> dict[str, Any]:

@@ -84,15 +84,13 @@ reads of one body are ``==``.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any, Final
-
-import msgspec
 
 from ...blocks import DataBlock, TextBlock, ToolCallBlock
 from ...errors import InvalidBodyError, UnsupportedFeatureError
 from ...extras import extras_for, origin_of
+from ...ids import StreamIds
 from ...messages import (
     AssistantMessage,
     FunctionExecutionResult,
@@ -104,11 +102,12 @@ from ...messages import (
     as_assistant,
 )
 from ...registry import PROVIDERS
-from ...request import UNIFORM_OPTIONS, JsonSchemaOutput, Request
+from ...request import JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..function_tools import function_fields
 from ..lossless import unread
+from ..options import own_options
 from ..turns import foreign_thinking_policy
 from .assistant import apply_metadata, assistant_message, patch, read_assistant
 from .content import Wire, data_part, own, read_text_part, read_user_part, text_part, user_part
@@ -155,7 +154,7 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The Chat Completions body for ``request`` (see the module docstring)."""
     target = get_dialect(dialect)
     rules = target.history
-    options = _own_options(request.options)
+    options = own_options(request.options, WIRE_NAME)
     foreign_thinking = foreign_thinking_policy(options.pop("foreign_thinking", "text"))
     body: dict[str, Any] = {}
     if request.model is not None:
@@ -174,15 +173,6 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     _write_options(body, options, target, rules, request.stream is True)
     body.update(options)  # everything else, under its own name
     return body
-
-
-def _own_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The options this wire writes: all of them when this wire's reader read
-    them or they were set by hand, only the uniform ones when another wire's
-    reader did (its other options are its own words)."""
-    if origin_of(options) in (None, WIRE_NAME):
-        return dict(options)
-    return {key: value for key, value in options.items() if key in UNIFORM_OPTIONS}
 
 
 def _write_options(body: dict[str, Any], options: dict[str, Any], target: Dialect,
@@ -223,9 +213,7 @@ def _tool(item: Tool | dict[str, Any]) -> dict[str, Any]:
                 WIRE_NAME, f"the {origin} tool {item.get('type', item.get('name'))!r}",
                 "give a streamkit Tool, or this wire's own tool entry")
         return dict(item)
-    if extras_for(item.metadata, WIRE_NAME) is not item.metadata:
-        item = dataclasses.replace(item, metadata={})  # another wire's extras mean nothing here
-    return {"type": "function", "function": function_fields(item)}
+    return {"type": "function", "function": function_fields(item, WIRE_NAME)}
 
 
 def _tool_names(tools: Sequence[Tool | dict[str, Any]]) -> list[str]:
@@ -356,7 +344,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
         raise InvalidBodyError(f"'messages' must be a list, not {type(messages).__name__}",
                                wire=WIRE_NAME, where="messages")
     context = BuildContext(target)
-    context.ids.seed(_seed_of(body))
+    context.ids = StreamIds.of_body(body)
     request.messages = parse_messages(messages, context, provider_name(dialect))
     tools = rest.get("tools")
     if isinstance(tools, list) and all(isinstance(item, dict) for item in tools):
@@ -371,14 +359,6 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     options.update(rest)
     request.options = options
     return request
-
-
-def _seed_of(body: dict[str, Any]) -> bytes:
-    """What the ids a read of ``body`` makes up are derived from: the body as JSON."""
-    try:
-        return msgspec.json.encode(body)
-    except (TypeError, ValueError, OverflowError):  # not JSON data: what it says of itself
-        return repr(body).encode("utf-8", "replace")
 
 
 def _read_options(rest: dict[str, Any], options: dict[str, Any], rules: HistoryRules,

@@ -80,11 +80,8 @@ them.
 from __future__ import annotations
 
 import copy
-import dataclasses
 from collections.abc import Callable
 from typing import Any
-
-import msgspec
 
 from ...blocks import ContentBlock, TextBlock
 from ...errors import InvalidBodyError, UnsupportedFeatureError
@@ -160,8 +157,7 @@ _SUMMARY_SHOWN = "auto"
 
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The Responses API body for ``request`` (see the module docstring)."""
-    options, foreign_thinking = prepared_options(_with_own_options(request), {}, _IMPLIED)
-    _refuse_unsupported(options)
+    options, foreign_thinking = prepared_options(request, WIRE_NAME, _UNSUPPORTED, _IMPLIED)
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
@@ -180,22 +176,6 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     if request.stream is not None:
         body["stream"] = request.stream
     return finished_body(body, options)  # everything else, under its own name
-
-
-def _with_own_options(request: Request) -> Request:
-    """``request`` with the options this wire may write: all of them when they
-    are this wire's or set by hand; the uniform ones of another wire's."""
-    if origin_of(request.options) in (None, WIRE_NAME):
-        return request
-    uniform = {name: value for name, value in request.options.items() if name in _UNIFORM}
-    return dataclasses.replace(request, options=uniform)
-
-
-def _refuse_unsupported(options: dict[str, Any]) -> None:
-    """The first uniform option this API has no form for, refused with the reason."""
-    for name, reason in _UNSUPPORTED.items():
-        if name in options:
-            raise UnsupportedFeatureError(WIRE_NAME, f"{name}={options[name]!r}", reason)
 
 
 def _object_option(options: dict[str, Any], name: str, fields: str) -> dict[str, Any]:
@@ -256,9 +236,7 @@ def tool_param(entry: Tool | dict[str, Any]) -> Wire | None:
     (a tool of that API)."""
     if isinstance(entry, dict):
         return dict(entry) if origin_of(entry) in (None, WIRE_NAME) else None
-    if origin_of(entry.metadata) not in (None, WIRE_NAME):
-        entry = dataclasses.replace(entry, metadata={})
-    return function_fields(entry, prefix={"type": "function"})
+    return function_fields(entry, WIRE_NAME, prefix={"type": "function"})
 
 
 def _tool_params(tools: list[Tool | dict[str, Any]] | None) -> list[Wire]:
@@ -387,7 +365,7 @@ def _system_item(message: SystemMessage) -> Wire:
 def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     """The :class:`Request` a Responses API body stands for (see the module docstring)."""
     rest = copy.deepcopy(body)  # the Request shares no object with the body
-    reader = ItemReader(_body_ids(body), request_fields)
+    reader = ItemReader(StreamIds.of_body(body), request_fields)
     messages: list[Message] = []
     if isinstance(rest.get("instructions"), str):
         messages.append(SystemMessage(rest.pop("instructions"), metadata=Extras(WIRE_NAME)))
@@ -410,16 +388,6 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
             request.options[name] = rest.pop(wire_name)
     request.options.update(rest)
     return request
-
-
-def _body_ids(body: dict[str, Any]) -> StreamIds:
-    """The ids reading ``body`` makes up, derived from the body itself."""
-    ids = StreamIds()
-    try:
-        ids.seed(msgspec.json.encode(body))
-    except (TypeError, ValueError, OverflowError):  # not JSON: a body built by hand
-        ids.seed(repr(body))
-    return ids
 
 
 def _side(item: Any) -> str:
