@@ -38,6 +38,11 @@ if TYPE_CHECKING:  # pydantic is imported by whoever passes a model, not by `imp
 ModelT = TypeVar("ModelT", bound="BaseModel")
 
 
+#: The metadata key marking a :class:`ToolCallBlock` the provider ran itself
+#: (:attr:`ToolCallBlock.server_side`).
+SERVER_CALL = "server"
+
+
 def new_block_id(prefix: str = "blk") -> str:
     """A fresh unique id for blocks whose provider gave none (see :mod:`streamkit.ids`)."""
     return new_id(prefix)
@@ -270,6 +275,14 @@ class ToolCallBlock(Block):
         self._input.replace(value)
         self._partial = None  # the text was replaced, not extended: parse afresh
         self._partial_fed = 0
+
+    @property
+    def server_side(self) -> bool:
+        """Whether the provider ran this call itself (a web search, code
+        execution, an MCP tool): its result comes from the provider, never from
+        you, and no other API can be asked to answer it
+        (``metadata[SERVER_CALL]``, set by the reader of the wire that said so)."""
+        return bool(self.metadata.get(SERVER_CALL))
 
     @property
     def partial_arguments(self) -> Any:

@@ -254,7 +254,7 @@ def to_create_result(response: ChatResponse) -> CreateResult:
 
 def _calls_to_run(response: ChatResponse) -> list[ToolCallBlock]:
     """The calls the caller must run: not those the provider ran itself."""
-    return [call for call in response.tool_calls if not call.metadata.get("server")]
+    return [call for call in response.tool_calls if not call.server_side]
 
 
 # ================================================================= memory

@@ -83,6 +83,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk
 
 from ..accumulate import Accumulator
 from ..blocks import (
+    SERVER_CALL,
     Base64Source,
     Citation,
     ContentBlock,
@@ -143,7 +144,7 @@ def _block(block: ContentBlock, position: int) -> dict[str, Any]:
     out.update(_tail(block))
     if isinstance(block, ToolCallBlock):
         out.setdefault("name", block.name)
-    if isinstance(block, ToolCallBlock) and not _is_server(block):
+    if isinstance(block, ToolCallBlock) and not block.server_side:
         arguments = _arguments(block)
         if arguments is not _NOT_JSON and not block.incomplete:
             out.update(type="tool_call", args=arguments)
@@ -155,10 +156,6 @@ def _block(block: ContentBlock, position: int) -> dict[str, Any]:
         if arguments is not _NOT_JSON and not block.incomplete:
             out.update(type="server_tool_call", args=arguments)
     return out
-
-
-def _is_server(block: ToolCallBlock) -> bool:
-    return bool(block.metadata.get("server"))
 
 
 def _arguments(block: ToolCallBlock) -> Any:
@@ -187,7 +184,7 @@ def _stream_type(block: ContentBlock) -> str:
     if isinstance(block, ThinkingBlock):
         return "reasoning"
     if isinstance(block, ToolCallBlock):
-        return "server_tool_call_chunk" if _is_server(block) else "tool_call_chunk"
+        return "server_tool_call_chunk" if block.server_side else "tool_call_chunk"
     if isinstance(block, DataBlock):
         return _MEDIA_KINDS.get(block.media_type.split("/", 1)[0].lower(), "file")
     return "non_standard"
@@ -359,7 +356,7 @@ class ChunkEncoder:
         if "name" in element:
             self._named.add(index)
         tool_chunk: dict[str, Any] | None = None
-        if isinstance(block, ToolCallBlock) and not _is_server(block):
+        if isinstance(block, ToolCallBlock) and not block.server_side:
             tool_chunk = {"name": block.name or None, "args": "", "id": block.id,
                           "index": index}
         if isinstance(block, DataBlock):
@@ -408,7 +405,7 @@ class ChunkEncoder:
     def _growth(self, block: ContentBlock, index: int, name: str, grown: str) -> AIMessageChunk:
         element = {"type": _stream_type(block), "index": index, name: grown}
         tools = []
-        if isinstance(block, ToolCallBlock) and not _is_server(block):
+        if isinstance(block, ToolCallBlock) and not block.server_side:
             tools = [{"name": None, "args": grown, "id": None, "index": index}]
         return _chunk([element], tools)
 
@@ -418,7 +415,7 @@ class ChunkEncoder:
         tools = []
         if isinstance(block, ToolCallBlock) and index not in self._named:
             element["name"] = block.name  # it came after the first chunk
-            if not _is_server(block):
+            if not block.server_side:
                 tools = [{"name": block.name, "args": None, "id": None, "index": index}]
         if isinstance(block, DataBlock) and isinstance(block.source, Base64Source):
             # a snapshot may have filled in more than the deltas gave
@@ -432,7 +429,7 @@ class ChunkEncoder:
                 rest = _growing_text(block)[self._sent[index]:]
                 if rest:
                     element[name] = rest
-                    if isinstance(block, ToolCallBlock) and not _is_server(block):
+                    if isinstance(block, ToolCallBlock) and not block.server_side:
                         tools = [{"name": element.get("name"), "args": rest, "id": None,
                                   "index": index}]
         element.update(_tail(block))
@@ -594,6 +591,6 @@ def _from_tool_call(block: dict[str, Any], block_id: str) -> ToolCallBlock:
     else:
         text = args or ""
     if block.get("type", "").startswith("server_"):
-        metadata.setdefault("server", True)
+        metadata.setdefault(SERVER_CALL, True)
     return ToolCallBlock(block_id, block.get("name") or "", text,
                          incomplete=bool(fields.get("incomplete", False)), metadata=metadata)

@@ -81,6 +81,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.usage import RequestUsage
 
 from ..blocks import (
+    SERVER_CALL,
     Base64Source,
     ContentBlock,
     DataBlock,
@@ -185,7 +186,7 @@ def _part(block: ContentBlock, provider: str | None,
                 block, redacted=block.redacted, encrypted=block.encrypted if both else None,
                 signature_is_encrypted=block.signature is None and block.encrypted is not None))
     if isinstance(block, ToolCallBlock):
-        kind = NativeToolCallPart if block.metadata.get("server") else ToolCallPart
+        kind = NativeToolCallPart if block.server_side else ToolCallPart
         return kind(block.name, block.input, block.id, id=_part_id(block), provider_name=provider,
                     provider_details=_details(block, incomplete=block.incomplete))
     if isinstance(block, DataBlock) and isinstance(block.source, Base64Source):
@@ -287,7 +288,7 @@ def _block(part: ModelResponsePart) -> ContentBlock:
                              redacted=bool(stash.get("redacted")), metadata=metadata)
     if isinstance(part, (ToolCallPart, NativeToolCallPart)):
         if isinstance(part, NativeToolCallPart):
-            metadata.setdefault("server", True)
+            metadata.setdefault(SERVER_CALL, True)
         args = part.args if isinstance(part.args, str) else (
             "" if part.args is None else json.dumps(part.args, ensure_ascii=False))
         return ToolCallBlock(block_id or part.tool_call_id, part.tool_name, args,

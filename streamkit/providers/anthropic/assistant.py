@@ -54,6 +54,7 @@ from typing import Any
 import msgspec
 
 from ...blocks import (
+    SERVER_CALL,
     Block,
     ContentBlock,
     DataBlock,
@@ -78,7 +79,6 @@ _ENCODE = msgspec.json.encode
 
 # Bookkeeping a server tool's blocks carry in metadata: whether a call runs on
 # the provider's side, and the wire block type to write back.
-SERVER = "server"
 BLOCK_TYPE = "block_type"
 
 
@@ -134,7 +134,7 @@ def _tool_call_block(kind: str, block: dict[str, Any], ids: StreamIds) -> ToolCa
     name = as_str(block.get("name"))
     metadata = unmodelled(block, {"type": kind, "id": call_id, "name": name, "input": True})
     if kind != "tool_use":
-        metadata[SERVER] = True
+        metadata[SERVER_CALL] = True
         metadata[BLOCK_TYPE] = kind
     return ToolCallBlock(call_id or ids.make("call"), name or "", metadata=metadata)
 
@@ -230,7 +230,7 @@ def _arguments(block: ToolCallBlock) -> dict[str, Any]:
 def _own_tool_call(block: ToolCallBlock, policy: ForeignThinking) -> list[Wire]:
     """``tool_use``, or the server call it was (``server_tool_use``, ``mcp_tool_use``)."""
     metadata = own_extras(block)
-    metadata.pop(SERVER, None)
+    metadata.pop(SERVER_CALL, None)
     kind = metadata.pop(BLOCK_TYPE, "tool_use")
     return [{"type": kind, "id": tool_id(block.id), "name": block.name,
              "input": _arguments(block), **metadata}]
@@ -239,7 +239,7 @@ def _own_tool_call(block: ToolCallBlock, policy: ForeignThinking) -> list[Wire]:
 def _foreign_tool_call(block: ToolCallBlock, policy: ForeignThinking) -> list[Wire]:
     """Another API's call as a plain ``tool_use``; its server-side calls are
     dropped (no ``tool_result`` could answer them here)."""
-    if block.metadata.get(SERVER):
+    if block.server_side:
         return []
     return [{"type": "tool_use", "id": tool_id(block.id), "name": block.name,
              "input": _arguments(block)}]

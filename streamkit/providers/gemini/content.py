@@ -414,7 +414,7 @@ def _thinking_as_text(block: ThinkingBlock, policy: ForeignThinking) -> list[Wir
 def _foreign_call(block: ToolCallBlock, policy: ForeignThinking) -> list[Wire]:
     """Another API's call as a plain ``functionCall``; its server-side calls are
     dropped (no function response can answer them here)."""
-    if block.metadata.get("server"):
+    if block.server_side:
         return []
     call: Wire = {} if made_up_id(block) else {"id": block.id}
     return [{"functionCall": {**call, "name": block.name, "args": arguments(block)}}]

@@ -116,7 +116,6 @@ RECORDS = frozenset({ABSENT, GENERATED_ID, BASE64})
 
 #: The mark of a call another provider ran on its side (a web search, an MCP
 #: call: every wire's reader sets it): no result of ours can answer it.
-SERVER = "server"
 #: Tool call metadata keys that belong inside ``function`` (``ToolCallFunction.Index``).
 _FUNCTION_FIELDS = frozenset({"index"})
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
@@ -247,7 +246,7 @@ def _assistant(message: AssistantMessage, foreign_thinking: str,
             elif foreign_thinking == "text":
                 text.append(thinking_as_text(block.thinking) + _AFTER_THINKING)
         elif isinstance(block, ToolCallBlock):
-            if not block.metadata.get(SERVER):
+            if not block.server_side:
                 tool_calls.append(_tool_call(block, native, calls))
         elif isinstance(block, DataBlock):
             image = _image_or_none(block)

@@ -134,7 +134,6 @@ _THINKING_KEYS = frozenset({ITEM_ID, KIND, STATUS, "summary_index", "content_ind
 _REASONING_LISTS = {"summary": ("summary", "summary_text"),
                     "reasoning_text": ("content", "reasoning_text")}
 # Another wire format marks its server-side tool calls so (Anthropic, Gemini).
-SERVER = "server"
 # A message item's status when the block does not say (ResponseOutputMessageParam
 # requires one; the stream parser drops "completed" as saying nothing).
 _COMPLETED = "completed"
@@ -538,7 +537,7 @@ class TurnWriter:
             self._add(_easy_message(thinking_as_text(block.thinking), {}))
 
     def foreign_call(self, block: ToolCallBlock) -> None:
-        if block.metadata.get(SERVER):
+        if block.server_side:
             return
         self._remember_call(block.id, block.id, False)
         self._add({"type": "function_call", "call_id": block.id, "name": block.name,
