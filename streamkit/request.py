@@ -96,11 +96,3 @@ class Request:
     stream: bool | None = None
     options: dict[str, Any] = field(default_factory=dict)
 
-
-def __getattr__(name: str) -> Any:
-    """The codec functions, which lived here before :mod:`streamkit.codec`."""
-    if name in ("build_request", "parse_request", "parse_response"):
-        from . import codec
-
-        return getattr(codec, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

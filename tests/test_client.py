@@ -34,9 +34,9 @@ from streamkit import (
     StreamError,
 )
 from streamkit.client import Attempt, Client, SyncClient, Timeouts
+from streamkit.codec import parse_request, parse_response
 from streamkit.messages import UserMessage
 from streamkit.registry import ProviderConfigError
-from streamkit.request import parse_request, parse_response
 from streamkit.retry import RetryPolicy, SyncTiming, Timing, retry_after_seconds
 from streamkit.testing import ReplayServer, ThreadedReplayServer, load_recording
 from streamkit.tools import tool

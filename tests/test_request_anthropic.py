@@ -44,6 +44,7 @@ from streamkit.blocks import (
     ToolCallBlock,
     URLSource,
 )
+from streamkit.codec import build_request, parse_request, parse_response
 from streamkit.errors import ToolArgumentsError
 from streamkit.messages import (
     AssistantMessage,
@@ -55,13 +56,7 @@ from streamkit.messages import (
 )
 from streamkit.providers.anthropic.content import tool_id
 from streamkit.providers.anthropic.request import JSON_TOOL, SAME_TURN
-from streamkit.request import (
-    JsonSchemaOutput,
-    Request,
-    build_request,
-    parse_request,
-    parse_response,
-)
+from streamkit.request import JsonSchemaOutput, Request
 from streamkit.response import ChatResponse
 from streamkit.tools import Tool
 

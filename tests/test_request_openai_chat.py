@@ -44,6 +44,7 @@ from streamkit.blocks import (
     ToolCallBlock,
     URLSource,
 )
+from streamkit.codec import build_request, parse_request
 from streamkit.messages import (
     AssistantMessage,
     FunctionExecutionResult,
@@ -60,13 +61,7 @@ from streamkit.providers.openai_chat.content import RAW_KIND
 from streamkit.providers.openai_chat.dialects import DEFAULT_RULES, DIALECTS, HistoryRules
 from streamkit.providers.openai_chat.history import BuildContext, Source, source_of
 from streamkit.providers.openai_chat.request import MAX_TOKENS_FIELD, SEE_NEXT_MESSAGE
-from streamkit.request import (
-    UNIFORM_OPTIONS,
-    JsonSchemaOutput,
-    Request,
-    build_request,
-    parse_request,
-)
+from streamkit.request import UNIFORM_OPTIONS, JsonSchemaOutput, Request
 from streamkit.response import ChatResponse
 from streamkit.tools import Tool
 

@@ -21,13 +21,13 @@ from conftest import body, comparable, conversations, payloads
 from openai_chat_helpers import sdk_snapshot
 
 from streamkit.blocks import DataBlock, TextBlock, ThinkingBlock
+from streamkit.codec import parse_response as parse_any
 from streamkit.errors import InvalidBodyError, ProviderError
 from streamkit.finish import FinishReason
 from streamkit.ids import counting_ids, id_factory
 from streamkit.pipeline import replay
 from streamkit.providers import wire_of
 from streamkit.providers.openai_chat.response import OTHER_CHOICES, as_chunk, parse_response
-from streamkit.request import parse_response as parse_any
 from streamkit.response import ChatResponse
 
 FIXTURES = Path(__file__).parent / "fixtures"
