@@ -103,7 +103,7 @@ def parse_response(provider: str, body: dict[str, Any] | bytes | str) -> ChatRes
     from .providers import wire_format
     from .providers.base import decode_json
 
-    payload = body if isinstance(body, dict) else decode_json(body, "response")
+    payload = decode_json(body, "response") if isinstance(body, (bytes, str)) else body
     entry = _vendor(provider)
     response = wire_format(entry.wire).parse_response(payload, entry.dialect)
     response.provider = entry.name

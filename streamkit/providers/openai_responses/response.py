@@ -33,10 +33,12 @@ from typing import Any
 
 import msgspec
 
+from ...errors import InvalidBodyError
 from ...response import ChatResponse
 from ..body import read_body
 from ..coerce import as_dict, as_list, as_str
 from .stream import OpenAIResponsesParser
+from .wire import WIRE_NAME
 
 # The terminal event of a stream that ends with a response of this status.
 _TERMINAL_EVENTS = {
@@ -48,6 +50,9 @@ _TERMINAL_EVENTS = {
 
 def parse_response(body: dict[str, Any], dialect: str | None) -> ChatResponse:
     """The :class:`~streamkit.ChatResponse` of a non-streamed Responses API response."""
+    if not isinstance(body, dict):
+        raise InvalidBodyError(f"a Responses API response is a JSON object, not "
+                               f"{type(body).__name__}", wire=WIRE_NAME)
     return read_body(OpenAIResponsesParser(), _payloads(body))[0]
 
 
