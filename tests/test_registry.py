@@ -83,11 +83,14 @@ EXPECTED_URLS = {
     "cerebras": "https://api.cerebras.ai/v1/chat/completions",
     "vllm": "http://localhost:8000/v1/chat/completions",
     "lmstudio": "http://localhost:1234/v1/chat/completions",
+    "crusoe": "https://api.inference.crusoecloud.com/v1/chat/completions",
+    "gemini-openai": "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions",
 }
 
 #: A recorded stream of each wire (a dialect's own recording where there is one).
+#: A recording per wire format, and per vendor where it has one of its own.
 RECORDING_OF_WIRE = {
-    "openai": "openai-chat/text-with-usage-chunk.sse",
+    "openai-chat": "openai-chat/text-with-usage-chunk.sse",
     "openai-responses": "openai-responses/text.sse",
     "anthropic": "anthropic/text-basic.sse",
     "gemini": "gemini/text.sse",
@@ -116,9 +119,7 @@ def environ_for(entry: ProviderEntry, *, key: bool = True) -> dict[str, str]:
 
 
 def recording_for(entry: ProviderEntry) -> Path:
-    name = RECORDING_OF_WIRE.get(entry.wire) or RECORDING_OF_WIRE[
-        "openai" if wire_of(entry.wire)[0] == "openai_chat" else entry.wire]
-    return FIXTURES / name
+    return FIXTURES / (RECORDING_OF_WIRE.get(entry.name) or RECORDING_OF_WIRE[entry.wire])
 
 
 def served_base(entry: ProviderEntry, server_url: str) -> str:
@@ -288,7 +289,7 @@ async def test_each_entry_over_real_sockets(entry: ProviderEntry) -> None:
 @pytest.mark.anyio
 async def test_any_openai_compatible_server_by_base_url_alone() -> None:
     async with ReplayServer() as server:
-        server.add_file("/v1/chat/completions", FIXTURES / RECORDING_OF_WIRE["openai"])
+        server.add_file("/v1/chat/completions", FIXTURES / RECORDING_OF_WIRE["openai-chat"])
         leaky_env = {"OPENAI_API_KEY": "sk-real-openai-key-never-sent"}
         keyless = Client("my-local-model", base_url=server.url + "/v1", environ=leaky_env)
         async with keyless, keyless.stream_body({"model": "my-local-model"}) as events:
