@@ -21,6 +21,9 @@ else::
         ├── PartialJSONError (streamkit.partial_json)
         └── BlockConflictError, MediaTypeError, DeltaMismatchError (streamkit.merge)
 
+    LossyTranslationWarning (a UserWarning): a conversation crossed to a wire
+    that cannot hold part of it, and that part was dropped
+
 Each stream error is a :class:`StreamError` with a ``partial`` attribute, the
 :class:`~streamkit.response.ChatResponse` accumulated so far. Layers that do not
 know the response (the framing decoders, the provider parsers) raise with
@@ -211,6 +214,38 @@ class UnsupportedFeatureError(StreamkitError, ValueError):
         self.wire = wire
         self.feature = feature
         self.hint = hint
+
+
+class LossyTranslationWarning(UserWarning):
+    """A request builder dropped content the target wire format cannot hold
+    (another API's server-side search and its results, an option only another
+    wire knows, audio where the target takes none...). The message names the
+    wire, what was dropped and why. Bookkeeping that means nothing elsewhere
+    (another wire's ids and signatures) is dropped silently; content never is.
+
+    A ``UserWarning``, so Python's warnings filter decides: make it an error
+    with ``warnings.simplefilter("error", streamkit.LossyTranslationWarning)``
+    to refuse any lossy translation."""
+
+
+def warn_lossy(wire: str, dropped: str, why: str) -> None:
+    """Issue a :class:`LossyTranslationWarning`: ``wire`` dropped ``dropped``
+    because ``why``; shown at the caller of ``build_request`` (or ``Client``)."""
+    import warnings
+
+    warnings.warn(f"{wire} cannot hold {dropped}: {why}; dropped",
+                  LossyTranslationWarning, stacklevel=_caller_level())
+
+
+def _caller_level() -> int:
+    """The stack level of the first frame outside streamkit, so a warning
+    points at the user's call, however deep the builder that issues it."""
+    import sys
+
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("streamkit."):
+        frame, level = frame.f_back, level + 1  # type: ignore[assignment]
+    return level
 
 
 class InvalidBodyError(StreamkitError, ValueError):
