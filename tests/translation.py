@@ -46,10 +46,12 @@ from streamkit import (
     ChatResponse,
     DataBlock,
     FunctionExecutionResultMessage,
+    RawBlock,
     Request,
     SystemMessage,
     TextBlock,
     ToolCallBlock,
+    ToolResultBlock,
     UnsupportedFeatureError,
     UserMessage,
     build_request,
@@ -163,6 +165,8 @@ class Essence:
     results: list[str] = field(default_factory=list)
     unpaired_calls: int = 0
     images: int = 0
+    server_items: int = 0
+    """Server-side calls, their results and other provider items (RawBlocks)."""
 
 
 def _norm(text: str) -> str:
@@ -190,6 +194,8 @@ def essence(request: Request) -> Essence:
                     out.user_texts.append(_norm(block.text))
                 elif isinstance(block, DataBlock) and block.media_type.startswith("image/"):
                     out.images += 1
+                elif isinstance(block, RawBlock):
+                    out.server_items += 1
         elif isinstance(message, FunctionExecutionResultMessage):
             for result in message.content:
                 answered.add(result.call_id)
@@ -201,9 +207,11 @@ def essence(request: Request) -> Essence:
             for block in blocks:
                 if isinstance(block, TextBlock) and block.text.strip():
                     out.assistant_texts.append(_norm(block.text))
-                elif isinstance(block, ToolCallBlock) and not block.metadata.get("server"):
+                elif isinstance(block, ToolCallBlock) and not block.server_side:
                     out.calls.append((block.name, _arguments(block)))
                     call_ids.append(block.id)
+                elif isinstance(block, (ToolCallBlock, ToolResultBlock, RawBlock)):
+                    out.server_items += 1
     out.unpaired_calls = sum(1 for call_id in call_ids if call_id not in answered)
     return out
 
@@ -233,6 +241,8 @@ def losses(before: Essence, after: Essence) -> list[str]:
         out.append("call/result pairing")
     if after.images < before.images:
         out.append("image(s)")
+    if after.server_items < before.server_items:
+        out.append("server-side item(s)")
     return out
 
 
@@ -259,7 +269,9 @@ def run_case(source: Source, target: str, mode: str,
         try:
             case.body = build_request(vendor, _request_for(parsed, mode), model=model)
         except UnsupportedFeatureError as error:
-            case.outcome, case.detail = "refused", str(error)
+            named = error.wire == target and bool(error.feature)
+            case.outcome = "refused" if named else "crash"
+            case.detail = str(error) if named else f"a refusal naming {error.wire!r}: {error}"
             return case
         except Exception as error:
             case.outcome, case.detail = "crash", f"{type(error).__name__}: {error}"
