@@ -105,7 +105,7 @@ from ...registry import PROVIDERS
 from ...request import JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
-from ..function_tools import function_fields
+from ..function_tools import function_fields, read_function
 from ..lossless import unread
 from ..options import own_options
 from ..turns import foreign_thinking_policy
@@ -391,21 +391,9 @@ def _read_tool(entry: dict[str, Any]) -> Tool | dict[str, Any]:
     """A function entry as a :class:`~streamkit.tools.Tool` when it writes back
     exactly; any other entry as the dict it is (this wire's extras)."""
     function = entry.get("function")
-    if entry.get("type") != "function" or set(entry) != {"type", "function"} \
-            or not isinstance(function, dict) or not isinstance(function.get("name"), str) \
-            or not isinstance(function.get("parameters"), dict):
-        return own(entry)
-    description = function.get("description")
-    strict = function.get("strict")
-    read = {"name", "parameters"} | ({"description"} if isinstance(description, str)
-                                     and description else set()) | (
-        {"strict"} if isinstance(strict, bool) else set())
-    tool = Tool(name=function["name"],
-                description=description if isinstance(description, str) else "",
-                parameters=function["parameters"],
-                strict=strict if isinstance(strict, bool) else None,
-                metadata=unread(function, *read, wire=WIRE_NAME))
-    return tool if _tool(tool) == entry else own(entry)
+    tool = read_function(function, WIRE_NAME) if entry.get("type") == "function" and isinstance(
+        function, dict) else None
+    return tool if tool is not None and _tool(tool) == entry else own(entry)
 
 
 def _read_tool_choice(rest: dict[str, Any], request: Request) -> None:

@@ -97,7 +97,7 @@ from ...messages import (
 from ...request import UNIFORM_OPTIONS, ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
-from ..function_tools import function_fields
+from ..function_tools import function_fields, read_function
 from ..lossless import unread
 from ..options import (
     finished_body,
@@ -496,21 +496,9 @@ def _read_tool(entry: Any) -> Tool | dict[str, Any]:
     if not isinstance(entry, dict):
         raise InvalidBodyError(f"not a Responses tool: {str(entry)[:200]}", wire=WIRE_NAME,
                                where="tools")
-    name, parameters = entry.get("name"), entry.get("parameters")
-    if entry.get("type") != "function" or not isinstance(name, str) or not isinstance(
-            parameters, dict):
-        return Extras(WIRE_NAME, entry)
-    description, strict = entry.get("description"), entry.get("strict")
-    metadata = unread(entry, "type", "name", "parameters", "description", "strict",
-                      wire=WIRE_NAME)
-    if "description" in entry and not (isinstance(description, str) and description):
-        metadata["description"] = description  # null or "": written back as it was
-    if "strict" in entry and not isinstance(strict, bool):
-        metadata["strict"] = strict
-    tool = Tool(name=name, description=description if isinstance(description, str) else "",
-                parameters=parameters, strict=strict if isinstance(strict, bool) else None,
-                metadata=metadata)
-    return tool if tool_param(tool) == entry else Extras(WIRE_NAME, entry)
+    tool = read_function(entry, WIRE_NAME, written=("type",)) if entry.get(
+        "type") == "function" else None
+    return tool if tool is not None and tool_param(tool) == entry else Extras(WIRE_NAME, entry)
 
 
 def _read_text(rest: dict[str, Any], request: Request) -> None:
