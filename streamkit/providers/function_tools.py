@@ -7,6 +7,10 @@ way (Chat Completions in ``{"type": "function", "function": ...}``, Responses
 with ``"type": "function"`` first, Anthropic with ``input_schema``); what a
 declaration carries is decided here once, so a new :class:`Tool` field reaches
 every wire. :func:`read_function` is its inverse, for the request readers.
+
+A structured output's named schema (:class:`~streamkit.request.JsonSchemaOutput`)
+is the same kind of declaration on OpenAI's two wires (``name``, ``schema``,
+``strict``, ``description``): :func:`schema_fields` and :func:`read_schema_output`.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..extras import extras_for
+from ..request import JsonSchemaOutput
 from ..tools import Tool
 from .lossless import unread
 
@@ -51,3 +56,33 @@ def read_function(fields: Mapping[str, Any], wire: str, schema_field: str = "par
             *(["strict"] if strict_read else []))
     return Tool(name=name, description=described, parameters=schema,
                 strict=strict if strict_read else None, metadata=unread(fields, *read, wire=wire))
+
+
+def schema_fields(output: JsonSchemaOutput, wire: str,
+                  prefix: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``output`` as ``wire`` declares a named schema: ``name``, ``schema``,
+    ``strict`` and ``description`` when set, and the output's extras of ``wire``."""
+    out: dict[str, Any] = {**(prefix or {}), "name": output.name, "schema": output.schema}
+    if output.strict is not None:
+        out["strict"] = output.strict
+    if output.description is not None:
+        out["description"] = output.description
+    out.update(extras_for(output.metadata, wire))
+    return out
+
+
+def read_schema_output(fields: Mapping[str, Any], wire: str,
+                       written: tuple[str, ...] = ()) -> JsonSchemaOutput | None:
+    """The inverse of :func:`schema_fields` (``None`` without a string name and
+    a schema object); a ``strict`` or ``description`` of another type stays
+    among the extras."""
+    name, schema = fields.get("name"), fields.get("schema")
+    if not isinstance(name, str) or not isinstance(schema, dict):
+        return None
+    strict, description = fields.get("strict"), fields.get("description")
+    strict = strict if isinstance(strict, bool) else None
+    description = description if isinstance(description, str) else None
+    read = (*written, "name", "schema", *(["strict"] if strict is not None else []),
+            *(["description"] if description is not None else []))
+    return JsonSchemaOutput(name=name, schema=schema, strict=strict, description=description,
+                            metadata=unread(fields, *read, wire=wire))
