@@ -63,6 +63,7 @@ from ...blocks import (
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
+    arguments_text,
 )
 from ...errors import UnsupportedFeatureError
 from ...extras import Extras
@@ -103,7 +104,7 @@ def start_input(block: dict[str, Any]) -> str | None:
     (server and MCP tools may send it there instead of as deltas; a complete
     message has it there); ``None`` when it is empty or absent."""
     tool_input = block.get("input")
-    return _ENCODE(tool_input).decode() if tool_input else None
+    return arguments_text(tool_input) if tool_input else None
 
 
 def _text_block(kind: str, block: dict[str, Any], ids: StreamIds) -> TextBlock:

@@ -120,6 +120,7 @@ from ...blocks import (
     ToolCallBlock,
     ToolResultBlock,
     URLSource,
+    arguments_text,
 )
 from ...errors import InvalidBodyError, UnsupportedFeatureError
 from ...extras import Extras, extras_for
@@ -480,7 +481,7 @@ def _read_call(part: Wire, key: str, spelling: Spelling, ids: StreamIds) -> Bloc
         metadata[GENERATED_ID] = True
     metadata.update(_records(spelling, [] if "args" in call else ["args"]))
     return ToolCallBlock(call_id or ids.make("call"), as_str(call.get("name")) or "",
-                         _ENCODE(args if args is not None else {}).decode(), metadata=metadata)
+                         arguments_text(args if args is not None else {}), metadata=metadata)
 
 
 def _read_data(part: Wire, key: str, spelling: Spelling, ids: StreamIds) -> Block:

@@ -86,6 +86,7 @@ from ...blocks import (
     ThinkingBlock,
     ToolCallBlock,
     URLSource,
+    arguments_text,
 )
 from ...errors import InvalidBodyError, UnsupportedFeatureError
 from ...extras import Extras, extras_for
@@ -102,6 +103,7 @@ from ...messages import (
 )
 from ...request import ForeignThinking
 from ...response import ChatResponse
+from ..coerce import as_str
 from ..lossless import unread
 from ..turns import ForeignWriters, foreign_parts, is_own_turn, thinking_as_text
 from .wire import NAME
@@ -399,7 +401,7 @@ def parse_messages(items: list[Any], ids: StreamIds) -> list[Message]:
 def _extras(item: dict[str, Any], *handled: str) -> Extras:
     """The wire message's fields the model has no place for: the metadata (a
     role Ollama does not know is one: it replaces ``user`` when built)."""
-    role = ("role",) if item.get("role") in _ROLES else ()
+    role = ("role",) if as_str(item.get("role")) in _ROLES else ()
     metadata = unread(item, "content", *handled, *role, wire=NAME)
     if "role" not in item:
         _absent(metadata, "role")
@@ -502,7 +504,7 @@ def _parse_tool_call(call: Any, ids: StreamIds) -> ToolCallBlock | None:
     if call_id is None:
         call_id = ids.make("call")
         metadata[GENERATED_ID] = True
-    return ToolCallBlock(call_id, name, _ENCODE(arguments).decode(), metadata=metadata)
+    return ToolCallBlock(call_id, name, arguments_text(arguments), metadata=metadata)
 
 
 def _parse_tool_result(item: dict[str, Any], unanswered: list[ToolCallBlock],
