@@ -161,10 +161,12 @@ CREATED = [
          "msg_bdrk_01H8tV2orbi5sQVskxVthgZy", "claude-haiku-4-5-20251001", ("stop",),
          usage(3 + 9511, 1944, cache_read=9511, cache_creation=0), provider_name=ANTHROPIC,
          options=COMMON_OPTIONS, request=COMMON_REQUEST),
+    # Google Search grounding: the 119 tokens of search results Gemini reports
+    # beside the prompt are input, as its total says
     Case("gemini", "gemini-2.5-pro",
          CONVERSATIONS / "gemini/google-search-grounding/turn1.response.json",
          "btnJaOrqE4_6qtsP7bOboQs", "gemini-2.5-pro", ("stop",),
-         usage(17, 201 + 213, reasoning=213), operation=GENERATE, provider_name=GEMINI,
+         usage(17 + 119, 201 + 213, reasoning=213), operation=GENERATE, provider_name=GEMINI,
          options=COMMON_OPTIONS, request=COMMON_REQUEST),
 ]
 
