@@ -185,3 +185,37 @@ def test_a_total_with_an_unpriced_answer_has_no_amount_and_says_why() -> None:
     total = totals.total
     assert total.amount is None and total.calls == 3
     assert total.reason == "1 of 3 calls could not be priced: the provider reported no token usage"
+
+
+# ---------------------------------------------------------------- the CLI's line
+
+
+def test_the_summary_line_of_an_answer() -> None:
+    from streamkit.answer_summary import summary_line
+    from streamkit.timing import RequestTiming
+
+    reads = [part + b"\n\n" for part in body(FIXTURES / "anthropic/thinking-signature.sse")
+             .split(b"\n\n") if part.strip()]
+    times = iter([10.0] + [11.0 + 0.5 * i for i in range(len(reads))])
+
+    def clock() -> float:
+        return next(times)
+
+    stream = streamkit.stream(iter(reads), "anthropic",
+                              request_timing=RequestTiming(10.0, clock=clock))
+    final = stream.final()
+    assert final.timing is not None and final.timing.time_to_first_token is not None
+    cost = final.cost()
+    assert cost.amount is not None
+    speed = final.timing.output_tokens_per_second
+    assert speed is not None
+    assert summary_line(final) == (
+        f"43 in · 282 out tokens · first token {final.timing.time_to_first_token:.2f} s · "
+        f"{speed:,.0f} tokens/s · ${cost.amount:.6f}")
+    assert final.timing.time_to_first_token == 2.5  # the thinking delta: the fourth read
+    cached = read(CONVERSATIONS / "anthropic/bedrock-invoke-cache-breakpoint/"
+                  "turn1.response.json", "anthropic")
+    assert summary_line(cached, cost=False).startswith("9,514 in (9,511 cached) · 1,944 out tokens")
+    assert summary_line(ChatResponse()) == ""
+    gemini = read(FIXTURES / "gemini/thinking-thought-parts.sse", "gemini")
+    assert summary_line(gemini, cost=False).startswith("34 in · 1,256 out (787 reasoning) tokens")
