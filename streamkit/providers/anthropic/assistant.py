@@ -51,8 +51,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import msgspec
-
 from ...blocks import (
     SERVER_CALL,
     Block,
@@ -75,8 +73,6 @@ from ..turns import ForeignWriters, OwnWriter, turn_parts
 from .citations import read_citations
 from .content import Wire, own_extras, text_part, tool_id, user_part
 from .wire import NAME, TOOL_CALL_TYPES
-
-_ENCODE = msgspec.json.encode
 
 # Bookkeeping a server tool's blocks carry in metadata: whether a call runs on
 # the provider's side, and the wire block type to write back.

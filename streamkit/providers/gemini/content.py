@@ -106,8 +106,6 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
-import msgspec
-
 from ...blocks import (
     PCM_RATE_ASSUMED,
     Base64Source,
@@ -175,7 +173,6 @@ FOREIGN_CALL_SIGNATURE = "skip_thought_signature_validator"
 # blocks whose reader did not mark them (see made_up_id).
 _MADE_UP_ID = re.compile(r"call_[0-9a-f]{24}")
 _SIGNATURE_FIELDS = frozenset({"thought", "thoughtSignature", "thought_signature"})
-_ENCODE = msgspec.json.encode
 
 
 # ---------------------------------------------------------------- metadata

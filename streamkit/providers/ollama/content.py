@@ -76,8 +76,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import unquote_to_bytes
 
-import msgspec
-
 from ...blocks import (
     Base64Source,
     ContentBlock,
@@ -125,7 +123,6 @@ RECORDS = frozenset({ABSENT, GENERATED_ID, BASE64})
 #: Tool call metadata keys that belong inside ``function`` (``ToolCallFunction.Index``).
 _FUNCTION_FIELDS = frozenset({"index"})
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
-_ENCODE = msgspec.json.encode
 # What separates tagged thinking from the text it preceded in one content string.
 _AFTER_THINKING = "\n\n"
 
