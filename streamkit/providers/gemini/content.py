@@ -104,7 +104,6 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
-from urllib.parse import unquote_to_bytes
 
 from ...blocks import (
     PCM_RATE_ASSUMED,
@@ -127,6 +126,7 @@ from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_str
 from ..lossless import exactly, unread
+from ..media import read_data_url
 from ..turns import ForeignWriters, OwnWriter, is_own_block, turn_parts
 from .spelling import SNAKE_CASE, Spelling, camel
 from .wire import NAME, decode_base64
@@ -268,20 +268,6 @@ def call_part(block: ToolCallBlock, *, write_id: bool) -> Wire:
     return {**part, **part_extras}
 
 
-def _data_url(url: str) -> tuple[str, bytes] | None:
-    """``(media type, bytes)`` of a ``data:`` URL (RFC 2397; ``None``: not one).
-    Its bytes go inline: the API fetches no ``data:`` URI."""
-    if not url.startswith("data:"):
-        return None
-    head, comma, data = url[5:].partition(",")
-    if not comma:
-        return None
-    if head.endswith(";base64"):
-        raw = decode_base64(data)
-        return None if raw is None else (head.removesuffix(";base64"), raw)
-    return head or "text/plain;charset=US-ASCII", unquote_to_bytes(data)
-
-
 def data_part(block: DataBlock) -> Wire:
     """Inline bytes as ``inlineData`` (a ``data:`` URL too), a URL as ``fileData``
     (a Files API URI, a ``gs://`` or web URL: the API fetches it, not streamkit)."""
@@ -289,8 +275,9 @@ def data_part(block: DataBlock) -> Wire:
     spelling = Spelling.of(own)
     part_extras, inner_extras = _wire_fields(own)
     source = block.source
-    inline = _data_url(source.url) if isinstance(source, URLSource) else None
-    media_type = inline[0] if inline is not None else block.media_type
+    inline = read_data_url(source.url, decode_base64, percent=True) if isinstance(
+        source, URLSource) else None
+    media_type = inline.media_type if inline is not None else block.media_type
     if isinstance(source, URLSource) and inline is None:
         kind = "fileData"
         inner: Wire = {spelling.key("mimeType", "fileData.mimeType"): media_type} if (
@@ -302,7 +289,7 @@ def data_part(block: DataBlock) -> Wire:
             raise UnsupportedFeatureError(
                 NAME, f"data block {block.id!r} without a media type",
                 "inlineData needs a mimeType: set the block's media_type")
-        raw = inline[1] if inline is not None else block.data
+        raw = inline.raw if inline is not None else block.data
         urlsafe = own.get(BASE64) == "urlsafe"
         encoded = (base64.urlsafe_b64encode if urlsafe else base64.b64encode)(raw).decode()
         inner = {spelling.key("mimeType", "inlineData.mimeType"): media_type, "data": encoded}
