@@ -545,3 +545,22 @@ def test_nothing_is_recorded_and_nothing_runs_per_chunk_without_a_provider() -> 
         "observer": "CallObserver",
         "spans_with_a_provider": ["chat claude-3-opus-latest"],
     }
+
+
+@pytest.mark.anyio
+async def test_without_the_chunk_metric_nothing_is_kept_per_chunk(recorded: Recorded) -> None:
+    tracer_provider = observability._SETTINGS.tracer_provider
+    meter_provider = observability._SETTINGS.meter_provider
+    observability.configure(tracer_provider=tracer_provider, meter_provider=meter_provider,
+                            chunk_metric=False)
+    case = STREAMED[1]
+    body, content_type = load_recording(case.recording)
+    async with ReplayServer() as server:
+        server.default(body, content_type=content_type, chunk_size=128)
+        async with client_for(case, server) as client, client.stream(MESSAGES) as events:
+            await events.final()
+    assert "feed" not in vars(events._driver)  # the chunks' gaps are not kept
+    points = recorded.points()
+    assert gen_ai_metrics.GEN_AI_CLIENT_OPERATION_TIME_PER_OUTPUT_CHUNK not in points
+    assert gen_ai_metrics.GEN_AI_CLIENT_OPERATION_TIME_TO_FIRST_CHUNK in points
+    assert len(recorded.spans.get_finished_spans()) == 1
