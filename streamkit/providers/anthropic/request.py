@@ -72,7 +72,7 @@ from typing import Any, cast
 
 from ...blocks import TextBlock
 from ...errors import InvalidBodyError, UnsupportedFeatureError
-from ...extras import Extras, extras_for, origin_of
+from ...extras import Extras, extras_for
 from ...ids import StreamIds
 from ...messages import (
     AssistantMessage,
@@ -87,7 +87,7 @@ from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..coerce import as_str
-from ..function_tools import function_fields, read_function
+from ..function_tools import function_fields, own_entry, read_function
 from ..lossless import unread
 from ..options import (
     finished_body,
@@ -211,14 +211,7 @@ def _tool(entry: Tool | dict[str, Any]) -> dict[str, Any]:
     """A custom tool (with this wire's extras only); a dict (a server tool, or a
     tool already in wire form) as it is, unless another wire's reader kept it."""
     if isinstance(entry, dict):
-        origin = origin_of(entry)
-        if origin is not None and origin != NAME:
-            kind = entry.get("type")
-            named = kind if isinstance(kind, str) else next(iter(entry), "empty")
-            raise UnsupportedFeatureError(
-                NAME, f"the {named!r} tool read from {origin}",
-                "declare it as a streamkit Tool, or give Anthropic's own form as a dict")
-        return entry
+        return own_entry(entry, NAME)
     return function_fields(entry, NAME, schema_field="input_schema")
 
 

@@ -125,6 +125,7 @@ from ...ids import StreamIds
 from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_str
+from ..function_tools import arguments_object
 from ..lossless import exactly, unread
 from ..media import read_data_url
 from ..turns import ForeignWriters, OwnWriter, is_own_block, turn_parts
@@ -244,16 +245,6 @@ def thought_part(block: ThinkingBlock) -> Wire:
     return {**part, **inner_extras, **part_extras}
 
 
-def arguments(block: ToolCallBlock) -> dict[str, Any]:
-    """The call's ``args`` object (Gemini's ``args`` is a JSON object)."""
-    value = block.arguments()
-    if type(value) is not dict:
-        raise UnsupportedFeatureError(
-            NAME, f"tool call {block.name!r} (id {block.id!r}) with arguments that are not a "
-            "JSON object", "functionCall.args must be one")
-    return value
-
-
 def call_part(block: ToolCallBlock, *, write_id: bool) -> Wire:
     """``{"functionCall": {"id"?, "name", "args"}}`` (+ its signature)."""
     own = extras_for(block.metadata, NAME)
@@ -262,7 +253,7 @@ def call_part(block: ToolCallBlock, *, write_id: bool) -> Wire:
     call: Wire = {"id": block.id} if write_id else {}
     call["name"] = block.name
     if "args" not in absent_fields(own):
-        call["args"] = arguments(block)
+        call["args"] = arguments_object(block, NAME, "functionCall.args")
     part: Wire = {spelling.key("functionCall"): {**call, **call_extras}}
     _sign(part, as_str(own.get(SIGNATURE)), spelling)
     return {**part, **part_extras}
@@ -353,7 +344,8 @@ def _response(result: FunctionExecutionResult, whole_object: bool) -> Wire:
 def _foreign_call(block: ToolCallBlock) -> Wire:
     """Another API's call as a plain ``functionCall`` (its id unless made up)."""
     call: Wire = {} if made_up_id(block) else {"id": block.id}
-    return {"functionCall": {**call, "name": block.name, "args": arguments(block)}}
+    return {"functionCall": {**call, "name": block.name,
+                             "args": arguments_object(block, NAME, "functionCall.args")}}
 
 
 _OWN_PARTS: dict[type[Block], OwnWriter[Wire]] = {
