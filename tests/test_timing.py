@@ -244,8 +244,6 @@ def test_a_fallback_layer_adds_the_attempts_it_made_before() -> None:
     assert final.timing is not None
     assert (final.timing.attempts, final.timing.before_answer) == (5, 5.5)
     assert final.timing.time_to_first_token == 4.0  # from the answering attempt's send
-<<<<<<< Updated upstream
-=======
 
 
 def test_the_stream_says_its_timing_while_it_goes() -> None:
@@ -260,4 +258,3 @@ def test_the_stream_says_its_timing_while_it_goes() -> None:
                          stream.timing.last_byte))
     assert seen[0] == (1.0, 4.0, 4.0) and seen[-1] == (1.0, 4.0, 6.0)
     assert stream.response.timing == stream.timing  # the end's value, once ended
->>>>>>> Stashed changes
