@@ -16,19 +16,27 @@ nothing a provider sent is lost. Two rules, one per direction of use:
 :func:`exactly` is the request readers' guard: a wire object becomes a
 streamkit block only when writing the block gives the object back exactly;
 otherwise it is kept whole as a :class:`~streamkit.blocks.RawBlock` of its wire.
+:func:`with_extras` is the builders' other half of :func:`unread`: what a
+reader of the wire kept goes back over the object it was read from, and the
+documented fields the body left out (:data:`ABSENT`) come off it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from ..blocks import Block, RawBlock
 from ..errors import StreamkitError
-from ..extras import Extras
+from ..extras import Extras, extras_for
 from ..ids import StreamIds
 
-__all__ = ["exactly", "unmodelled", "unread"]
+__all__ = ["ABSENT", "exactly", "unmodelled", "unread", "with_extras"]
+
+#: Metadata key of the documented fields a body left out, which a builder
+#: would otherwise write (``content``, a message's ``role``...): a reader's
+#: record, never a wire field.
+ABSENT = "absent"
 
 
 def unmodelled(obj: Mapping[str, Any], read: Mapping[str, Any]) -> dict[str, Any]:
@@ -57,3 +65,16 @@ def exactly(block: Block, write: Callable[[Any], Any], obj: Mapping[str, Any], *
         pass
     return RawBlock(kind, dict(obj), id=ids.make("raw") if ids is not None else None,
                     metadata=Extras(wire))
+
+
+def with_extras(obj: dict[str, Any], metadata: Mapping[str, Any], wire: str,
+                records: Collection[str] = ()) -> dict[str, Any]:
+    """``obj`` with the fields a reader of ``wire`` kept in ``metadata`` written
+    over it (never another wire's, nor the reader's own ``records``), and
+    without those the body did not have (:data:`ABSENT`)."""
+    extras = extras_for(metadata, wire)
+    obj.update((key, value) for key, value in extras.items()
+               if key not in records and key != ABSENT)
+    for key in extras.get(ABSENT, ()):
+        obj.pop(key, None)
+    return obj

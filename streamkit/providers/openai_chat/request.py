@@ -111,10 +111,10 @@ from ..function_tools import (
     read_schema_output,
     schema_fields,
 )
-from ..lossless import unread
+from ..lossless import unread, with_extras
 from ..options import own_options
 from ..turns import foreign_thinking_policy
-from .assistant import apply_metadata, assistant_message, patch, read_assistant
+from .assistant import RESERVED, assistant_message, patch, read_assistant
 from .content import Wire, data_part, own, read_text_part, read_user_part, text_part, user_part
 from .dialects import Dialect, HistoryRules, get_dialect
 from .history import BuildContext
@@ -267,7 +267,7 @@ def _system(message: SystemMessage) -> Wire:
     content: str | list[Wire] = (message.content if isinstance(message.content, str)
                                  else [text_part(block) for block in message.content])
     wire: Wire = {"role": "system", "content": content}
-    apply_metadata(wire, message.metadata)
+    with_extras(wire, message.metadata, WIRE_NAME, RESERVED)
     return wire
 
 
@@ -277,7 +277,7 @@ def _user(message: UserMessage) -> Wire:
     wire: Wire = {"role": "user", "content": content}
     if message.name is not None:
         wire["name"] = message.name
-    apply_metadata(wire, message.metadata)
+    with_extras(wire, message.metadata, WIRE_NAME, RESERVED)
     return wire
 
 
@@ -316,7 +316,7 @@ def _tool_message(result: FunctionExecutionResult, context: BuildContext) -> Wir
     else:
         wire = {"role": "tool", "tool_call_id": context.call_id(result.call_id),
                 "content": content}
-    apply_metadata(wire, result.metadata)
+    with_extras(wire, result.metadata, WIRE_NAME, RESERVED)
     return wire
 
 
