@@ -18,7 +18,8 @@ streamkit block only when writing the block gives the object back exactly;
 otherwise it is kept whole as a :class:`~streamkit.blocks.RawBlock` of its wire.
 :func:`with_extras` is the builders' other half of :func:`unread`: what a
 reader of the wire kept goes back over the object it was read from, and the
-documented fields the body left out (:data:`ABSENT`) come off it.
+documented fields the body left out (:data:`ABSENT`) come off it. A part kept
+whole goes back to its own wire only (:func:`raw_part`).
 """
 
 from __future__ import annotations
@@ -27,11 +28,11 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from ..blocks import Block, RawBlock
-from ..errors import StreamkitError
-from ..extras import Extras, extras_for
+from ..errors import StreamkitError, UnsupportedFeatureError
+from ..extras import Extras, extras_for, origin_of
 from ..ids import StreamIds
 
-__all__ = ["ABSENT", "exactly", "unmodelled", "unread", "with_extras"]
+__all__ = ["ABSENT", "exactly", "raw_part", "unmodelled", "unread", "with_extras"]
 
 #: Metadata key of the documented fields a body left out, which a builder
 #: would otherwise write (``content``, a message's ``role``...): a reader's
@@ -78,3 +79,15 @@ def with_extras(obj: dict[str, Any], metadata: Mapping[str, Any], wire: str,
     for key in extras.get(ABSENT, ()):
         obj.pop(key, None)
     return obj
+
+
+def raw_part(block: RawBlock, wire: str) -> dict[str, Any]:
+    """A part ``wire``'s reader kept whole (or one made by hand), as it came;
+    another wire's is content only that wire reads: refused, since dropping it
+    would change what the model sees."""
+    origin = origin_of(block.metadata)
+    if origin not in (None, wire):
+        raise UnsupportedFeatureError(
+            wire, f"a {origin} {block.kind!r} part (block {block.id!r})",
+            "it is a part only that wire reads; give its content as text, an image or a file")
+    return block.data
