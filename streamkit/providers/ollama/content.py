@@ -102,7 +102,7 @@ from ...response import ChatResponse
 from ..coerce import as_str
 from ..lossless import ABSENT, unread, with_extras
 from ..media import base_media_type, read_data_url
-from ..turns import ForeignWriters, foreign_parts, is_own_turn, thinking_as_text
+from ..turns import ForeignWriters, add_result, foreign_parts, is_own_turn, thinking_as_text
 from .wire import NAME
 
 __all__ = ["ABSENT", "BASE64", "GENERATED_ID", "RECORDS", "build_messages",
@@ -351,13 +351,7 @@ def parse_messages(items: list[Any], ids: StreamIds) -> list[Message]:
                                    where=f"messages[{index}]")
         role = item.get("role")
         if role == "tool":
-            result = _parse_tool_result(item, unanswered, ids)
-            last = out[-1] if out else None
-            if isinstance(last, FunctionExecutionResultMessage):
-                last.content.append(result)
-            else:
-                out.append(FunctionExecutionResultMessage(content=[result],
-                                                          metadata=Extras(NAME)))
+            add_result(out, _parse_tool_result(item, unanswered, ids), NAME)
         elif role == "assistant":
             message = _parse_assistant(item, ids)
             unanswered = [block for block in message.blocks if isinstance(block, ToolCallBlock)]

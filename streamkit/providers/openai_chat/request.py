@@ -113,7 +113,7 @@ from ..function_tools import (
 )
 from ..lossless import unread, with_extras
 from ..options import own_options
-from ..turns import foreign_thinking_policy
+from ..turns import add_result, foreign_thinking_policy
 from .assistant import RESERVED, assistant_message, patch, read_assistant
 from .content import Wire, data_part, own, read_text_part, read_user_part, text_part, user_part
 from .dialects import Dialect, HistoryRules, get_dialect
@@ -435,12 +435,7 @@ def parse_messages(items: list[Any], context: BuildContext, provider: str) -> li
                                    wire=WIRE_NAME, where=f"messages[{index}]")
         role = item.get("role")
         if role in ("tool", "function"):
-            result = _read_tool_message(item, context)
-            last = out[-1] if out else None
-            if isinstance(last, FunctionExecutionResultMessage):
-                last.content.append(result)
-            else:
-                out.append(FunctionExecutionResultMessage(content=[result]))
+            add_result(out, _read_tool_message(item, context), WIRE_NAME)
         elif role == "assistant":
             message = read_assistant(item, context, provider)
             for block in message.blocks:

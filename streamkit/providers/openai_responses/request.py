@@ -105,7 +105,7 @@ from ..options import (
     put_field,
     write_renamed,
 )
-from ..turns import is_own_vendor_turn
+from ..turns import add_result, is_own_vendor_turn
 from .content import (
     Calls,
     Wire,
@@ -418,12 +418,7 @@ def _read_items(items: list[Any], reader: ItemReader) -> list[Message]:
                 messages.append(AssistantMessage(blocks, provider=PROVIDER,
                                                  metadata=Extras(WIRE_NAME)))
         elif side == "results":
-            result = read_tool_output(item, reader)
-            if isinstance(last, FunctionExecutionResultMessage):
-                last.content.append(result)
-            else:
-                messages.append(FunctionExecutionResultMessage([result],
-                                                               metadata=Extras(WIRE_NAME)))
+            add_result(messages, read_tool_output(item, reader), WIRE_NAME)
         else:
             messages.append(_MESSAGE_READERS[side](item, reader))
         previous = side
