@@ -19,7 +19,9 @@ otherwise it is kept whole as a :class:`~streamkit.blocks.RawBlock` of its wire.
 :func:`with_extras` is the builders' other half of :func:`unread`: what a
 reader of the wire kept goes back over the object it was read from, and the
 documented fields the body left out (:data:`ABSENT`) come off it. A part kept
-whole goes back to its own wire only (:func:`raw_part`).
+whole goes back to its own wire only (:func:`raw_part`). A request reader
+takes the fields the model has a place for out of the body's rest when they
+have its type (:func:`take`); what is left becomes options, as it came.
 """
 
 from __future__ import annotations
@@ -28,11 +30,12 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from ..blocks import Block, RawBlock
-from ..errors import StreamkitError, UnsupportedFeatureError
+from ..errors import InvalidBodyError, StreamkitError, UnsupportedFeatureError
 from ..extras import Extras, extras_for, origin_of
 from ..ids import StreamIds
 
-__all__ = ["ABSENT", "exactly", "raw_part", "unmodelled", "unread", "with_extras"]
+__all__ = ["ABSENT", "exactly", "raw_part", "take", "take_list", "unmodelled", "unread",
+           "with_extras"]
 
 #: Metadata key of the documented fields a body left out, which a builder
 #: would otherwise write (``content``, a message's ``role``...): a reader's
@@ -91,3 +94,19 @@ def raw_part(block: RawBlock, wire: str) -> dict[str, Any]:
             wire, f"a {origin} {block.kind!r} part (block {block.id!r})",
             "it is a part only that wire reads; give its content as text, an image or a file")
     return block.data
+
+
+def take(rest: dict[str, Any], key: str, kind: type) -> Any:
+    """``rest[key]`` taken out when it is a ``kind`` (the model has a place for
+    it), else ``None``: a value of another type stays in ``rest``, an option."""
+    return rest.pop(key) if isinstance(rest.get(key), kind) else None
+
+
+def take_list(rest: dict[str, Any], key: str, wire: str) -> list[Any]:
+    """The list ``rest[key]`` taken out (``[]`` when absent): the messages of a
+    body, which no reader can keep as an option when they are not a list."""
+    value = rest.pop(key, [])
+    if not isinstance(value, list):
+        raise InvalidBodyError(f"{key!r} must be a list, not {type(value).__name__}",
+                               wire=wire, where=key)
+    return value

@@ -111,7 +111,7 @@ from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..coerce import path
-from ..lossless import ABSENT, unread, with_extras
+from ..lossless import ABSENT, take_list, unread, with_extras
 from ..options import (
     finished_body,
     prepared_options,
@@ -467,10 +467,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     rest = copy.deepcopy(body)  # the Request shares no object with the body
     ids = StreamIds.of_body(body)  # the ids made up for the body derive from it: two reads agree
     spelling = Spelling()
-    contents = rest.pop("contents", [])
-    if not isinstance(contents, list):
-        raise InvalidBodyError(f"contents must be a list, not {type(contents).__name__}",
-                               wire=NAME, where="contents")
+    contents = take_list(rest, "contents", NAME)
     messages: list[Message] = []
     system_key = spelling.find(rest, "systemInstruction")
     if system_key is not None:

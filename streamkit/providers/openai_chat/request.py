@@ -111,7 +111,7 @@ from ..function_tools import (
     read_schema_output,
     schema_fields,
 )
-from ..lossless import unread, with_extras
+from ..lossless import take, take_list, unread, with_extras
 from ..options import own_options
 from ..turns import add_result, foreign_thinking_policy
 from .assistant import RESERVED, assistant_message, patch, read_assistant
@@ -330,13 +330,8 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     target = get_dialect(dialect)
     rules = target.history
     rest = dict(body)
-    request = Request(messages=[])
-    if isinstance(rest.get("model"), str):
-        request.model = rest.pop("model")
-    messages = rest.pop("messages", [])
-    if not isinstance(messages, list):
-        raise InvalidBodyError(f"'messages' must be a list, not {type(messages).__name__}",
-                               wire=WIRE_NAME, where="messages")
+    request = Request(messages=[], model=take(rest, "model", str))
+    messages = take_list(rest, "messages", WIRE_NAME)
     context = BuildContext(target)
     context.ids = StreamIds.of_body(body)
     request.messages = parse_messages(messages, context, provider_name(dialect))
@@ -346,8 +341,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
         del rest["tools"]
     _read_tool_choice(rest, request)
     _read_response_format(rest, request)
-    if isinstance(rest.get("stream"), bool):
-        request.stream = rest.pop("stream")
+    request.stream = take(rest, "stream", bool)
     options = own()
     _read_options(rest, options, rules, request.stream is True)
     options.update(rest)
