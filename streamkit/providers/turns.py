@@ -19,8 +19,9 @@ apart on it; a wire supplies only how it writes a text and a plain tool call
   dropped, since no tool result could answer it on another API;
 - media (an OpenAI audio answer): what the wire can hold of it in an assistant
   turn (Ollama: images), else its transcript, else nothing;
-- provider items (:class:`~streamkit.blocks.RawBlock`) and server tools'
-  results: dropped, no other API can read them.
+- every other kind, provider items (:class:`~streamkit.blocks.RawBlock`) and
+  server tools' results among them: dropped, no other API can read them. The
+  table lists what passes; a block kind it does not name never crosses.
 
 A block of a wire's own turn that another wire's reader made (its metadata is
 that wire's :class:`~streamkit.extras.Extras`) is written as another API's
@@ -40,15 +41,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
-from ..blocks import (
-    Block,
-    DataBlock,
-    RawBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolCallBlock,
-    ToolResultBlock,
-)
+from ..blocks import Block, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from ..extras import Extras, origin_of
 from ..messages import (
     FunctionExecutionResult,
@@ -159,25 +152,21 @@ def _media(block: DataBlock, policy: ForeignThinking,
     return [writers.text(block.transcript)] if block.transcript else []
 
 
-def _dropped(block: Block, policy: ForeignThinking, writers: ForeignWriters[Part]) -> list[Part]:
-    return []
-
-
-#: What each block kind of another API's turn becomes (see the module docstring).
+#: What each block kind of another API's turn becomes; any other kind is
+#: dropped (see the module docstring).
 FOREIGN_BLOCKS: Mapping[type[Block], _Policy] = {
     TextBlock: _text,
     ThinkingBlock: _thinking,
     ToolCallBlock: _call,
     DataBlock: _media,
-    RawBlock: _dropped,
-    ToolResultBlock: _dropped,
 }
 
 
 def foreign_parts(block: Block, policy: ForeignThinking,
                   writers: ForeignWriters[Part]) -> list[Part]:
     """What a wire writes for ``block`` of another API's turn."""
-    return FOREIGN_BLOCKS[type(block)](block, policy, writers)
+    kept = FOREIGN_BLOCKS.get(type(block))
+    return [] if kept is None else kept(block, policy, writers)
 
 
 def is_own_block(block: Block, wire: str) -> bool:
