@@ -27,16 +27,10 @@ from .stream import AnthropicParser
 from .wire import FINISH_REASONS, NAME, USAGE_FIELDS, map_stop_reason
 
 WIRE = WireFormat(
-    name=NAME,
-    title="Anthropic Messages",
-    parser=AnthropicParser,
-    build_request=build_request,
-    parse_request=parse_request,
-    parse_response=parse_response,
-    finish_reasons=FINISH_REASONS,
-    usage_fields=USAGE_FIELDS,
-    endpoint=endpoint,
-    model_in_body=MODEL_IN_BODY,
+    name=NAME, title="Anthropic Messages", parser=AnthropicParser,
+    build_request=build_request, parse_request=parse_request, parse_response=parse_response,
+    finish_reasons=FINISH_REASONS, usage_fields=USAGE_FIELDS,
+    endpoint=endpoint, model_in_body=MODEL_IN_BODY,
     # "Requests which include tool_use or tool_result blocks must define tools"
     tools_with_tool_history=True,
 )

@@ -30,16 +30,10 @@ from .stream import GeminiParser
 from .wire import FINISH_REASONS, NAME, USAGE_FIELDS, map_finish_reason, map_usage
 
 WIRE = WireFormat(
-    name=NAME,
-    title="Gemini generateContent",
-    parser=GeminiParser,
-    build_request=build_request,
-    parse_request=parse_request,
-    parse_response=parse_response,
-    finish_reasons=FINISH_REASONS,
-    usage_fields=USAGE_FIELDS,
-    endpoint=endpoint,
-    model_in_body=MODEL_IN_BODY,
+    name=NAME, title="Gemini generateContent", parser=GeminiParser,
+    build_request=build_request, parse_request=parse_request, parse_response=parse_response,
+    finish_reasons=FINISH_REASONS, usage_fields=USAGE_FIELDS,
+    endpoint=endpoint, model_in_body=MODEL_IN_BODY,
 )
 
 __all__ = ["FINISH_REASONS", "USAGE_FIELDS", "WIRE", "GeminiParser", "map_finish_reason",

@@ -27,14 +27,8 @@ __all__ = ["FINISH_REASONS", "USAGE_FIELDS", "WIRE", "OllamaParser", "map_done_r
            "map_usage"]
 
 WIRE = WireFormat(
-    name=NAME,
-    title="Ollama native /api/chat",
-    parser=OllamaParser,
-    build_request=build_request,
-    parse_request=parse_request,
-    parse_response=parse_response,
-    finish_reasons=FINISH_REASONS,
-    usage_fields=USAGE_FIELDS,
-    endpoint=http.endpoint,
-    model_in_body=http.MODEL_IN_BODY,
+    name=NAME, title="Ollama native /api/chat", parser=OllamaParser,
+    build_request=build_request, parse_request=parse_request, parse_response=parse_response,
+    finish_reasons=FINISH_REASONS, usage_fields=USAGE_FIELDS,
+    endpoint=http.endpoint, model_in_body=http.MODEL_IN_BODY,
 )

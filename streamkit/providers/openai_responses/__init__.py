@@ -28,16 +28,10 @@ from .stream import OpenAIResponsesParser
 from .wire import FINISH_REASONS, USAGE_FIELDS, WIRE_NAME, map_usage
 
 WIRE = WireFormat(
-    name=WIRE_NAME,
-    title="OpenAI Responses",
-    parser=OpenAIResponsesParser,
-    build_request=build_request,
-    parse_request=parse_request,
-    parse_response=parse_response,
-    finish_reasons=FINISH_REASONS,
-    usage_fields=USAGE_FIELDS,
-    endpoint=http.endpoint,
-    model_in_body=http.MODEL_IN_BODY,
+    name=WIRE_NAME, title="OpenAI Responses", parser=OpenAIResponsesParser,
+    build_request=build_request, parse_request=parse_request, parse_response=parse_response,
+    finish_reasons=FINISH_REASONS, usage_fields=USAGE_FIELDS,
+    endpoint=http.endpoint, model_in_body=http.MODEL_IN_BODY,
 )
 
 __all__ = ["WIRE", "OpenAIResponsesParser", "map_usage"]
