@@ -14,9 +14,69 @@ import itertools
 import json
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
+from enum import StrEnum
+from typing import Any, Literal
 
 from conftest import sse_body
+from pydantic import BaseModel
+
+
+class Unit(StrEnum):
+    GRAMS = "g"
+    MILLILITRES = "ml"
+
+
+class Ingredient(BaseModel):
+    name: str
+    amount: float
+    unit: Unit
+    optional: bool = False
+
+
+class Step(BaseModel):
+    text: str
+    minutes: int
+    kind: Literal["prep", "cook", "rest"]
+
+
+class Recipe(BaseModel):
+    title: str
+    servings: int
+    tags: list[str]
+    ingredients: list[Ingredient]
+    steps: list[Step]
+    notes: dict[str, str] = {}
+    source: str | None = None
+    difficulty: Literal["easy", "medium", "hard"] = "easy"
+
+
+RECIPE = Recipe(
+    title='Crêpes "Suzette" \U0001f95e',
+    servings=4,
+    tags=["french", "dessert", "line\nbreak", "tab\there"],
+    ingredients=[
+        Ingredient(name="flour", amount=250, unit=Unit.GRAMS),
+        Ingredient(name="milk", amount=500.5, unit=Unit.MILLILITRES),
+        Ingredient(name="Grand Marnier", amount=3e1, unit=Unit.MILLILITRES, optional=True),
+    ],
+    steps=[
+        Step(text="Whisk the flour, eggs and milk \\ until smooth.", minutes=5, kind="prep"),
+        Step(text="Rest the batter.", minutes=30, kind="rest"),
+        Step(text="Cook each crêpe 1 minute a side; flambé.", minutes=20, kind="cook"),
+    ],
+    notes={"tip": "butter, not oil", "wine": "a sweet white"},
+    source=None,
+    difficulty="medium",
+)
+
+#: The answer as models write it: plain, pretty-printed, ASCII-escaped (so
+#: surrogate pairs and \\u escapes are split by the fragments), and fenced.
+ANSWERS = {
+    "compact": RECIPE.model_dump_json(),
+    "indented": RECIPE.model_dump_json(indent=2),
+    "ascii": json.dumps(RECIPE.model_dump(mode="json")),
+    "fenced": "```json\n" + RECIPE.model_dump_json(indent=1) + "\n```\n",
+}
 
 
 def fragments(text: str, how: str) -> list[str]:

@@ -14,14 +14,13 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import AsyncIterator, Iterator
-from enum import StrEnum
 from typing import Any, Literal
 
 import anyio
 import pytest
 from conftest import EDGE, FIXTURES, body
 from pydantic import BaseModel, Field
-from structured_streams import WIRES, fragments
+from structured_streams import ANSWERS, RECIPE, WIRES, Recipe, Unit, fragments
 
 import streamkit
 from streamkit import ChatResponse, StructuredOutputError
@@ -31,63 +30,6 @@ from streamkit.partial_model import PartialValidator, _Slot, partial_model
 from streamkit.partial_output import PartialOutputReader, iterate_sync
 from streamkit.testing import ReplayServer
 
-
-class Unit(StrEnum):
-    GRAMS = "g"
-    MILLILITRES = "ml"
-
-
-class Ingredient(BaseModel):
-    name: str
-    amount: float
-    unit: Unit
-    optional: bool = False
-
-
-class Step(BaseModel):
-    text: str
-    minutes: int
-    kind: Literal["prep", "cook", "rest"]
-
-
-class Recipe(BaseModel):
-    title: str
-    servings: int
-    tags: list[str]
-    ingredients: list[Ingredient]
-    steps: list[Step]
-    notes: dict[str, str] = {}
-    source: str | None = None
-    difficulty: Literal["easy", "medium", "hard"] = "easy"
-
-
-RECIPE = Recipe(
-    title='Crêpes "Suzette" \U0001f95e',
-    servings=4,
-    tags=["french", "dessert", "line\nbreak", "tab\there"],
-    ingredients=[
-        Ingredient(name="flour", amount=250, unit=Unit.GRAMS),
-        Ingredient(name="milk", amount=500.5, unit=Unit.MILLILITRES),
-        Ingredient(name="Grand Marnier", amount=3e1, unit=Unit.MILLILITRES, optional=True),
-    ],
-    steps=[
-        Step(text="Whisk the flour, eggs and milk \\ until smooth.", minutes=5, kind="prep"),
-        Step(text="Rest the batter.", minutes=30, kind="rest"),
-        Step(text="Cook each crêpe 1 minute a side; flambé.", minutes=20, kind="cook"),
-    ],
-    notes={"tip": "butter, not oil", "wine": "a sweet white"},
-    source=None,
-    difficulty="medium",
-)
-
-#: The answer as models write it: plain, pretty-printed, ASCII-escaped (so
-#: surrogate pairs and \\u escapes are split by the fragments), and fenced.
-ANSWERS = {
-    "compact": RECIPE.model_dump_json(),
-    "indented": RECIPE.model_dump_json(indent=2),
-    "ascii": json.dumps(RECIPE.model_dump(mode="json")),
-    "fenced": "```json\n" + RECIPE.model_dump_json(indent=1) + "\n```\n",
-}
 CUTS = ["1", "3", "random", "whole"]
 
 
@@ -540,3 +482,48 @@ def test_each_value_is_validated_once_whatever_the_fragments(monkeypatch: Any) -
 
 def openai_chat_body(text: str, size: int = 5) -> bytes:
     return WIRES["openai-chat"](fragments(text, str(size)))
+
+
+# ---------------------------------------------------------------------- the browser stream
+
+
+def ui_chunks(raw: bytes, **options: Any) -> list[dict[str, Any]]:
+    from streamkit.web import UIMessageStreamEncoder
+
+    encoder = UIMessageStreamEncoder(**options)
+    out = b""
+    with streamkit.stream(iter([raw[i:i + 61] for i in range(0, len(raw), 61)])) as events:
+        for item in events:
+            out += encoder.encode(item)
+    frames = [line[6:] for line in out.decode().split("\n\n") if line.startswith("data: {")]
+    return [json.loads(frame) for frame in frames]
+
+
+def test_the_encoder_sends_data_output_parts_throttled_by_its_clock() -> None:
+    raw = answer_stream("anthropic-tool", ANSWERS["compact"], "1")
+    every = [c for c in ui_chunks(raw, output=Recipe, output_interval=None)
+             if c["type"] == "data-output"]
+    readings: list[float] = []
+
+    def clock() -> float:
+        readings.append(float(len(readings)))
+        return readings[-1]
+
+    paced = [c for c in ui_chunks(raw, output=Recipe, output_interval=25.0, clock=clock)
+             if c["type"] == "data-output"]
+    assert len(paced) <= len(readings) // 25 + 2 < len(every)
+    for chunks in (every, paced):
+        assert {c["id"] for c in chunks} == {"output"}
+        assert [c["data"]["state"] for c in chunks] == ["streaming"] * (len(chunks) - 1) + ["done"]
+        assert chunks[-1]["data"]["object"] == RECIPE.model_dump(mode="json")
+        objects = [c["data"]["object"] for c in chunks]
+        for before, after in itertools.pairwise(objects):
+            consistent(before, after)
+    assert every[0]["data"]["object"] == {"title": ""}  # only the fields known so far
+    assert not [c for c in ui_chunks(raw) if c["type"] == "data-output"]  # no output=
+
+
+def test_a_step_that_is_not_the_structured_answer_sends_no_data_output() -> None:
+    chunks = ui_chunks(body(FIXTURES / "anthropic/tool-use.sse"), output=Recipe)
+    assert "tool-input-available" in [c["type"] for c in chunks]
+    assert not [c for c in chunks if c["type"] == "data-output"]
