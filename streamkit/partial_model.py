@@ -489,6 +489,9 @@ def _whole(annotation: Any, metadata: tuple[Any, ...]) -> tuple[_Slot, Any]:
 
 # ---------------------------------------------------------------------- reading
 
+#: ``(raw, value)`` of the container that closed since the last read: none.
+_NOTHING_CLOSED: Final = (MISSING, MISSING)
+
 
 class _Frame:
     """An open container on the parser's open chain: the values of its
@@ -536,8 +539,8 @@ class _Frame:
                     value = self.open_value
                 else:
                     fresh = True
-            elif value is not MISSING:
-                fresh = True
+            elif value is not MISSING and not (value is None and slot.name is not None):
+                fresh = True  # (a model field's null shows as the None it showed already)
             if value is MISSING:
                 continue
             if type(done) is list:
@@ -604,16 +607,26 @@ class PartialValidator:
         root = parser.value
         if type(root) is not dict:
             return False  # nothing yet, or not a JSON object (the final parse says so)
-        closed = self._sync(chain)
-        if not chain:  # the object is complete
-            return self._read_closed(root, closed)
         frames = self._frames
-        self._open(chain, keys)
+        if frames and len(frames) == len(chain) and frames[-1].raw is chain[-1]:
+            closed = _NOTHING_CLOSED  # the same open chain (a container has one place)
+        else:
+            closed = self._sync(chain)
+            if not chain:  # the object is complete
+                return self._read_closed(root, closed)
+            self._open(chain, keys)
         depth = len(frames)
         innermost = len(chain) - 1
         value: Any = MISSING
         if depth == len(chain) and tip is not None:
-            value = self._tip_read(frames[-1], tip[1], tip[0][tip[1]])
+            container, key = tip
+            text = container[key]
+            cached = self._tip
+            if cached is not None and cached[2] is text and cached[0] is container and (
+                    cached[1] == key):
+                value = self._tip_value
+            else:
+                value = self._tip_read(frames[-1], key, text)
         changed = False
         for index in range(depth - 1, -1, -1):
             if index < innermost:
@@ -650,7 +663,7 @@ class PartialValidator:
         limit = min(len(frames), len(chain))
         while depth < limit and frames[depth].raw is chain[depth]:
             depth += 1
-        closed: tuple[Any, Any] = (None, MISSING)
+        closed: tuple[Any, Any] = _NOTHING_CLOSED
         while len(frames) > depth:
             frame = frames.pop()
             frame.update(False, None, MISSING, closed)
@@ -673,10 +686,7 @@ class PartialValidator:
             frames.append(_Frame(shape, chain[depth]))
 
     def _tip_read(self, frame: _Frame, key: Any, text: str) -> Any:
-        """The value of the string being streamed (kept while it is unchanged)."""
-        tip = self._tip
-        if tip is not None and tip[0] is frame.raw and tip[2] is text and tip[1] == key:
-            return self._tip_value
+        """The value of the string being streamed, validated (and kept)."""
         slot = frame.shape.child(key)
         value = MISSING if slot is None else slot.shape.streaming(text)
         self._tip = (frame.raw, key, text)

@@ -428,10 +428,13 @@ def test_aliases_recursion_any_unions_and_constraints() -> None:
         code: str = Field(max_length=4)
         tree: Node
         shapes: list[Shape | Other]
+        flags: list[bool | None]
+        missing: str | None
 
     text = json.dumps({"code": "abcd", "tree": {"Label": "root", "extra": {"k": [1, "x"]},
                                                 "children": [{"Label": "leaf", "children": []}]},
-                       "shapes": [{"kind": "square", "side": 2}, {"kind": "circle", "radius": 1}]})
+                       "shapes": [{"kind": "square", "side": 2}, {"kind": "circle", "radius": 1}],
+                       "flags": [True, None, False], "missing": None})
     values, response = sync_values(openai_chat_body(text, size=1), Doc)
     check_values(values, Doc, response.parse(Doc))
     partials = values[:-1]
@@ -443,6 +446,9 @@ def test_aliases_recursion_any_unions_and_constraints() -> None:
     assert set(shapes) == {0, 1, 2}
     assert all(p.shapes[0] == Shape(kind="square", side=2) for p in partials
                if p.shapes)
+    flags = [p.flags for p in partials if p.flags is not None]
+    assert flags == [[], [True], [True, None], [True, None, False]]  # null is a value
+    assert values[-2].missing is None and values[-1].missing is None  # null: no new value
     extras = [p.tree.extra for p in partials if p.tree and p.tree.extra]
     assert {"k": [1, "x"]} in extras and {"k": []} in extras  # Any streams as JSON
     too_long = PartialOutputReader(Doc)
