@@ -533,3 +533,57 @@ def test_a_step_that_is_not_the_structured_answer_sends_no_data_output() -> None
     chunks = ui_chunks(body(FIXTURES / "anthropic/tool-use.sse"), output=Recipe)
     assert "tool-input-available" in [c["type"] for c in chunks]
     assert not [c for c in chunks if c["type"] == "data-output"]
+
+
+# ---------------------------------------------------------------------- every recorded tool call
+
+
+def _json_type(value: Any) -> Any:
+    kinds = {str: str, int: int, float: float, bool: bool, list: list[Any],
+             dict: dict[str, Any]}
+    return kinds.get(type(value), Any)
+
+
+def _recorded_calls() -> list[tuple[str, int]]:
+    from conftest import fixture_id, recordings
+
+    cases = []
+    for path in recordings():
+        try:
+            _, final = streamkit.replay([body(path)])
+        except streamkit.StreamError:
+            continue
+        cases += [(fixture_id(path), i) for i, call in enumerate(final.tool_calls)
+                  if call.input.lstrip().startswith("{") and not call.incomplete]
+    return cases
+
+
+@pytest.mark.parametrize(("fixture", "number"), _recorded_calls())
+def test_every_recorded_tool_call_fills_in_on_its_block(fixture: str, number: int) -> None:
+    """Each complete tool call of every recording (every wire: Ollama, Gemini,
+    Vertex partialArgs, both OpenAI APIs, Anthropic, the compatible vendors),
+    read with ``block.partial_output`` after every event, as a model made from
+    its final arguments: consistent values, the last the whole model."""
+    from pydantic import create_model
+
+    raw = body(FIXTURES / fixture)
+    _, final = streamkit.replay([raw])
+    arguments = final.tool_calls[number].arguments()
+    model = create_model("Arguments", **{key: (_json_type(value), ...)
+                                         for key, value in arguments.items()})
+    shown: list[dict[str, Any]] = []
+    with streamkit.stream(iter([raw[i:i + 5] for i in range(0, len(raw), 5)])) as events:
+        for item in events:
+            if not isinstance(item, streamkit.BlockStart | streamkit.BlockDelta):
+                continue
+            block = events.block(item)
+            if isinstance(block, streamkit.ToolCallBlock) and block.id == final.tool_calls[
+                    number].id:
+                dump = block.partial_output(model).model_dump()
+                if not shown or dump != shown[-1]:
+                    shown.append(dump)
+    call = events.response.tool_calls[number]
+    last = call.partial_output(model)
+    assert type(last) is model and last == call.arguments(model)
+    for before, after in itertools.pairwise([*shown, last.model_dump()]):
+        consistent(before, after)
