@@ -357,7 +357,7 @@ def test_over_a_real_socket_with_the_client() -> None:
 
     async def main() -> tuple[list[Any], Any]:
         async with ReplayServer() as server:
-            server.add("/messages", raw, chunk_size=23)
+            server.add("/messages", raw, chunk_size=97)
             async with (
                 streamkit.Client("anthropic:claude-sonnet-4-5", api_key="k",
                                  base_url=server.url) as client,
