@@ -17,10 +17,9 @@ at once, naming what is accepted.
 An HTTP error (an error status, or JSON / HTML where a stream was expected) is
 read up to :data:`~streamkit.limits.MAX_ERROR_BODY_BYTES` (1 MiB), never
 further, and becomes a :class:`~streamkit.errors.ProviderError` by the same
-rule as an error inside a stream
-(:func:`~streamkit.providers.error_payloads.error_event`): the provider's
-message (at most 4,096 characters), code and type, also from a JSON body cut
-at the limit.
+rule as an error inside a stream (:mod:`streamkit.error_body`, which the client
+and the aiohttp source read error bodies with too): the provider's message (at
+most 4,096 characters), code and type, also from a JSON body cut at the limit.
 
 Failures never lose what was received: every error is a
 :class:`~streamkit.errors.StreamError` whose ``partial`` is the response so
@@ -34,7 +33,6 @@ raising, and :attr:`Stream.error` holds the error.
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Literal, overload
@@ -43,14 +41,12 @@ import anyio
 
 from .accumulate import Accumulator
 from .blocks import ContentBlock, ModelT
-from .errors import IncompleteStreamError, ProtocolError, ProviderError, StreamError
-from .events import BlockDelta, BlockEnd, BlockStart, ErrorEvent, Event, TextDelta
+from .error_body import BoundedBody, error_from_body, must_read_body
+from .errors import IncompleteStreamError, ProviderError, StreamError
+from .events import BlockDelta, BlockEnd, BlockStart, Event, TextDelta
 from .limits import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_TOTAL_BYTES, MAX_ERROR_BODY_BYTES
-from .partial_json import PartialJSON, PartialJSONError
 from .pipeline import Pipeline
 from .providers import Parser
-from .providers.base import decode_json
-from .providers.error_payloads import bounded_message, error_event
 from .response import ChatResponse
 
 if TYPE_CHECKING:
@@ -58,11 +54,6 @@ if TYPE_CHECKING:
 
 OnError = Literal["raise", "return"]
 StreamItem = Event | ChatResponse
-
-#: How much of an error body cut at the size limit is read leniently for the
-#: provider's message and type (they come first; a slow pure-Python read of a
-#: whole MiB of hostile tokens would cost seconds).
-_LENIENT_ERROR_PREFIX = 64 * 1024
 
 _ACCEPTED = ("an httpx / httpx2 response opened with client.stream(...), an official SDK's "
              "streaming response or Stream, an (async) iterator of bytes chunks, or an iterator "
@@ -101,7 +92,7 @@ def _unwrap(source: Any) -> Any:
         if inner is not None and _is_response(inner) and inner is not source:
             return inner
     if type(source).__module__.startswith("aiohttp."):  # a ClientResponse (the aiohttp extra)
-        from .adapters.aiohttp import aiohttp_chunks
+        from .aiohttp_source import aiohttp_chunks
 
         return aiohttp_chunks(source)
     return source
@@ -132,53 +123,6 @@ def _check_source(source: Any) -> None:
     raise TypeError(f"stream() cannot read a {kind}; accepted: {_ACCEPTED}")
 
 
-def _error_from_event(event: ErrorEvent, status: int | None = None,
-                      raw: Any = None, note: str = "") -> ProviderError:
-    """The :class:`ProviderError` of an error event, every text in it bounded
-    (``str(error)`` stays short whatever the provider sent)."""
-    return ProviderError(
-        bounded_message(event.message) + note,
-        status=status if status is not None else event.status,
-        code=None if event.code is None else bounded_message(event.code),
-        error_type=None if event.error_type is None else bounded_message(event.error_type),
-        raw=event.raw if raw is None else raw,
-    )
-
-
-def _decode_error_body(body: bytes, cut: bool) -> Any:
-    """The JSON of an error body, or ``None``. A body cut at the size limit is
-    read leniently: the incremental parser's view of its first 64 KiB, so the
-    provider's message and type, which come first, survive."""
-    try:
-        return decode_json(body)
-    except StreamError:
-        if not cut:
-            return None
-    parser = PartialJSON()
-    with contextlib.suppress(PartialJSONError):  # what came before a bad character stays
-        parser.feed(body[:_LENIENT_ERROR_PREFIX].decode("utf-8", "replace"))
-    return parser.value
-
-
-def provider_error_from_body(status: int | None, body: bytes, content_type: str, *,
-                             cut: bool = False) -> ProviderError:
-    """A :class:`ProviderError` from an HTTP error body, by the rule of in-stream
-    errors (:func:`~streamkit.providers.error_payloads.error_event`); ``cut``
-    says the body was cut at :data:`~streamkit.limits.MAX_ERROR_BODY_BYTES`.
-    ``raw`` is the decoded JSON (the partial view of a cut body) or the bytes."""
-    payload = _decode_error_body(body, cut)
-    if isinstance(payload, list) and payload and isinstance(payload[0], dict):
-        payload = payload[0]  # Gemini wraps errors of non-SSE calls in an array
-    if isinstance(payload, dict):
-        event = error_event(payload.get("error", payload), raw=payload)
-        http_status = status if status is not None and status >= 400 else None
-        note = f" (error body cut at {len(body)} bytes)" if cut else ""
-        return _error_from_event(event, http_status or event.status or status, note=note)
-    text = bounded_message(body[:2000].decode("utf-8", "replace"))
-    return ProviderError(f"HTTP {status}: {text or content_type or 'no body'}", status=status,
-                         raw=body)
-
-
 class _Driver:
     """What both stream flavours share: the pipeline, the end, the errors."""
 
@@ -188,29 +132,19 @@ class _Driver:
         self.error: StreamError | None = None
         self.finished = False
 
-    def must_read_body(self, response: Any) -> bool:
-        """Whether an HTTP response must be read whole as an error body (an error
-        status, or JSON / HTML where a stream was expected)."""
-        kind = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-        return (int(response.status_code) >= 400 or kind == "application/json"
-                or kind.startswith("text/html"))
+    def must_read_body(self, source: Any) -> bool:
+        """Whether the source is an HTTP response to read whole as an error body."""
+        return _is_response(source) and must_read_body(
+            int(source.status_code), source.headers.get("content-type", ""))
 
-    @property
-    def error_body_limit(self) -> int:
-        """The most of an error body that is read."""
-        return min(MAX_ERROR_BODY_BYTES, self.pipeline.max_total_bytes)
+    def error_body(self) -> BoundedBody:
+        """Where an error body is read: up to its limit, or the stream's if smaller."""
+        return BoundedBody(min(MAX_ERROR_BODY_BYTES, self.pipeline.max_total_bytes))
 
-    def body_error(self, response: Any, body: bytes, cut: bool) -> StreamError:
-        """The error an HTTP error response (its body read up to the limit) stands for."""
-        status = int(response.status_code)
-        content_type = response.headers.get("content-type", "")
-        error = provider_error_from_body(status, body, content_type, cut=cut)
-        if status >= 400 or (isinstance(error.raw, dict) and "error" in error.raw):
-            return error
-        return ProtocolError(
-            f"expected a streamed response, got {content_type!r} (was stream=true requested?)",
-            raw=body[:2000],
-        )
+    def body_error(self, response: Any, body: BoundedBody) -> StreamError:
+        """The error an HTTP error response (its body read) stands for."""
+        return error_from_body(int(response.status_code),
+                               response.headers.get("content-type", ""), body)
 
     def feed(self, item: Any) -> list[Event]:
         """Events of one source item: a network chunk, or an httpx-sse event."""
@@ -230,12 +164,26 @@ class _Driver:
         for response in self.pipeline.responses:
             response.is_last = True
         if self.pipeline.errors:
-            raise _error_from_event(self.pipeline.errors[0])
+            raise ProviderError.from_event(self.pipeline.errors[0])
         return events
 
-    def interrupt(self) -> None:
+    def stop(self) -> None:
+        """Closed early, cancelled or failed: an unfinished response becomes
+        interrupted, and the stream is over."""
         if not self.finished:
             self.pipeline.accumulator.interrupt()
+            self.finished = True
+
+    def handle(self, exc: Exception) -> None:
+        """End the stream on ``exc`` from its source or the pipeline: its
+        :class:`StreamError` is raised (kept, with ``on_error="return"``); an
+        exception that is neither a stream error nor a broken transport is not
+        the stream's, and goes on as it is."""
+        if not isinstance(exc, StreamError) and not _is_transport_error(exc):
+            raise exc
+        error = self.fail(exc)
+        if self.on_error == "raise":
+            raise error from (exc if error is not exc else None)
 
     def fail(self, exc: BaseException) -> StreamError:
         """The error to surface for ``exc``, with the partial response attached
@@ -323,8 +271,7 @@ class Stream(_BaseStream):
         iterator = self._iterator
         if iterator is not None and hasattr(iterator, "aclose"):
             await iterator.aclose()
-        self._driver.interrupt()
-        self._driver.finished = True
+        self._driver.stop()
         await _aclose_source(self._source)
 
     async def final(self) -> ChatResponse:
@@ -365,25 +312,11 @@ class Stream(_BaseStream):
                 yield item.delta.text  # type: ignore[union-attr]
 
     async def _chunks(self) -> AsyncIterator[Any]:
-        source = self._source
-        if _is_response(source):
-            if self._driver.must_read_body(source):
-                raise await self._body_error(source)
-            async for chunk in source.aiter_bytes():
-                yield chunk
-        else:
-            async for chunk in source:
-                yield chunk
-
-    async def _body_error(self, response: Any) -> StreamError:
-        """Read an error body up to the limit, never further."""
-        limit = self._driver.error_body_limit
-        body = bytearray()
-        async for chunk in response.aiter_bytes():
-            body += chunk[: limit + 1 - len(body)]
-            if len(body) > limit:
-                break
-        return self._driver.body_error(response, bytes(body[:limit]), len(body) > limit)
+        source, driver = self._source, self._driver
+        if driver.must_read_body(source):  # an error body, read up to its limit
+            raise driver.body_error(source, await driver.error_body().aread(source.aiter_bytes()))
+        async for chunk in source.aiter_bytes() if _is_response(source) else source:
+            yield chunk
 
     async def _iterate(self) -> AsyncIterator[StreamItem]:
         driver = self._driver
@@ -395,16 +328,10 @@ class Stream(_BaseStream):
                 for event in driver.end():
                     yield event
             except Exception as exc:
-                if not isinstance(exc, StreamError) and not _is_transport_error(exc):
-                    raise
-                error = driver.fail(exc)
-                if driver.on_error == "raise":
-                    raise error from (exc if error is not exc else None)
+                driver.handle(exc)
             yield driver.pipeline.response
         finally:  # drained, failed, closed early or cancelled: release the response now
-            if not driver.finished:
-                driver.interrupt()
-                driver.finished = True
+            driver.stop()
             with anyio.CancelScope(shield=True):
                 await _aclose_source(self._source)
 
@@ -444,8 +371,7 @@ class SyncStream(_BaseStream):
         iterator = self._iterator
         if iterator is not None and hasattr(iterator, "close"):
             iterator.close()
-        self._driver.interrupt()
-        self._driver.finished = True
+        self._driver.stop()
         _close_source(self._source)
 
     def final(self) -> ChatResponse:
@@ -470,23 +396,10 @@ class SyncStream(_BaseStream):
         return iterate_sync(self, model, interval)
 
     def _chunks(self) -> Iterator[Any]:
-        source = self._source
-        if _is_response(source):
-            if self._driver.must_read_body(source):
-                raise self._body_error(source)
-            yield from source.iter_bytes()
-        else:
-            yield from source
-
-    def _body_error(self, response: Any) -> StreamError:
-        """Read an error body up to the limit, never further."""
-        limit = self._driver.error_body_limit
-        body = bytearray()
-        for chunk in response.iter_bytes():
-            body += chunk[: limit + 1 - len(body)]
-            if len(body) > limit:
-                break
-        return self._driver.body_error(response, bytes(body[:limit]), len(body) > limit)
+        source, driver = self._source, self._driver
+        if driver.must_read_body(source):  # an error body, read up to its limit
+            raise driver.body_error(source, driver.error_body().read(source.iter_bytes()))
+        yield from source.iter_bytes() if _is_response(source) else source
 
     def _iterate(self) -> Iterator[StreamItem]:
         driver = self._driver
@@ -496,16 +409,10 @@ class SyncStream(_BaseStream):
                     yield from driver.feed(chunk)
                 yield from driver.end()
             except Exception as exc:
-                if not isinstance(exc, StreamError) and not _is_transport_error(exc):
-                    raise
-                error = driver.fail(exc)
-                if driver.on_error == "raise":
-                    raise error from (exc if error is not exc else None)
+                driver.handle(exc)
             yield driver.pipeline.response
         finally:  # drained, failed or closed early: release the response now
-            if not driver.finished:
-                driver.interrupt()
-                driver.finished = True
+            driver.stop()
             _close_source(self._source)
 
 
