@@ -652,6 +652,18 @@ class RawBlock(Block):
 ContentBlock = TextBlock | ThinkingBlock | ToolCallBlock | DataBlock | ToolResultBlock | RawBlock
 
 
+def arguments_text(value: Any) -> str:
+    """The JSON text of tool-call arguments a wire gives as an object
+    (Anthropic ``input``, Gemini ``args``, Ollama ``arguments``): msgspec's
+    compact text; for an object holding a lone surrogate (JSON's ``"\\ud800"``,
+    which UTF-8 cannot carry) the same text by :mod:`json`, the surrogate kept,
+    so that parsing it gives the object back."""
+    try:
+        return msgspec.json.encode(value).decode()
+    except UnicodeEncodeError:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 def _decode_arguments(call: ToolCallBlock, text: str) -> Any:
     """``json.loads`` of a tool call's arguments within :mod:`streamkit.limits`:
     every failure is a :class:`~streamkit.errors.ToolArgumentsError`."""

@@ -34,20 +34,32 @@ raising, and :attr:`Stream.error` holds the error.
 from __future__ import annotations
 
 import inspect
+import math
+import time
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import anyio
 
 from .accumulate import Accumulator
-from .blocks import ContentBlock, ModelT
+from .blocks import ContentBlock, ModelT, TextBlock, ThinkingBlock, ToolCallBlock
 from .error_body import BoundedBody, error_from_body, must_read_body
 from .errors import IncompleteStreamError, ProviderError, StreamError
-from .events import BlockDelta, BlockEnd, BlockStart, Event, TextDelta
+from .events import (
+    BlockDelta,
+    BlockEnd,
+    BlockStart,
+    Event,
+    TextDelta,
+    ThinkingDelta,
+    ToolInputDelta,
+)
 from .limits import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_TOTAL_BYTES, MAX_ERROR_BODY_BYTES
 from .pipeline import Pipeline
 from .providers import Parser
 from .response import ChatResponse
+from .timing import RequestTiming, ResponseTiming
+from .token_counts import token_counts
 
 if TYPE_CHECKING:
     import httpx
@@ -123,14 +135,43 @@ def _check_source(source: Any) -> None:
     raise TypeError(f"stream() cannot read a {kind}; accepted: {_ACCEPTED}")
 
 
-class _Driver:
-    """What both stream flavours share: the pipeline, the end, the errors."""
+def _carries_content(events: list[Event]) -> bool:
+    """Whether a chunk's events hold the answer's first content: text, thinking,
+    tool-call arguments or a tool call (its name is generated output)."""
+    for event in events:
+        if type(event) is BlockDelta:
+            delta = event.delta
+            if (type(delta) is TextDelta and delta.text) \
+                    or (type(delta) is ThinkingDelta and delta.thinking) \
+                    or (type(delta) is ToolInputDelta and delta.partial_json):
+                return True
+        elif type(event) is BlockStart:
+            block = event.block
+            if (type(block) is TextBlock and block.text) or type(block) is ToolCallBlock \
+                    or (type(block) is ThinkingBlock and (block.thinking or block.redacted)):
+                return True
+    return False
 
-    def __init__(self, pipeline: Pipeline, on_error: OnError) -> None:
+
+class _Driver:
+    """What both stream flavours share: the pipeline, the end, the errors, and
+    the clock (read once per chunk: see :mod:`streamkit.timing`)."""
+
+    def __init__(self, pipeline: Pipeline, on_error: OnError,
+                 request_timing: RequestTiming | None = None,
+                 opened: float | None = None) -> None:
         self.pipeline = pipeline
         self.on_error = on_error
         self.error: StreamError | None = None
         self.finished = False
+        self.request_timing = request_timing
+        self.clock = time.monotonic if request_timing is None else request_timing.clock
+        self.opened = self.clock() if opened is None else opened
+        self.first_byte: float | None = None
+        self.first_token: float | None = None
+        self.last_byte = -math.inf  # the first chunk's gap is infinite: see feed()
+        self.longest_gap = 0.0
+        self.gaps: list[float] | None = None
 
     def must_read_body(self, source: Any) -> bool:
         """Whether the source is an HTTP response to read whole as an error body."""
@@ -147,9 +188,71 @@ class _Driver:
                                response.headers.get("content-type", ""), body)
 
     def feed(self, item: Any) -> list[Event]:
-        """Events of one source item: a network chunk, or an httpx-sse event."""
+        """Events of one source item: a network chunk, or an httpx-sse event.
+
+        The item's arrival is timed with one clock read: a gap longer than any
+        before (the first chunk's, from nowhere, is infinite) is rare, so a
+        chunk costs a subtraction and a comparison, plus a look at its events
+        until the first content has come."""
+        now = self.clock()
+        gap = now - self.last_byte
+        self.last_byte = now
+        if gap > self.longest_gap:
+            self._longer_gap(now, gap)
         if isinstance(item, (bytes, bytearray, memoryview)):
-            return self.pipeline.feed(bytes(item))
+            events = self.pipeline.feed(bytes(item))
+        else:
+            events = self._feed_sse_event(item)
+        if self.first_token is None and events and _carries_content(events):
+            self.first_token = now
+        return events
+
+    def feed_keeping_gaps(self, item: Any) -> list[Event]:
+        """:meth:`feed`, keeping every gap between two chunks in :attr:`gaps`."""
+        before = self.last_byte
+        events = _Driver.feed(self, item)
+        if before != -math.inf:
+            self.gaps.append(self.last_byte - before)  # type: ignore[union-attr]
+        return events
+
+    def keep_gaps(self) -> list[float]:
+        """From now on keep the gap before every chunk but the first (what a
+        telemetry histogram of time per chunk records); the list they go to."""
+        self.gaps = []
+        self.feed = self.feed_keeping_gaps  # type: ignore[method-assign]
+        return self.gaps
+
+    def _longer_gap(self, now: float, gap: float) -> None:
+        if self.first_byte is None:
+            self.first_byte = now
+        else:
+            self.longest_gap = gap
+
+    def timing(self) -> ResponseTiming:
+        """What the clock said so far, with what the caller said came before."""
+        before = self.request_timing
+        response = self.pipeline.response
+        usage = response.usage
+        received = self.first_byte is not None
+        return ResponseTiming(
+            opened=self.opened,
+            request_sent=None if before is None else before.request_sent,
+            headers_received=None if before is None else before.headers_received,
+            first_byte=self.first_byte, first_token=self.first_token,
+            last_byte=self.last_byte if received else None,
+            longest_gap=self.longest_gap if received else None,
+            output_tokens=None if usage is None else token_counts(usage, response.provider).output,
+            attempts=1 if before is None else before.attempts,
+            before_answer=0.0 if before is None else before.before_answer)
+
+    def stamp(self) -> None:
+        """Give every response the timing so far (at its end, or as a partial)."""
+        timing = self.timing()
+        for response in self.pipeline.responses:
+            response.timing = timing
+
+    def _feed_sse_event(self, item: Any) -> list[Event]:
+        """Events of an httpx-sse event (anything with ``.event`` and ``.data``)."""
         data = getattr(item, "data", None)
         if not isinstance(data, (str, bytes)):
             raise TypeError(f"a stream source must yield bytes (network chunks) or SSE events "
@@ -163,8 +266,21 @@ class _Driver:
         self.finished = True
         for response in self.pipeline.responses:
             response.is_last = True
+        self.stamp()
         if self.pipeline.errors:
-            raise ProviderError.from_event(self.pipeline.errors[0])
+            error = ProviderError.from_event(self.pipeline.errors[0])
+            error.events = tuple(events)  # the end's events reach the caller before it
+            raise error
+        return events
+
+    @staticmethod
+    def unseen(exc: Exception) -> tuple[Event, ...]:
+        """The events applied before ``exc`` that the caller has not seen, taken
+        from the error (which then carries none): the stream yields them
+        before it raises, so that a UI built from events agrees with the partial."""
+        if not isinstance(exc, StreamError):
+            return ()
+        events, exc.events = exc.events, ()
         return events
 
     def stop(self) -> None:
@@ -173,6 +289,7 @@ class _Driver:
         if not self.finished:
             self.pipeline.accumulator.interrupt()
             self.finished = True
+            self.stamp()
 
     def handle(self, exc: Exception) -> None:
         """End the stream on ``exc`` from its source or the pipeline: its
@@ -196,6 +313,7 @@ class _Driver:
                 f"{type(exc).__name__}: {exc}"
             )
             error.__cause__ = exc
+        self.stamp()
         if self.finished and not isinstance(error, ProviderError):
             error.partial = self.pipeline.response  # ended already: nothing to mark
         else:
@@ -235,6 +353,12 @@ class _BaseStream:
     def provider(self) -> str | None:
         """The provider's name (detected with ``provider="auto"``)."""
         return self._driver.pipeline.provider
+
+    @property
+    def timing(self) -> ResponseTiming:
+        """When each part of the answer arrived so far (the final value is the
+        response's ``timing`` once the stream ends, fails or is closed)."""
+        return self._driver.timing()
 
     def block(self, event: BlockStart | BlockDelta | BlockEnd) -> ContentBlock:
         """The current state of the block an event belongs to: the stream's own live
@@ -328,6 +452,8 @@ class Stream(_BaseStream):
                 for event in driver.end():
                     yield event
             except Exception as exc:
+                for event in driver.unseen(exc):
+                    yield event
                 driver.handle(exc)
             yield driver.pipeline.response
         finally:  # drained, failed, closed early or cancelled: release the response now
@@ -409,6 +535,7 @@ class SyncStream(_BaseStream):
                     yield from driver.feed(chunk)
                 yield from driver.end()
             except Exception as exc:
+                yield from driver.unseen(exc)
                 driver.handle(exc)
             yield driver.pipeline.response
         finally:  # drained, failed or closed early: release the response now
@@ -438,6 +565,7 @@ def stream(
     max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
     think_tags: bool | tuple[str, str] | None = None,
     start_in_thinking: bool = False,
+    request_timing: RequestTiming | None = None,
     **parser_options: Any,
 ) -> Stream: ...
 
@@ -452,6 +580,7 @@ def stream(
     max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
     think_tags: bool | tuple[str, str] | None = None,
     start_in_thinking: bool = False,
+    request_timing: RequestTiming | None = None,
     **parser_options: Any,
 ) -> Stream | SyncStream: ...
 
@@ -466,6 +595,7 @@ def stream(
     max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
     think_tags: bool | tuple[str, str] | None = None,
     start_in_thinking: bool = False,
+    request_timing: RequestTiming | None = None,
     **parser_options: Any,
 ) -> SyncStream: ...
 
@@ -479,6 +609,7 @@ def stream(
     max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
     think_tags: bool | tuple[str, str] | None = None,
     start_in_thinking: bool = False,
+    request_timing: RequestTiming | None = None,
     **parser_options: Any,
 ) -> Any:
     """Stream ``source`` as events ending in the final :class:`ChatResponse`.
@@ -498,14 +629,25 @@ def stream(
     bound memory against a hostile stream; ``on_error="return"`` ends a broken
     stream with the partial response instead of raising; ``think_tags=True``
     turns inline ``<think>`` text into thinking blocks (see
-    :class:`~streamkit.pipeline.Pipeline`).
+    :class:`~streamkit.pipeline.Pipeline`). ``request_timing`` says when the
+    request was sent and what the call tried before (the client gives it);
+    the stream times the body itself (``events.timing``, then
+    ``response.timing``: see :mod:`streamkit.timing`).
     """
+    opened = (time.monotonic if request_timing is None else request_timing.clock)()
     source = _unwrap(source)
     _check_source(source)
     pipeline = Pipeline(provider, max_event_bytes=max_event_bytes,
                         max_total_bytes=max_total_bytes, think_tags=think_tags,
                         start_in_thinking=start_in_thinking, **parser_options)
-    driver = _Driver(pipeline, on_error)
+    driver = _Driver(pipeline, on_error, request_timing, opened)
     if _is_async_source(source):
         return Stream(source, driver)
     return SyncStream(source, driver)
+
+
+def keep_chunk_gaps(events: Stream | SyncStream) -> list[float]:
+    """The list into which ``events`` will put the gap before each chunk after
+    the first, from now on (for a histogram of time per chunk); nothing is kept
+    per chunk unless this is called."""
+    return events._driver.keep_gaps()

@@ -89,6 +89,7 @@ class _Route:
     chunk_size: int | None
     delay: float
     cut_after: int | None
+    pauses: tuple[tuple[int, float], ...] = ()
 
 
 @dataclass
@@ -196,6 +197,7 @@ class ReplayServer:
         chunk_size: int | None = None,
         delay: float = 0.0,
         cut_after: int | None = None,
+        pauses: Mapping[int, float] | None = None,
     ) -> None:
         """Serve ``body`` for any method on ``path``.
 
@@ -209,9 +211,12 @@ class ReplayServer:
         tests reproduce provider-side token pacing and arbitrary split points.
         ``cut_after=N`` sends only the first ``N`` body bytes (the whole body if
         ``N >= len(body)``) and then closes the connection without the final
-        chunk, so the client must report an incomplete body.  ``headers`` are
-        added to the response; a ``Content-Type`` in them overrides
-        ``content_type``.
+        chunk, so the client must report an incomplete body. ``pauses`` maps a
+        write's number to seconds of silence before it (``{0: 0.5}``: the
+        headers at once, the body's first bytes half a second later), which is
+        how tests reproduce a slow first token and a stall mid-stream.
+        ``headers`` are added to the response; a ``Content-Type`` in them
+        overrides ``content_type``.
         """
         if not isinstance(body, bytes | bytearray | memoryview):
             raise TypeError(f"body must be bytes, not {type(body).__name__}")
@@ -223,6 +228,8 @@ class ReplayServer:
             raise ValueError(f"delay must be >= 0, got {delay}")
         if cut_after is not None and cut_after < 0:
             raise ValueError(f"cut_after must be >= 0 or None, got {cut_after}")
+        if pauses and min(pauses.values()) < 0:
+            raise ValueError(f"pauses must be >= 0 seconds, got {dict(pauses)}")
         extra = dict(headers or {})
         if not any(name.lower() == "content-type" for name in extra):
             extra["Content-Type"] = content_type
@@ -234,6 +241,7 @@ class ReplayServer:
             chunk_size=chunk_size,
             delay=delay,
             cut_after=cut_after,
+            pauses=tuple(sorted((pauses or {}).items())),
         )
 
     def default(
@@ -246,6 +254,7 @@ class ReplayServer:
         chunk_size: int | None = None,
         delay: float = 0.0,
         cut_after: int | None = None,
+        pauses: Mapping[int, float] | None = None,
     ) -> None:
         """Serve ``body`` for every path without its own route (same as
         ``add("*", ...)``), for clients whose exact URL a test does not care
@@ -259,6 +268,7 @@ class ReplayServer:
             chunk_size=chunk_size,
             delay=delay,
             cut_after=cut_after,
+            pauses=pauses,
         )
 
     def add_file(
@@ -272,6 +282,7 @@ class ReplayServer:
         chunk_size: int | None = None,
         delay: float = 0.0,
         cut_after: int | None = None,
+        pauses: Mapping[int, float] | None = None,
     ) -> None:
         """Serve a recorded fixture file on ``path``; the body and content type
         come from :func:`load_recording` (``content_type`` overrides the one
@@ -286,6 +297,7 @@ class ReplayServer:
             chunk_size=chunk_size,
             delay=delay,
             cut_after=cut_after,
+            pauses=pauses,
         )
 
     def _route_for(self, target: str) -> _Route | None:
@@ -563,9 +575,12 @@ class ReplayServer:
             body = body[: route.cut_after]
         size = route.chunk_size or max(len(body), 1)
         pieces = [body[i : i + size] for i in range(0, len(body), size)]
+        pauses = dict(route.pauses)
         for index, piece in enumerate(pieces):
             if index and route.delay:
                 await anyio.sleep(route.delay)
+            if index in pauses:
+                await anyio.sleep(pauses[index])
             framed = conn.send(h11.Data(data=piece))
             if route.cut_after is None and index == len(pieces) - 1:
                 trailer = conn.send(h11.EndOfMessage())

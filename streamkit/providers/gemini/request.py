@@ -607,6 +607,8 @@ def _read_tools(rest: dict[str, Any], request: Request) -> None:
     for entry in entries:
         tools = _read_entry(entry)
         if tools is None:
+            if not isinstance(entry, dict):
+                return  # not a tool entry: kept as it is, with the rest
             read.append(entry)
             continue
         if read and isinstance(read[-1], Tool):  # written into the entry before otherwise
