@@ -94,7 +94,7 @@ from ...messages import (
     SystemMessage,
     UserMessage,
 )
-from ...request import UNIFORM_OPTIONS, ForeignThinking, JsonSchemaOutput, Request
+from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..function_tools import function_fields, read_function, read_schema_output, schema_fields
@@ -139,7 +139,6 @@ _UNSUPPORTED = {
     "thinking_budget": "the OpenAI Responses API takes reasoning_effort, not a token budget",
     "audio": "the OpenAI Responses API has no audio output (OpenAI Chat Completions has)",
 }
-_UNIFORM = frozenset(UNIFORM_OPTIONS)
 
 # Uniform options that need nothing on this wire.
 _IMPLIED = frozenset({"include_usage"})  # response.completed always carries usage
