@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo web web-build test lint typecheck fuzz bench bench-foundation bench-partial bench-sse bench-micro bench-translation bench-observability clean
+.PHONY: demo web web-build test lint typecheck fuzz bench bench-foundation bench-partial bench-output bench-sse bench-micro bench-translation bench-observability clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,21 @@ BENCH_BIN := $(BENCH_VENV)/bin
 $(BENCH_VENV)/.installed: pyproject.toml
 	test -x $(BENCH_BIN)/python || $(PYTHON) -m venv $(BENCH_VENV)
 	$(BENCH_BIN)/python -m pip install -q -e '.[dev,cli,bench]'
+	touch $@
+
+# bench-output's rivals, one venv each: instructor and pydantic-ai pin different
+# versions of the same packages, and neither may leak into the other's timing.
+RIVAL_INSTRUCTOR := .venv-bench-instructor
+RIVAL_PYDANTIC_AI := .venv-bench-pydantic-ai
+
+$(RIVAL_INSTRUCTOR)/.installed:
+	test -x $(RIVAL_INSTRUCTOR)/bin/python || $(PYTHON) -m venv $(RIVAL_INSTRUCTOR)
+	$(RIVAL_INSTRUCTOR)/bin/python -m pip install -q instructor
+	touch $@
+
+$(RIVAL_PYDANTIC_AI)/.installed:
+	test -x $(RIVAL_PYDANTIC_AI)/bin/python || $(PYTHON) -m venv $(RIVAL_PYDANTIC_AI)
+	$(RIVAL_PYDANTIC_AI)/bin/python -m pip install -q pydantic-ai-slim
 	touch $@
 
 demo: $(VENV)/.cli-installed
@@ -68,6 +83,10 @@ bench-foundation: $(BENCH_VENV)/.installed
 bench-partial: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/partial_args.py
 
+# Partial models after every fragment: streamkit vs instructor and pydantic-ai, each in its venv.
+bench-output: $(VENV)/.dev-installed $(RIVAL_INSTRUCTOR)/.installed $(RIVAL_PYDANTIC_AI)/.installed
+	$(BIN)/python bench/partial_output.py
+
 bench-sse: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/sse_decoders.py
 
@@ -84,4 +103,4 @@ bench-translation: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/translation.py
 
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) .mypy_cache .ruff_cache .pytest_cache web/node_modules streamkit/web/static/app.js
+	rm -rf $(VENV) $(BENCH_VENV) $(RIVAL_INSTRUCTOR) $(RIVAL_PYDANTIC_AI) .mypy_cache .ruff_cache .pytest_cache web/node_modules streamkit/web/static/app.js

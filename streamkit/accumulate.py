@@ -107,6 +107,12 @@ class Accumulator:
             raise KeyError((choice, index))
         return state.blocks[index]
 
+    def started_blocks(self, choice: int = 0) -> dict[int, ContentBlock]:
+        """Every block of ``choice`` started so far, by parser index: the live
+        blocks (read-only for the caller), in a new dict."""
+        state = self._choices.get(choice)
+        return {} if state is None else dict(state.blocks)
+
     def apply(self, event: Event) -> None:
         """Merge one event into its choice's response."""
         self._handlers[type(event)](event)

@@ -245,7 +245,7 @@ class ToolCallBlock(Block):
     stream cut off (e.g. at max_tokens).
     """
 
-    __slots__ = ("_input", "_partial", "_partial_fed", "incomplete", "name")
+    __slots__ = ("_input", "_outputs", "_partial", "_partial_fed", "incomplete", "name")
     type: ClassVar[str] = "tool_call"
 
     def __init__(
@@ -262,6 +262,7 @@ class ToolCallBlock(Block):
         self._input = TextBuffer(input)
         self._partial: PartialJSON | None = None
         self._partial_fed = 0
+        self._outputs: dict[Any, Any] | None = None  # partial_output's state per model
         self.incomplete = incomplete
         self.metadata = metadata if metadata is not None else {}
 
@@ -313,6 +314,21 @@ class ToolCallBlock(Block):
         _ = self.partial_arguments
         assert self._partial is not None
         return self._partial
+
+    def partial_output(self, model: builtins.type[ModelT]) -> ModelT:
+        """The arguments so far as a partial ``model``, for a tool card that
+        fills in: every field optional (``None`` until known), strings as far
+        as they came, numbers and literals once complete (see
+        :mod:`streamkit.partial_model`). Cheap to call after every delta: it
+        reads only what the incremental parser of :attr:`partial_arguments`
+        added, and returns the same object while nothing changed. Once the
+        arguments are complete and valid it is the whole ``model``
+        (``== arguments(model)``). It never raises for arguments that are cut
+        off, broken or invalid: it shows what validates, and
+        :meth:`arguments` says what is wrong."""
+        from .partial_output import block_partial_output
+
+        return block_partial_output(self, model)
 
     @overload
     def arguments(self) -> Any: ...

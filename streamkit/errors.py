@@ -325,13 +325,17 @@ class StructuredOutputError(StreamkitError, ValueError):
     text that failed (``None`` when the response had none to offer),
     ``errors`` pydantic's error list (empty when the text was not even JSON or
     was missing), ``response`` the response itself. The pydantic
-    ``ValidationError`` is the ``__cause__``.
+    ``ValidationError`` is the ``__cause__``. ``partial_output`` is the last
+    partial value shown while the answer streamed (``partial_output()``,
+    ``parse(Model, partial=True)``), ``None`` otherwise.
     """
 
     def __init__(self, message: str, *, model: type[Any], text: str | None,
-                 response: ChatResponse, errors: list[Any] | None = None) -> None:
+                 response: ChatResponse, errors: list[Any] | None = None,
+                 partial_output: Any = None) -> None:
         super().__init__(message)
         self.model = model
         self.text = text
         self.response = response
         self.errors = errors if errors is not None else []
+        self.partial_output = partial_output

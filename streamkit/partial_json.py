@@ -192,6 +192,7 @@ class PartialJSON:
         "_state",
         "_tip",
         "_tok_start",
+        "_version",
         "_work",
     )
 
@@ -224,6 +225,7 @@ class PartialJSON:
         self._fragments: list[str] = []
         self._error: PartialJSONError | None = None
         self._finished = False
+        self._version = 0  # grows with every fragment that may change the view
         self._work = 0  # main-loop iterations, for linearity tests
         self._joined = 0  # characters joined to show a growing string, likewise
 
@@ -292,6 +294,24 @@ class PartialJSON:
             path = (*path, self._tip[1])
         return path
 
+    @property
+    def version(self) -> int:
+        """A number that grows whenever :attr:`value` or :attr:`open_path` may
+        have changed (every fragment but more characters of an object key), so
+        a reader that does work per change can skip the reads that change nothing."""
+        return self._version
+
+    def open_chain(self) -> tuple[list[Any], list[str | int], tuple[Any, Any] | None]:
+        """What :attr:`open_path` is made of, without building it: the open
+        containers (root first), the key of each in its parent (the first
+        entry, the root's, means nothing) and ``(container, key)`` of the string
+        value being streamed, if any. For readers that walk the open part after
+        every fragment (:class:`~streamkit.partial_model.PartialValidator`).
+        These are the parser's own lists, brought up to date like :attr:`value`:
+        read-only, and changed by the next :meth:`feed`."""
+        _ = self.value
+        return self._stack, self._slots, self._tip
+
     def is_complete(self, path: Path = ()) -> bool:
         """Whether the value at ``path`` is present in the view and final.
 
@@ -345,6 +365,7 @@ class PartialJSON:
                 self._chunks.append(fragment)
                 self._pos += n
                 self._dirty = not self._is_key
+                self._version += self._dirty
                 self._work += 1
                 return
         try:
@@ -371,6 +392,7 @@ class PartialJSON:
                 self._error = exc
                 raise
             self._state = _S_DONE
+            self._version += 1
         if self._state != _S_DONE:
             state = self._state
             what = _STATE_NAMES[_S_AFTER if state == _S_NUM else state]
@@ -579,6 +601,7 @@ class PartialJSON:
                 else:  # _S_DONE
                     raise PartialJSONError("extra data after the top-level value", base + i)
         self._pos = base + n
+        self._version += 1
         self._work += work
         self._chunks = chunks
         self._state = state

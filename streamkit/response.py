@@ -373,11 +373,22 @@ class ChatResponse:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def parse(self, model: builtins.type[ModelT]) -> ModelT:
+    def parse(self, model: builtins.type[ModelT], *, partial: bool = False) -> ModelT:
         """The structured output as a ``model`` instance: the answer text, or the
         arguments of the one tool call when there is no text (see
         :func:`streamkit.structured.parse_structured`); raises
-        :class:`~streamkit.errors.StructuredOutputError`."""
+        :class:`~streamkit.errors.StructuredOutputError`.
+
+        ``partial=True`` is a snapshot for a response still streaming (or cut
+        off): the whole ``model`` when the answer is complete and valid, else
+        its partial twin holding what validates so far (see
+        :mod:`streamkit.partial_model`; every field ``None`` before anything
+        arrived). It raises only when there is no answer to show: a refusal,
+        several tool calls and no text, text that is not JSON."""
+        if partial:
+            from .partial_output import parse_partial
+
+            return parse_partial(self, model)
         from .structured import parse_structured
 
         return parse_structured(self, model)

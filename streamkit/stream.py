@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import anyio
 
 from .accumulate import Accumulator
-from .blocks import ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from .blocks import ContentBlock, ModelT, TextBlock, ThinkingBlock, ToolCallBlock
 from .error_body import BoundedBody, error_from_body, must_read_body
 from .errors import IncompleteStreamError, ProtocolError, ProviderError, StreamError
 from .events import (
@@ -426,6 +426,27 @@ class Stream(_BaseStream):
         """Only the text deltas of choice 0 (refusals excluded), like the SDKs' helper."""
         return self._texts()
 
+    def partial_output(self, model: type[ModelT], *,
+                       interval: float | None = None) -> AsyncIterator[ModelT]:
+        """The structured answer as it streams, as partial ``model`` values.
+
+        Each item is the best-known value so far, validated as the partial
+        twin of ``model`` (every field optional, nested models, lists and dicts
+        too; strings as far as they came; numbers and literals once complete:
+        see :mod:`streamkit.partial_model`), yielded only when it changed. The
+        answer is the JSON text (``json_output=model``) or, with no text, the
+        arguments of the one tool call (a forced tool); see
+        :mod:`streamkit.partial_output`. The last item is the whole ``model``
+        (``response.parse(model)``), or the
+        :class:`~streamkit.errors.StructuredOutputError` naming what is wrong,
+        the last partial value in its ``partial_output``. ``interval``
+        (seconds) yields at most one partial value per interval, checked as
+        items arrive. Reads the stream itself: iterate one or the other.
+        """
+        from .partial_output import iterate_async
+
+        return iterate_async(self, model, interval)
+
     async def _texts(self) -> AsyncIterator[str]:
         async for item in self:
             if _is_answer_text(item, self._driver.pipeline.accumulator):
@@ -508,6 +529,14 @@ class SyncStream(_BaseStream):
         for item in self:
             if _is_answer_text(item, self._driver.pipeline.accumulator):
                 yield item.delta.text  # type: ignore[union-attr]
+
+    def partial_output(self, model: type[ModelT], *,
+                       interval: float | None = None) -> Iterator[ModelT]:
+        """The structured answer as it streams, as partial ``model`` values
+        (see :meth:`Stream.partial_output`)."""
+        from .partial_output import iterate_sync
+
+        return iterate_sync(self, model, interval)
 
     def _chunks(self) -> Iterator[Any]:
         source, driver = self._source, self._driver

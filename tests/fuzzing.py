@@ -24,7 +24,9 @@ The contract (what :func:`check` asserts, each breach an :class:`Outcome` with
 - reading the result never raises but the documented errors:
   ``ToolCallBlock.arguments()`` a ``ToolArgumentsError``,
   ``partial_arguments`` a ``PartialJSONError``, ``DataBlock.to_wav()`` a
-  ``MediaTypeError``; the CLI's summary of it holds no terminal escape.
+  ``MediaTypeError``, ``parse(Model, partial=True)`` a
+  ``StructuredOutputError`` (``ToolCallBlock.partial_output`` none); the CLI's
+  summary of it holds no terminal escape.
 """
 
 from __future__ import annotations
@@ -38,9 +40,10 @@ import traceback
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
+from pydantic import BaseModel
 
 import streamkit
 from streamkit import (
@@ -54,7 +57,7 @@ from streamkit import (
     ToolCallBlock,
 )
 from streamkit.cli import _block_line, summarise
-from streamkit.errors import MediaTypeError, ToolArgumentsError
+from streamkit.errors import MediaTypeError, StructuredOutputError, ToolArgumentsError
 from streamkit.ids import counting_ids, id_factory
 from streamkit.partial_json import PartialJSONError
 from streamkit.testing import load_recording
@@ -458,12 +461,26 @@ def run(case: Case) -> Outcome:
     return run_replay(case.chunks, case.provider)
 
 
+class Probe(BaseModel):
+    """A model to read any structured answer as: every kind of field."""
+
+    city: str = ""
+    location: str | None = None
+    days: int = 0
+    flags: list[bool | None] = []
+    query: dict[str, Any] = {}
+    kind: Literal["a", "b"] = "a"
+    nested: Probe | None = None
+
+
 def read_everything(response: dict[str, Any]) -> Outcome | None:
     """Read a result the ways a user does; a crash if anything but the
     documented errors comes out."""
     try:
         final = ChatResponse.from_dict(response)
         _ = final.text, final.thinking, final.refusal, final.to_json(), repr(final.content)
+        with contextlib.suppress(StructuredOutputError):
+            final.parse(Probe, partial=True).model_dump()
         for block in final.content:
             block.copy()
             if isinstance(block, ToolCallBlock):
@@ -471,6 +488,7 @@ def read_everything(response: dict[str, Any]) -> Outcome | None:
                     block.arguments()
                 with contextlib.suppress(PartialJSONError):
                     _ = block.partial_arguments
+                block.partial_output(Probe).model_dump()
             elif isinstance(block, DataBlock):
                 _ = block.duration, block.is_pcm, block.pcm_format
                 if block.is_pcm:

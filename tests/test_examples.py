@@ -42,6 +42,20 @@ def test_collect_audio(tmp_path: Path) -> None:
     assert data[:4] == b"RIFF" and hashlib.sha256(data[44:]).hexdigest() == AUDIO_SHA256
 
 
+def test_structured_stream() -> None:
+    """The recipe fills in over a real socket: ingredients, then steps one by
+    one, each step shown while it is still being written; the last value is
+    the whole Recipe."""
+    out = run("structured_stream.py")
+    lines = out.splitlines()
+    assert lines[0] == "'Fluffy pancakes': 1 ingredients, 0 steps; last step so far: ''"
+    assert "'Fluffy pancakes': 4 ingredients, 1 steps; last step so far: 'Whi'" in lines
+    assert "'Fluffy pancakes': 4 ingredients, 4 steps; last step so far: 'Co'" in lines
+    assert "asked for Recipe with response_format; 71 values received" in lines
+    assert "final: Recipe 'Fluffy pancakes' for 4, 4 ingredients, 4 steps" in lines
+    assert lines[-1] == "equal to the answer: True"
+
+
 def test_observability() -> None:
     out = run("observability.py")
     span_text, _, rest = out.partition("\n}\n")

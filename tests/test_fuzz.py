@@ -210,3 +210,38 @@ def test_growth_of_partial_arguments_read_after_every_delta() -> None:
 
 def test_growth_of_the_cut_off_check_on_huge_numbers() -> None:
     assert_linear(lambda n: lambda: is_truncated('{"n": ' + "9" * n), 50_000)
+
+
+def test_growth_of_partial_output_read_after_every_fragment() -> None:
+    """A structured answer (a list of records) read as a partial model after
+    every 4-character fragment: each read rebuilds only the open part."""
+    from pydantic import BaseModel
+
+    from streamkit.blocks import TextBlock
+    from streamkit.events import BlockDelta, BlockStart, TextDelta
+    from streamkit.partial_output import PartialOutputReader
+
+    class Record(BaseModel):
+        name: str
+        score: float
+        tags: list[str]
+
+    class Records(BaseModel):
+        records: list[Record]
+
+    def make(count: int) -> Callable[[], Any]:
+        text = json.dumps({"records": [{"name": f"record number {i} " * 3, "score": i / 7,
+                                        "tags": ["alpha", "beta"]} for i in range(count)]})
+        events = [BlockDelta(index=0, delta=TextDelta(text[i:i + 4]))
+                  for i in range(0, len(text), 4)]
+
+        def run() -> None:
+            reader = PartialOutputReader(Records)
+            reader.push(BlockStart(index=0, block=TextBlock()))
+            for event in events:
+                reader.push(event)
+                reader.snapshot()
+            assert len(reader.current().records) == count
+        return run
+
+    assert_linear(make, 60)

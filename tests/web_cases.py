@@ -5,7 +5,10 @@ for it and what the AI SDK client must assemble from it.
 ``<case>.sse`` (the bytes of ``ui_message_stream`` over the recording, fed in
 small network chunks through a real :class:`~streamkit.stream.Stream`) and
 ``<case>.json`` (the expectation). ``web/test/ui-message-stream.test.mjs``
-reads them with the ``ai`` package's own parser and message assembler.
+reads them with the ``ai`` package's own parser and message assembler. The
+``structured__*`` cases are scripted structured answers (``structured_streams``)
+encoded with ``output=Recipe``: their expectation also holds the final
+``data-output`` part (``output``), from ``response.parse`` alone.
 
 The expectation is computed from the stream's final ``ChatResponse`` with the
 model's own API only (``text``, ``thinking``, ``arguments()``, ``to_wav()``),
@@ -26,6 +29,7 @@ import anyio
 sys.path.insert(0, str(Path(__file__).parent))
 
 from conftest import fixture_id, recordings
+from structured_streams import ANSWERS, WIRES, Recipe, fragments
 
 from streamkit import stream
 from streamkit.blocks import (
@@ -36,7 +40,7 @@ from streamkit.blocks import (
     ThinkingBlock,
     ToolCallBlock,
 )
-from streamkit.errors import ToolArgumentsError
+from streamkit.errors import StructuredOutputError, ToolArgumentsError
 from streamkit.response import ChatResponse
 from streamkit.testing import load_recording
 from streamkit.web import ui_message_stream
@@ -109,6 +113,35 @@ def expectation(name: str, final: ChatResponse, error: str | None) -> dict[str, 
     }
 
 
+async def encode_structured(raw: bytes) -> tuple[bytes, ChatResponse]:
+    """The UI message stream of a scripted structured answer, with ``output=Recipe``
+    (a ``data-output`` chunk after every change), and its final response."""
+    events = stream(_chunks(raw))
+    out = bytearray()
+    async for frame in ui_message_stream(events, output=Recipe, output_interval=None):
+        out += frame
+    return bytes(out), events.response
+
+
+def expected_output(final: ChatResponse) -> dict[str, Any]:
+    """What the ``data-output`` part must hold at the end, from ``parse`` alone."""
+    try:
+        return {"state": "done", "object": final.parse(Recipe).model_dump(mode="json")}
+    except StructuredOutputError as error:
+        return {"state": "error", "errorText": str(error)}
+
+
+def structured_cases() -> dict[str, bytes]:
+    """Every scripted wire carrying the recipe, and one whose last step is invalid."""
+    cases = {f"structured__{wire}": build(fragments(ANSWERS["compact"], "3"))
+             for wire, build in WIRES.items()}
+    invalid = json.loads(ANSWERS["compact"])
+    invalid["servings"] = "four"
+    cases["structured__invalid-servings"] = WIRES["openai-chat"](
+        fragments(json.dumps(invalid), "3"))
+    return cases
+
+
 async def _write_all(out_dir: Path) -> list[str]:
     names = []
     for path in recordings():
@@ -116,6 +149,12 @@ async def _write_all(out_dir: Path) -> list[str]:
         sse, final, error = await encode_recording(path)
         (out_dir / f"{name}.sse").write_bytes(sse)
         expected = expectation(fixture_id(path), final, error)
+        (out_dir / f"{name}.json").write_text(json.dumps(expected, ensure_ascii=False))
+        names.append(name)
+    for name, raw in structured_cases().items():
+        sse, final = await encode_structured(raw)
+        (out_dir / f"{name}.sse").write_bytes(sse)
+        expected = {**expectation(name, final, None), "output": expected_output(final)}
         (out_dir / f"{name}.json").write_text(json.dumps(expected, ensure_ascii=False))
         names.append(name)
     return names

@@ -26,9 +26,10 @@ from __future__ import annotations
 import base64
 import json
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -60,6 +61,9 @@ from ..events import (
     TranscriptDelta,
 )
 from ..response import ChatResponse
+
+if TYPE_CHECKING:
+    from .output import OutputParts
 
 __all__ = ["DONE_FRAME", "UIMessageStreamEncoder", "encode_frame", "finish_reason_for_ui"]
 
@@ -173,6 +177,10 @@ class UIMessageStreamEncoder:
     - ``error_text``: maps an error message to the text the browser sees
       (mask provider details here if your users must not see them).
     - ``message_id``: the UI message id; by default the provider's response id.
+    - ``output``: a pydantic model: the structured answer of each step also goes
+      out as it streams, as a ``data-output`` part updated in place (see
+      :mod:`streamkit.web.output`), at most once per ``output_interval``
+      seconds (``None``: every change) by ``clock``.
     """
 
     def __init__(
@@ -185,6 +193,9 @@ class UIMessageStreamEncoder:
         stream_audio: bool = False,
         error_text: Callable[[str], str] | None = None,
         message_id: str | None = None,
+        output: type[Any] | None = None,
+        output_interval: float | None = 0.05,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.choice = choice
         self.steps = steps
@@ -203,6 +214,10 @@ class UIMessageStreamEncoder:
         self._error_sent = False
         self._step_metadata: list[dict[str, Any]] = []
         self._end_reason: tuple[object, str | None] | None = None
+        self.output = output
+        self.output_interval = output_interval
+        self.clock = clock
+        self._output: OutputParts | None = None
 
     # ------------------------------------------------------------ public
 
@@ -232,6 +247,8 @@ class UIMessageStreamEncoder:
             chunks += self._block_end(item)
         elif isinstance(item, ResponseEnd):
             self._end_reason = (item.finish_reason, item.stop_reason)
+        if self._output is not None:
+            chunks += self._output.take(item)
         return _frames(chunks)
 
     def encode_error(self, error: BaseException | str) -> bytes:
@@ -286,6 +303,12 @@ class UIMessageStreamEncoder:
         if step and not self._in_step:
             self._in_step = True
             chunks.append({"type": "start-step"})
+            if self.output is not None:  # pydantic is imported by whoever passes a model
+                from .output import OutputParts
+
+                self._output = OutputParts(self.output, part_id=self._unique_id("output", -1),
+                                           choice=self.choice, interval=self.output_interval,
+                                           clock=self.clock)
         return chunks
 
     def _end_step(self, response: ChatResponse | None, *, last: bool) -> bytes:
@@ -295,6 +318,9 @@ class UIMessageStreamEncoder:
         chunks = self._begin(None)
         for index in sorted(self._parts):
             chunks += self._close(self._parts.pop(index), None)
+        if self._output is not None:
+            chunks += self._output.finish(response)
+            self._output = None
         out = _frames(chunks) + self._flush_error() + encode_frame({"type": "finish-step"})
         self._in_step = False
         self._steps_done += 1

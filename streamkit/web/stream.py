@@ -41,6 +41,8 @@ async def ui_message_stream(
     error_text: Callable[[str], str] | None = None,
     stream_audio: bool = False,
     pcm_as_wav: bool = True,
+    output: type[Any] | None = None,
+    output_interval: float | None = 0.05,
 ) -> AsyncIterator[bytes]:
     """The UI message stream of one assistant message, as bytes to send.
 
@@ -49,12 +51,15 @@ async def ui_message_stream(
     call of an agent loop, say. A :class:`~streamkit.errors.StreamError` ends
     the message with an ``error`` chunk, keeping every part received before it;
     the streams are closed whatever happens, at once when the client goes away
-    (the server cancels or closes this iterator). Keyword options are those of
-    :class:`~streamkit.web.UIMessageStreamEncoder`.
+    (the server cancels or closes this iterator). ``output=Model`` also sends
+    the structured answer as it streams, as a ``data-output`` part the client
+    updates in place (:mod:`streamkit.web.output`). Keyword options are those
+    of :class:`~streamkit.web.UIMessageStreamEncoder`.
     """
     encoder = UIMessageStreamEncoder(steps=max(len(streams), 1), message_id=message_id,
                                      error_text=error_text, stream_audio=stream_audio,
-                                     pcm_as_wav=pcm_as_wav)
+                                     pcm_as_wav=pcm_as_wav, output=output,
+                                     output_interval=output_interval)
     try:
         for source in streams:
             try:

@@ -97,6 +97,51 @@ function view(part) {
   return { type: `unexpected ${part.type}` };
 }
 
+// A partial value (a dump of the fields known so far) agrees with the final one:
+// strings are prefixes, lists only grow, every other value is equal.
+function consistent(part, whole, where = '') {
+  if (part === null || part === undefined) return;
+  if (typeof part === 'string') {
+    assert.ok(typeof whole === 'string' && whole.startsWith(part), `${where}: ${JSON.stringify(part)} is no prefix`);
+  } else if (Array.isArray(part)) {
+    assert.ok(Array.isArray(whole) && part.length <= whole.length, `${where}: the list shrank`);
+    part.forEach((item, index) => consistent(item, whole[index], `${where}[${index}]`));
+  } else if (typeof part === 'object') {
+    for (const [key, value] of Object.entries(part)) {
+      assert.ok(whole !== null && typeof whole === 'object' && key in whole, `${where}.${key} is not in the final value`);
+      consistent(value, whole[key], `${where}.${key}`);
+    }
+  } else {
+    assert.equal(part, whole, where);
+  }
+}
+
+// The data-output chunks of a structured case: one id, each streaming object
+// consistent with the next, the last one what the part holds at the end.
+function checkOutput(chunks, message, expected) {
+  const outputs = chunks.filter(chunk => chunk.type === 'data-output');
+  const parts = message.parts.filter(part => part.type === 'data-output');
+  if (expected === undefined || expected === null) {
+    assert.equal(outputs.length, 0, 'no data-output without output=');
+    return;
+  }
+  assert.ok(outputs.length > 10, `only ${outputs.length} data-output chunks`);
+  assert.equal(new Set(outputs.map(chunk => chunk.id)).size, 1, 'one part id per step');
+  assert.equal(parts.length, 1, 'the client keeps one data-output part, updated in place');
+  const streaming = outputs.filter(chunk => chunk.data.state === 'streaming').map(chunk => chunk.data.object);
+  for (let i = 1; i < streaming.length; i += 1) consistent(streaming[i - 1], streaming[i], 'object');
+  const last = parts[0].data;
+  assert.deepEqual(last, outputs.at(-1).data);
+  assert.equal(last.state, expected.state);
+  if (expected.state === 'done') {
+    assert.deepEqual(last.object, expected.object);
+    for (const object of streaming) consistent(object, expected.object, 'object');
+  } else {
+    assert.equal(last.errorText, expected.errorText);
+    consistent(last.object, streaming.at(-1), 'object');
+  }
+}
+
 const names = CASES
   ? readdirSync(CASES).filter(name => name.endsWith('.json')).map(name => name.slice(0, -'.json'.length)).sort()
   : [];
@@ -117,7 +162,8 @@ for (const name of names) {
     assert.equal(types.filter(type => type === 'finish').length, 1);
 
     const { message, errors } = await assemble(chunks);
-    const parts = message.parts.filter(part => !['step-start', 'source-url', 'source-document'].includes(part.type));
+    checkOutput(chunks, message, expected.output);
+    const parts = message.parts.filter(part => !['step-start', 'source-url', 'source-document', 'data-output'].includes(part.type));
     // A file part is placed when its bytes are complete (at its block's end),
     // every other part when its block starts: files are compared as a set.
     const isFile = part => part.type === 'file';
