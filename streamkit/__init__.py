@@ -68,7 +68,7 @@ from .messages import (
     SystemMessage,
     UserMessage,
 )
-from .pipeline import Pipeline, replay
+from .pipeline import Pipeline, Replayed, replay
 from .request import JsonSchemaOutput, Request, build_request, parse_request, parse_response
 from .response import ChatResponse
 from .stream import Stream, SyncStream, stream
@@ -139,6 +139,7 @@ __all__ = [
     "ProviderEntry",
     "ProviderError",
     "RawBlock",
+    "Replayed",
     "Request",
     "ResponseEnd",
     "ResponseMetadata",

@@ -69,7 +69,7 @@ from streamkit.blocks import DataBlock
 from streamkit.client import Client
 from streamkit.registry import ModelInfo as StreamkitModelInfo
 from streamkit.request import parse_response
-from streamkit.testing import ReplayServer, load_recording
+from streamkit.testing import ReplayServer
 
 KEY = {"ANTHROPIC_API_KEY": "sk-ant-test", "GEMINI_API_KEY": "gm-test"}
 THINKING_TOOL_TURN = CONVERSATIONS / "anthropic/tool-use-thinking-signature"
@@ -95,14 +95,9 @@ def get_weather(location: str) -> str:
 
 
 def answering(server: ReplayServer, answers: Sequence[Path]) -> httpx.AsyncClient:
-    """An httpx client whose every request finds the next recorded answer on the server."""
-    queue = list(answers)
-
-    async def next_answer(request: httpx.Request) -> None:
-        recorded, content_type = load_recording(queue.pop(0))
-        server.default(recorded, content_type=content_type)
-
-    return httpx.AsyncClient(event_hooks={"request": [next_answer]})
+    """The server answers each request with the next recording; an httpx client for it."""
+    server.add_sequence("*", answers)
+    return httpx.AsyncClient()
 
 
 def anthropic(server: ReplayServer, http: httpx.AsyncClient, **options: Any,

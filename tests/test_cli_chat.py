@@ -43,7 +43,7 @@ def test_the_answer_streams_with_the_demo_renderer(monkeypatch: pytest.MonkeyPat
     assert code == 0
     assert "== Anthropic: claude-test ==" in out
     assert "Hello there!" in out and "usage: input_tokens=11, output_tokens=6" in out
-    assert request.headers["x-api-key"] == SECRET and SECRET not in out
+    assert request.secret_headers["x-api-key"] == SECRET and SECRET not in out
     sent = request.json()
     assert sent["system"] == "Be brief." and sent["stream"] is True
     assert json.dumps(sent["messages"]).count("Say hello") == 1

@@ -17,7 +17,7 @@ import anyio
 import httpx
 import pytest
 
-from streamkit.testing import RecordedRequest, ReplayServer, load_recording
+from streamkit.testing import SECRET_HEADERS, RecordedRequest, ReplayServer, Reply, load_recording
 
 FIXTURES = Path(__file__).parent / "fixtures"
 OPENAI_TEXT = FIXTURES / "openai-chat" / "text-with-usage-chunk.sse"
@@ -236,13 +236,80 @@ async def test_records_requests() -> None:
         "/v1/chat/completions",
         "api-version=2024",
     )
-    assert first.headers["authorization"] == "Bearer sk-test"
+    assert first.headers["authorization"] == "<redacted>"
+    assert first.secret_headers["authorization"] == "Bearer sk-test"
+    assert "sk-test" not in repr(first)
     assert first.headers["x-trace"] == "a"
     assert first.headers["content-type"] == "application/json"
     assert first.json() == {"model": "gpt-4o", "stream": True}
     assert (second.method, second.path, second.body) == ("PUT", "/upload", b'{"stream": true}')
     assert second.headers["transfer-encoding"] == "chunked"
     assert (third.method, third.path, third.body) == ("GET", "/models", b"")
+
+
+# ------------------------------------------------------------------- sequences
+
+
+@pytest.mark.anyio
+async def test_a_sequence_answers_in_order_then_says_it_is_used_up() -> None:
+    anthropic = FIXTURES / "anthropic" / "text-basic.sse"
+    async with ReplayServer() as server, httpx.AsyncClient() as client:
+        server.add_sequence("/v1/messages", [
+            Reply(b'{"error": {"message": "slow down"}}', status=429,
+                  content_type="application/json", headers={"Retry-After": "1"}),
+            OPENAI_TEXT,
+            Reply.file(anthropic, chunk_size=5),
+            b"data: raw\n\n",
+        ])
+        answers = []
+        for turn in range(5):
+            response = await client.post(server.url + "/v1/messages", json={"turn": turn})
+            answers.append((response.status_code, response.headers["content-type"],
+                            response.content))
+        assert [r.json() for r in server.requests] == [{"turn": n} for n in range(5)]
+    assert answers[0] == (429, "application/json", b'{"error": {"message": "slow down"}}')
+    assert answers[1] == (200, "text/event-stream", OPENAI_TEXT.read_bytes())
+    assert answers[2] == (200, "text/event-stream", anthropic.read_bytes())
+    assert answers[3] == (200, "text/event-stream", b"data: raw\n\n")
+    status, content_type, body = answers[4]
+    assert (status, content_type) == (410, "application/json")
+    assert "served all 4 replies of the sequence for /v1/messages" in body.decode()
+
+
+@pytest.mark.anyio
+async def test_registering_a_sequence_again_starts_over_and_other_paths_are_apart() -> None:
+    async with ReplayServer() as server, httpx.AsyncClient(base_url=server.url) as client:
+        server.add_sequence("/a", [b"one", b"two"])
+        server.add("/b", b"always")
+        assert (await client.post("/a")).content == b"one"
+        assert (await client.post("/b")).content == b"always"
+        server.add_sequence("/a", [b"again"])
+        assert (await client.post("/a")).content == b"again"
+        assert (await client.post("/a")).status_code == 410
+        assert (await client.post("/b")).content == b"always"
+
+
+def test_a_bad_reply_in_a_sequence_fails_when_registered(tmp_path: Path) -> None:
+    server = ReplayServer()
+    with pytest.raises(ValueError, match="status"):
+        server.add_sequence("/a", [b"ok", Reply(b"", status=99)])
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a recording")
+    with pytest.raises(ValueError, match="cannot infer a content type"):
+        server.add_sequence("/a", [notes])
+
+
+@pytest.mark.anyio
+async def test_every_key_header_is_redacted_in_the_record() -> None:
+    keys = {name: f"secret-{index}" for index, name in enumerate(sorted(SECRET_HEADERS))}
+    async with ReplayServer() as server, httpx.AsyncClient() as client:
+        server.default(b"ok")
+        await client.post(server.url + "/x", headers={**keys, "X-Other": "kept"})
+    request, = server.requests
+    assert request.secret_headers == keys
+    assert {name: request.headers[name] for name in keys} == dict.fromkeys(keys, "<redacted>")
+    assert request.headers["x-other"] == "kept"
+    assert not any(value in repr(request) for value in keys.values())
 
 
 # ------------------------------------------------------------------ disconnect

@@ -53,7 +53,7 @@ def demo_finals() -> list[ChatResponse]:
     """The final responses the demo's streams end with (what the page must show)."""
     from ..pipeline import replay
 
-    return [replay(raw, provider)[1] for raw, provider in demo_bodies()]
+    return [replay(raw, provider).response for raw, provider in demo_bodies()]
 
 
 async def _paced(raw: bytes, delay: float) -> AsyncIterator[bytes]:
