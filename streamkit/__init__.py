@@ -7,6 +7,7 @@ blocks: :class:`TextBlock`, :class:`ThinkingBlock`, :class:`ToolCallBlock`,
 """
 
 import importlib
+import logging
 from typing import TYPE_CHECKING, Any
 
 from .accumulate import Accumulator
@@ -74,6 +75,11 @@ from .response import ChatResponse
 from .stream import Stream, SyncStream, stream
 from .tools import Tool, tool
 from .usage import ChatUsage, merge_usage
+
+# A library's loggers stay silent until the application configures logging: without
+# a handler, Python's last-resort handler would print every retry warning to stderr
+# beside the error the caller reports (the client logs each failed attempt).
+logging.getLogger("streamkit").addHandler(logging.NullHandler())
 
 if TYPE_CHECKING:  # the client (issue 12), imported when first used: it loads httpx
     from .client import Attempt, Client, SyncClient, Timeouts

@@ -669,5 +669,27 @@ def test_the_example_tells_what_is_missing_without_a_key() -> None:
                            "--model", "deepseek:deepseek-chat", "hi"],
                           capture_output=True, text=True, timeout=120, check=False,
                           env={"PATH": "", "PYTHONPATH": str(ROOT)})
-    assert done.returncode != 0 and "DEEPSEEK_API_KEY" in done.stderr
+    assert done.returncode == 2
+    assert done.stderr == ("tool_loop.py: no API key for DeepSeek: set DEEPSEEK_API_KEY "
+                           "(or pass api_key=)\n")  # one line, no traceback
+    assert done.stdout == ""
+
+
+def test_the_example_says_a_provider_error_in_one_line() -> None:
+    import subprocess
+    import sys
+
+    body = error_body("invalid x-api-key", "authentication_error")
+    with ReplayServer.in_thread() as server:
+        server.add(PATH, body, status=401, content_type="application/json")
+        done = subprocess.run([sys.executable, str(ROOT / "examples" / "tool_loop.py"),
+                               "--model", "anthropic:claude-test", "--base-url",
+                               server.url + "/v1", "hi"],
+                              capture_output=True, text=True, timeout=120, check=False,
+                              env={"PATH": "", "PYTHONPATH": str(ROOT),
+                                   "ANTHROPIC_API_KEY": SECRET})
+    assert done.returncode == 1
+    assert done.stderr.strip() == ("tool_loop.py: ProviderError: invalid x-api-key "
+                                   "(status=401, type=authentication_error)")
+    assert SECRET not in done.stdout + done.stderr
 
