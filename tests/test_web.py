@@ -426,8 +426,10 @@ def test_the_fastapi_example_streams_the_protocol() -> None:
     done = subprocess.run([sys.executable, str(root / "examples" / "web_fastapi.py")], cwd=root,
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
-    assert "x-vercel-ai-ui-message-stream: v1" in done.stdout
-    assert '"type":"tool-input-available"' in done.stdout and "data: [DONE]" in done.stdout
+    streamed, refused = done.stdout.split("HTTP ")[1:]
+    assert streamed.startswith("200 text/event-stream")
+    assert '"type":"tool-input-available"' in streamed and "data: [DONE]" in streamed
+    assert refused == "401 text/plain; charset=utf-8\n  invalid x-api-key\n"
 
 
 def test_the_demo_app_streams_the_three_turns_as_steps_of_one_message() -> None:
