@@ -142,18 +142,19 @@ class PlainRenderer:
 class RichRenderer:
     """Live terminal rendering with rich: every block redrawn as it grows."""
 
-    def __init__(self) -> None:
+    def __init__(self, console: Any = None) -> None:
         from rich.console import Console
 
-        self.console = Console()
+        self.console = console if console is not None else Console()
         self._live: Any = None
         self._blocks: list[Block] = []
 
     def title(self, text: str) -> None:
         from rich.live import Live
+        from rich.text import Text
 
         self._stop()
-        self.console.rule(f"[bold]{text}")
+        self.console.rule(Text(text, style="bold"))
         self._blocks = []
         self._live = Live(self._render(), console=self.console, refresh_per_second=20,
                           transient=False)
@@ -180,11 +181,14 @@ class RichRenderer:
             self._live = None
 
     def finish(self, response: ChatResponse, wav: Path | None) -> None:
+        from rich.text import Text
+
         self._stop()
-        for line in summarise(response):
-            self.console.print(f"  {line}", style="green")
+        for line in summarise(response):  # Text, never markup: provider words are not rich's
+            self.console.print(Text(f"  {line}", style="green"))
         if wav is not None:
-            self.console.print(f"  audio written to {wav}", style="bold green")
+            self.console.print(Text(f"  audio written to {terminal_safe(str(wav))}",
+                                    style="bold green"))
 
 
 def _renderer(plain: bool) -> PlainRenderer | RichRenderer:
