@@ -71,10 +71,10 @@ test: lint typecheck check-tools web/node_modules/.package-lock.json
 # The documentation site (mkdocs-material + mkdocstrings) in site/; --strict
 # fails on a broken link or reference. docs-serve: live at http://127.0.0.1:8001/.
 docs: $(VENV)/.dev-installed
-	$(BIN)/mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 docs-serve: $(VENV)/.dev-installed
-	$(BIN)/mkdocs serve -a 127.0.0.1:8001
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve -a 127.0.0.1:8001
 
 # 100,000 mutated recordings through every reading path; prints the outcomes
 # (bench/fuzz.py). The suite runs a short loop of the same (tests/test_fuzz.py).

@@ -46,9 +46,9 @@ DEMO_TURNS = (
 
 _DESCRIPTION = (
     "streamkit's command line. 'demo' streams a recorded conversation over real HTTP and "
-    "renders it live; 'replay FILE' prints the normalised events and the final response of a "
-    "recorded stream (.sse, .ndjson, .chunks.jsonl or a raw body in .txt). Each command has "
-    "its own --help."
+    "renders it live; 'chat' talks with a model; 'web' serves the demo page; 'replay FILE' "
+    "prints the normalised events and the final response of a recorded stream (.sse, "
+    ".ndjson, .chunks.jsonl or a raw body in .txt). Each command has its own --help."
 )
 
 # C0 controls but newline and tab, DEL, C1 controls (8-bit CSI, OSC...), and the
@@ -285,8 +285,8 @@ def _event_line(event: Event) -> str:
     return f"{kind:<18} {text[:200]}"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m streamkit``."""
+def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser: every command and its options."""
     parser = argparse.ArgumentParser(prog="python -m streamkit", description=_DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="stream a recorded conversation over real HTTP, live")
@@ -304,10 +304,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                           "payload), openai, openai-responses, anthropic, gemini, ollama, or an "
                           "OpenAI-compatible vendor (deepseek, qwen, groq, ...)")
     rep.add_argument("--json", action="store_true", help="JSON lines")
-    from .cli_chat import add_chat_command  # `chat` (issue 12): its own module
+    from .cli_chat import add_chat_command  # `chat`: its own module
 
     add_chat_command(sub)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m streamkit``."""
+    args = build_parser().parse_args(argv)
     if args.command == "chat":
         return int(args.run(args))
     if args.command == "demo":
