@@ -1,4 +1,4 @@
-"""``python -m streamkit demo`` and ``python -m streamkit replay FILE``.
+"""``python -m streamkit demo``, ``replay FILE``, ``web``, and ``chat`` (in :mod:`.cli_chat`).
 
 The demo starts a :class:`~streamkit.testing.ReplayServer` in-process, streams a
 bundled recorded conversation over real HTTP (thinking, text, a tool call,
