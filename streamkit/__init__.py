@@ -1,9 +1,35 @@
 """streamkit: one typed, lossless model for the streaming output of LLM APIs.
 
-Feed provider stream events to an :class:`Accumulator` (or build a
-:class:`ChatResponse` by hand with its ``append_*`` methods) and read typed
-blocks: :class:`TextBlock`, :class:`ThinkingBlock`, :class:`ToolCallBlock`,
-:class:`DataBlock`.
+What this package exports is what users call; everything else stays in its
+module. From here:
+
+- streams: :func:`stream`, :func:`replay` (and the :class:`Replayed` it returns),
+  :class:`Stream`, :class:`SyncStream`;
+- the client: :class:`Client`, :class:`SyncClient`, :data:`PROVIDERS`,
+  :class:`Timeouts`, :class:`RetryPolicy`, :class:`Attempt`, :class:`ModelInfo`,
+  :class:`ProviderEntry` (imported on first use: ``import streamkit`` loads
+  neither httpx nor pydantic);
+- the answer: :class:`ChatResponse`, :class:`ChatUsage`, :class:`FinishReason`,
+  the blocks (:class:`TextBlock`, :class:`ThinkingBlock`,
+  :class:`ToolCallBlock`, :class:`DataBlock`, ...) and :class:`Accumulator`,
+  which folds events into responses;
+- the events a UI handles (:class:`ResponseStart`, :class:`BlockStart`,
+  :class:`BlockDelta`, :class:`BlockEnd`, :class:`UsageUpdate`,
+  :class:`ResponseEnd`, :class:`ErrorEvent`) and the deltas it checks
+  (:class:`TextDelta`, :class:`ThinkingDelta`, :class:`ToolInputDelta`,
+  :class:`DataDelta`, :class:`TranscriptDelta`, :class:`CitationDelta`);
+- talking back: the messages, :func:`build_request`, :func:`parse_request`,
+  :func:`parse_response`, :class:`Request`, ``ToolChoice``, ``JsonOutput``,
+  :class:`JsonSchemaOutput`, :func:`tool`, :class:`Tool`;
+- every error type, under :class:`StreamkitError`.
+
+Internals are imported from their modules: the sans-IO
+:class:`~streamkit.pipeline.Pipeline`, :func:`~streamkit.merge.apply_delta` /
+:func:`~streamkit.merge.apply_snapshot`, :func:`~streamkit.usage.merge_usage`,
+:func:`~streamkit.blocks.block_from_dict`, :func:`~streamkit.events.event_to_dict`
+and the bookkeeping events (:class:`~streamkit.events.ResponseMetadata`,
+:class:`~streamkit.events.SignatureDelta`, :class:`~streamkit.events.MetadataDelta`,
+:class:`~streamkit.events.MetadataAppendDelta`).
 """
 
 import importlib
@@ -14,6 +40,7 @@ from .accumulate import Accumulator
 from .blocks import (
     Base64Source,
     Block,
+    Citation,
     ContentBlock,
     DataBlock,
     RawBlock,
@@ -22,20 +49,26 @@ from .blocks import (
     ToolCallBlock,
     ToolResultBlock,
     URLSource,
-    block_from_dict,
 )
+from .codec import build_request, parse_request, parse_response
 from .errors import (
     BlockConflictError,
     IncompleteStreamError,
     InvalidBase64Error,
+    InvalidBodyError,
     LimitExceeded,
+    LossyTranslationWarning,
     MediaTypeError,
+    NoResponseError,
     ProtocolError,
+    ProviderConfigError,
     ProviderError,
     StreamError,
+    StreamkitError,
     StructuredOutputError,
     ToolArgumentsError,
     ToolDefinitionError,
+    UnsupportedFeatureError,
 )
 from .events import (
     BlockDelta,
@@ -46,21 +79,16 @@ from .events import (
     Delta,
     ErrorEvent,
     Event,
-    MetadataAppendDelta,
-    MetadataDelta,
     ResponseEnd,
-    ResponseMetadata,
     ResponseStart,
-    SignatureDelta,
     TextDelta,
     ThinkingDelta,
     ToolInputDelta,
     TranscriptDelta,
     UsageUpdate,
-    event_to_dict,
 )
 from .finish import FinishReason
-from .merge import DeltaMismatchError, apply_delta, apply_snapshot
+from .merge import DeltaMismatchError
 from .messages import (
     AssistantMessage,
     FunctionExecutionResult,
@@ -69,27 +97,29 @@ from .messages import (
     SystemMessage,
     UserMessage,
 )
-from .pipeline import Pipeline, Replayed, replay
-from .request import JsonSchemaOutput, Request, build_request, parse_request, parse_response
+from .partial_json import PartialJSONError
+from .pipeline import Replayed, replay
+from .request import JsonOutput, JsonSchemaOutput, Request, ToolChoice
 from .response import ChatResponse
 from .stream import Stream, SyncStream, stream
+from .strict_schema import StrictSchemaError
 from .tools import Tool, tool
-from .usage import ChatUsage, merge_usage
+from .usage import ChatUsage
 
 # A library's loggers stay silent until the application configures logging: without
 # a handler, Python's last-resort handler would print every retry warning to stderr
 # beside the error the caller reports (the client logs each failed attempt).
 logging.getLogger("streamkit").addHandler(logging.NullHandler())
 
-if TYPE_CHECKING:  # the client (issue 12), imported when first used: it loads httpx
+if TYPE_CHECKING:  # the client, imported when first used: it loads httpx
     from .client import Attempt, Client, SyncClient, Timeouts
-    from .registry import PROVIDERS, ModelInfo, ProviderConfigError, ProviderEntry
+    from .registry import PROVIDERS, ModelInfo, ProviderEntry
     from .retry import RetryPolicy
 
 #: Names imported on first use (``import streamkit`` stays free of httpx).
 _LAZY = {
     "Attempt": ".client", "Client": ".client", "SyncClient": ".client", "Timeouts": ".client",
-    "PROVIDERS": ".registry", "ModelInfo": ".registry", "ProviderConfigError": ".registry",
+    "PROVIDERS": ".registry", "ModelInfo": ".registry",
     "ProviderEntry": ".registry", "RetryPolicy": ".retry",
 }
 
@@ -118,6 +148,7 @@ __all__ = [
     "BlockStart",
     "ChatResponse",
     "ChatUsage",
+    "Citation",
     "CitationDelta",
     "Client",
     "ContentBlock",
@@ -132,14 +163,16 @@ __all__ = [
     "FunctionExecutionResultMessage",
     "IncompleteStreamError",
     "InvalidBase64Error",
+    "InvalidBodyError",
+    "JsonOutput",
     "JsonSchemaOutput",
     "LimitExceeded",
+    "LossyTranslationWarning",
     "MediaTypeError",
     "Message",
-    "MetadataAppendDelta",
-    "MetadataDelta",
     "ModelInfo",
-    "Pipeline",
+    "NoResponseError",
+    "PartialJSONError",
     "ProtocolError",
     "ProviderConfigError",
     "ProviderEntry",
@@ -148,12 +181,12 @@ __all__ = [
     "Replayed",
     "Request",
     "ResponseEnd",
-    "ResponseMetadata",
     "ResponseStart",
     "RetryPolicy",
-    "SignatureDelta",
     "Stream",
     "StreamError",
+    "StreamkitError",
+    "StrictSchemaError",
     "StructuredOutputError",
     "SyncClient",
     "SyncStream",
@@ -166,20 +199,17 @@ __all__ = [
     "Tool",
     "ToolArgumentsError",
     "ToolCallBlock",
+    "ToolChoice",
     "ToolDefinitionError",
     "ToolInputDelta",
     "ToolResultBlock",
     "TranscriptDelta",
     "URLSource",
+    "UnsupportedFeatureError",
     "UsageUpdate",
     "UserMessage",
     "__version__",
-    "apply_delta",
-    "apply_snapshot",
-    "block_from_dict",
     "build_request",
-    "event_to_dict",
-    "merge_usage",
     "parse_request",
     "parse_response",
     "replay",

@@ -52,11 +52,12 @@ def _mark_truncated(block: ToolCallBlock) -> None:
 class _Choice:
     """One choice's response and its blocks by parser index."""
 
-    __slots__ = ("blocks", "ended", "response")
+    __slots__ = ("blocks", "ended", "response", "started")
 
     def __init__(self) -> None:
         self.response = ChatResponse()
         self.blocks: dict[int, ContentBlock] = {}
+        self.started = False
         self.ended = False
 
 
@@ -169,8 +170,15 @@ class Accumulator:
         if type(block) is ToolCallBlock:
             _mark_truncated(block)
 
+    def started(self, choice: int = 0) -> bool:
+        """Whether a :class:`ResponseStart` has been applied to ``choice``."""
+        state = self._choices.get(choice)
+        return state is not None and state.started
+
     def _start(self, event: ResponseStart) -> None:
-        response = self._choice(event.choice).response
+        state = self._choice(event.choice)
+        state.started = True
+        response = state.response
         if event.id:
             response.id = event.id
         if event.model:

@@ -23,7 +23,10 @@ import re
 import struct
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar, overload
 
+import msgspec
+
 from .errors import InvalidBase64Error, MediaTypeError, ToolArgumentsError
+from .extras import Extras, origin_of
 from .fragments import BytesBuffer, TextBuffer
 from .ids import new_id
 from .limits import MAX_JSON_DEPTH, too_deep
@@ -33,6 +36,11 @@ if TYPE_CHECKING:  # pydantic is imported by whoever passes a model, not by `imp
     from pydantic import BaseModel
 
 ModelT = TypeVar("ModelT", bound="BaseModel")
+
+
+#: The metadata key marking a :class:`ToolCallBlock` the provider ran itself
+#: (:attr:`ToolCallBlock.server_side`).
+SERVER_CALL = "server"
 
 
 def new_block_id(prefix: str = "blk") -> str:
@@ -72,6 +80,9 @@ class Block:
         out: dict[str, Any] = {"type": self.type, "id": self.id}
         if self.metadata:
             out["metadata"] = self.metadata
+        origin = origin_of(self.metadata)
+        if origin is not None:  # the wire the extras came from (see streamkit.extras)
+            out["origin"] = origin
         return out
 
     @classmethod
@@ -95,6 +106,44 @@ def _shorten(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+class Citation(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A source a text block cites, whatever the wire called its parts.
+
+    Every wire names the same few facts differently (Anthropic ``url`` and
+    ``cited_text``, Gemini ``uri`` and ``startIndex``, OpenAI ``url_citation``
+    annotations with ``start_index``...); the wire's reader fills these fields,
+    so nothing above the providers reads a provider's keys. ``start`` / ``end``
+    are offsets into the block's text when the wire gives them (characters,
+    or the wire's own unit: Gemini counts bytes), ``document_index`` the
+    document of the request it points into, ``title`` the page's or the
+    document's title (a file's name when it has no other). ``raw`` is the provider's own
+    object, written back verbatim to ``wire`` (the wire format it came from)
+    and to no other.
+    """
+
+    url: str | None = None
+    title: str | None = None
+    cited_text: str | None = None
+    start: int | None = None
+    end: int | None = None
+    document_index: int | None = None
+    media_type: str | None = None
+    """Of the cited document, when the wire says (a file citation)."""
+    raw: dict[str, Any] = msgspec.field(default_factory=dict)
+    wire: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The citation as a plain, JSON-ready dict (unset fields left out)."""
+        return {field: value for field in self.__struct_fields__
+                if (value := getattr(self, field)) is not None and value != {}}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Citation:
+        """The citation :meth:`to_dict` gave."""
+        return cls(**{key: copy.deepcopy(value) for key, value in d.items()
+                      if key in cls.__struct_fields__})
+
+
 class TextBlock(Block):
     """Text the model wrote. ``refusal=True`` marks a refusal (OpenAI's ``refusal``
     field, or a safety refusal), so it is never mistaken for an answer."""
@@ -107,13 +156,13 @@ class TextBlock(Block):
         text: str = "",
         *,
         id: str | None = None,
-        citations: list[dict[str, Any]] | None = None,
+        citations: list[Citation] | None = None,
         refusal: bool = False,
         metadata: dict[str, Any] | None = None,
     ) -> None:
         self.id = id or new_block_id("text")
         self._text = TextBuffer(text)
-        self.citations: list[dict[str, Any]] = citations if citations is not None else []
+        self.citations: list[Citation] = citations if citations is not None else []
         self.refusal = refusal
         self.metadata = metadata if metadata is not None else {}
 
@@ -130,7 +179,7 @@ class TextBlock(Block):
         out = self._base_dict()
         out["text"] = self.text
         if self.citations:
-            out["citations"] = self.citations
+            out["citations"] = [citation.to_dict() for citation in self.citations]
         if self.refusal:
             out["refusal"] = True
         return out
@@ -226,6 +275,14 @@ class ToolCallBlock(Block):
         self._input.replace(value)
         self._partial = None  # the text was replaced, not extended: parse afresh
         self._partial_fed = 0
+
+    @property
+    def server_side(self) -> bool:
+        """Whether the provider ran this call itself (a web search, code
+        execution, an MCP tool): its result comes from the provider, never from
+        you, and no other API can be asked to answer it
+        (``metadata[SERVER_CALL]``, set by the reader of the wire that said so)."""
+        return bool(self.metadata.get(SERVER_CALL))
 
     @property
     def partial_arguments(self) -> Any:
@@ -635,8 +692,11 @@ def block_from_dict(d: dict[str, Any]) -> ContentBlock:
     """Rebuild a block from :meth:`Block.to_dict` output (the ``type`` tag decides)."""
     kind = d.get("type")
     meta = copy.deepcopy(d.get("metadata", {}))
+    origin = d.get("origin")
+    if isinstance(origin, str):
+        meta = Extras(origin, meta)
     if kind == "text":
-        citations = copy.deepcopy(d.get("citations", []))
+        citations = [Citation.from_dict(c) for c in d.get("citations", [])]
         return TextBlock(d.get("text", ""), id=d["id"], citations=citations,
                          refusal=d.get("refusal", False), metadata=meta)
     if kind == "thinking":

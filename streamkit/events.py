@@ -29,7 +29,7 @@ from typing import Any
 
 import msgspec
 
-from .blocks import Block
+from .blocks import Block, Citation
 from .finish import FinishReason
 from .usage import ChatUsage
 
@@ -78,9 +78,9 @@ class TranscriptDelta(msgspec.Struct, tag="transcript", gc=False, frozen=True):
 
 
 class CitationDelta(msgspec.Struct, tag="citation", gc=False, frozen=True):
-    """One more citation (kept as the provider's object) for a text block."""
+    """One more citation for a text block (the provider's object in its ``raw``)."""
 
-    citation: dict[str, Any]
+    citation: Citation
 
 
 class MetadataDelta(msgspec.Struct, tag="metadata", gc=False, frozen=True):

@@ -1,17 +1,35 @@
-"""Ids streamkit makes up when a provider gives none (a block, a response).
+"""Ids streamkit makes up when a provider gives none (a block, a response, a call).
 
-By default they are random (``text_`` + 24 hex digits). :func:`id_factory`
-swaps in another factory for a while, so tests and reproducible pipelines get
-the same ids on every run instead of stripping them with regexes.
+Two kinds, for two needs:
+
+- :func:`new_id` for objects made by hand (``TextBlock("hi")``,
+  ``ChatResponse()``): ``text_`` + 24 random hex digits, unique.
+- :class:`StreamIds` for what a stream or a response body makes up: derived
+  from the stream itself (its first payload) and a count per prefix, so two
+  parses of the same bytes give the same ids and re-applying a stream's
+  events gives the response it gave. The ids travel in the events
+  (``ResponseStart.id``, a ``BlockStart``'s block), so every consumer agrees.
+
+:func:`id_factory` swaps in one factory for both kinds for a while, so tests and
+reproducible pipelines get ids like ``text_000...001`` instead of stripping
+them with regexes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
+
+import msgspec
 
 IdFactory = Callable[[str], str]
+
+#: How much of the first payload seeds a stream's ids: enough to tell two
+#: responses apart (ids, timestamps, the first words), bounded so seeding is O(1).
+SEED_BYTES = 4096
 
 
 def random_id(prefix: str) -> str:
@@ -19,12 +37,58 @@ def random_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:24]}"
 
 
-_factory: IdFactory = random_id
+_factory: IdFactory | None = None  # set by id_factory(); None: the defaults above
 
 
 def new_id(prefix: str) -> str:
-    """A fresh id from the current factory."""
-    return _factory(prefix)
+    """A fresh id for an object made by hand (random unless a factory is set)."""
+    return (_factory or random_id)(prefix)
+
+
+class StreamIds:
+    """The ids one stream (or one response body) makes up, in the order it
+    makes them: ``prefix_`` + 24 hex digits of a hash of the stream's seed, the
+    prefix and how many ids of that prefix came before. Seed it with the first
+    payload (:meth:`seed`; later calls change nothing) before the first id."""
+
+    __slots__ = ("_counts", "_seed")
+
+    def __init__(self) -> None:
+        self._seed: bytes | None = None
+        self._counts: dict[str, int] = {}
+
+    @property
+    def seeded(self) -> bool:
+        return self._seed is not None
+
+    @classmethod
+    def of_body(cls, body: Any) -> StreamIds:
+        """The ids a read of one whole body makes up (a request, a non-streamed
+        response), seeded with the body as JSON, or its ``repr`` when it holds
+        something JSON cannot say (a dict built by hand)."""
+        ids = cls()
+        try:
+            ids.seed(msgspec.json.encode(body))
+        except (TypeError, ValueError, OverflowError):
+            ids.seed(repr(body))
+        return ids
+
+    def seed(self, data: bytes | str) -> None:
+        """Derive this stream's ids from ``data`` (its first payload) unless already
+        seeded; the same payload as text or as UTF-8 bytes seeds the same ids."""
+        if self._seed is None:
+            if isinstance(data, str):  # SEED_BYTES characters encode to SEED_BYTES bytes or more
+                data = data[:SEED_BYTES].encode("utf-8", "replace")
+            self._seed = bytes(data[:SEED_BYTES])
+
+    def make(self, prefix: str) -> str:
+        """The next made-up id with ``prefix`` (the installed factory's, if any)."""
+        if _factory is not None:
+            return _factory(prefix)
+        count = self._counts[prefix] = self._counts.get(prefix, 0) + 1
+        digest = hashlib.blake2b(self._seed or b"", digest_size=12,
+                                 person=prefix.encode()[:16], salt=count.to_bytes(16, "big"))
+        return f"{prefix}_{digest.hexdigest()}"
 
 
 def counting_ids() -> IdFactory:
@@ -42,9 +106,10 @@ def counting_ids() -> IdFactory:
 
 
 @contextmanager
-def id_factory(factory: IdFactory) -> Iterator[None]:
-    """Make ids with ``factory`` inside the ``with`` block (not thread-local:
-    meant for tests and single-threaded replays)."""
+def id_factory(factory: IdFactory | None) -> Iterator[None]:
+    """Make every id with ``factory`` inside the ``with`` block (``None``: the
+    defaults, random by hand and derived in streams). Not thread-local: meant
+    for tests and single-threaded replays."""
     global _factory
     previous, _factory = _factory, factory
     try:

@@ -21,6 +21,7 @@ from .blocks import (
     ThinkingBlock,
     ToolCallBlock,
 )
+from .errors import StreamkitError
 from .events import (
     CitationDelta,
     DataDelta,
@@ -35,7 +36,7 @@ from .events import (
 )
 
 
-class DeltaMismatchError(TypeError):
+class DeltaMismatchError(StreamkitError, TypeError):
     """A delta was applied to a block of the wrong kind (a parser bug or a
     provider that changed an item's kind mid-stream)."""
 
@@ -86,7 +87,7 @@ def _transcript(block: Block, delta: TranscriptDelta) -> None:
 def _citation(block: Block, delta: CitationDelta) -> None:
     if type(block) is not TextBlock:
         raise _mismatch(block, delta)
-    block.citations.append(dict(delta.citation))  # the event keeps its own dict
+    block.citations.append(delta.citation)  # frozen: shared with the event, never changed
 
 
 def _metadata(block: Block, delta: MetadataDelta) -> None:

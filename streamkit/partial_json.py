@@ -56,6 +56,7 @@ import json
 import re
 from typing import Any, Final
 
+from .errors import StreamkitError
 from .limits import MAX_JSON_DEPTH
 
 __all__ = [
@@ -72,7 +73,7 @@ JSONPathValue = str | int | float | bool | None
 Path = tuple[str | int, ...]
 
 
-class PartialJSONError(ValueError):
+class PartialJSONError(StreamkitError, ValueError):
     """The text is not valid JSON (or ended too early, or nests too deeply).
 
     ``offset`` is the character offset in the whole text fed so far (not in the

@@ -51,8 +51,9 @@ from typing import Any, NamedTuple
 
 from .accumulate import Accumulator
 from .errors import LimitExceeded, ProtocolError, ProviderError, StreamError
-from .events import BlockDelta, ErrorEvent, Event, ResponseEnd, ResponseMetadata
+from .events import BlockDelta, ErrorEvent, Event, ResponseEnd, ResponseMetadata, ResponseStart
 from .finish import FinishReason
+from .ids import StreamIds
 from .limits import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_TOTAL_BYTES
 from .ndjson import NDJSONDecoder
 from .partial_json import PartialJSON, PartialJSONError
@@ -363,9 +364,12 @@ class Pipeline:
         if tail:
             out += self._apply(tail)
         if not self.response.is_last:  # no ResponseEnd for choice 0: an empty body, say
-            end = ResponseEnd(terminated=False)
-            self.accumulator.apply(end)
-            out.append(end)
+            closing: list[Event] = []
+            if not self.accumulator.started(0):  # nor a start: its id is made up here
+                closing.append(ResponseStart(id=StreamIds().make("resp")))
+            closing.append(ResponseEnd(terminated=False))
+            self.accumulator.apply_all(closing)
+            out += closing
         self._check_provider_matched()
         return out
 

@@ -1,4 +1,12 @@
-"""The provider registry, as data: where each API lives and how it takes a key.
+"""The provider registry, as data: every vendor once, with every name it goes by.
+
+One record per vendor (:class:`ProviderEntry`) is the only table of provider
+names: the client reads where the API lives and how it takes a key, the stream
+parser registry (:func:`streamkit.providers.get_parser`), the request and
+response codecs (:func:`streamkit.build_request` and its kin) read which wire
+format the vendor speaks and with which dialect. So every name and alias means
+the same vendor everywhere, and adding a vendor is one entry here (plus a
+dialect in its wire's table only when it bends the wire in a new way).
 
 :data:`PROVIDERS` maps a registry name (the part before ``:`` in
 ``Client("deepseek:deepseek-chat")``) to a frozen :class:`ProviderEntry`: the
@@ -107,6 +115,10 @@ SDK's source where it is the authority on an environment variable). Each entry's
   ``--api-key``, or ``VLLM_API_KEY``, which the server itself reads).
 - lmstudio: https://lmstudio.ai/docs/api/openai-api (``http://localhost:1234/v1``;
   no key unless "Require Authentication" is on: pass ``api_key=``).
+- crusoe: https://docs.vllm.ai/en/latest/deployment/frameworks/crusoe/
+  (``https://api.inference.crusoecloud.com/v1``, ``CRUSOE_API_KEY``).
+- gemini-openai: https://ai.google.dev/gemini-api/docs/openai
+  (``https://generativelanguage.googleapis.com/v1beta/openai``, the same key as gemini).
 """
 
 from __future__ import annotations
@@ -117,6 +129,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
+
+from .errors import ProviderConfigError
 
 __all__ = [
     "ALIASES",
@@ -142,17 +156,6 @@ AUTH_HEADERS: Mapping[str, tuple[str, str] | None] = MappingProxyType({
     "x-goog-api-key": ("x-goog-api-key", ""),
     "none": None,
 })
-
-
-class ProviderConfigError(ValueError):
-    """A client cannot be made as asked: an unknown provider, a key or a setting
-    that is missing. Raised when the client is created, before any request;
-    ``missing`` names the environment variables that would fix it. The message
-    never holds a key."""
-
-    def __init__(self, message: str, *, missing: tuple[str, ...] = ()) -> None:
-        super().__init__(message)
-        self.missing = missing
 
 
 @dataclass(frozen=True)
@@ -188,14 +191,16 @@ class ProviderEntry:
     """The registry name (``deepseek`` in ``deepseek:deepseek-chat``)."""
     title: str
     wire: str
-    """The name the request encoders and the stream parser take
-    (:func:`streamkit.providers.wire_of`): ``openai``, ``openai-responses``,
-    ``anthropic``, ``gemini``, ``ollama`` or a registered OpenAI-compatible
-    dialect (``deepseek``...)."""
+    """The wire format the provider speaks (:data:`~streamkit.providers.wire_format.WIRE_NAMES`):
+    ``openai-chat``, ``openai-responses``, ``anthropic``, ``gemini`` or ``ollama``."""
     dialect: str | None
-    """The OpenAI-compatible dialect ``wire`` stands for (``None`` for a wire
-    format's own API, and for vendors with no registered dialect yet, which use
-    plain ``openai``)."""
+    """How the vendor bends its wire format, by the wire's dialect table
+    (OpenAI Chat's :mod:`~streamkit.providers.openai_chat.dialects`:
+    reasoning fields and finish words when reading, history rules when
+    writing); ``None`` for the wire's own API, and for vendors that bend
+    nothing known. On a wire without dialect tables it still names a server
+    of its own (``perplexity`` on the Responses wire), whose item ids and
+    encrypted state the wire's own API must not receive."""
     base_url: str | None
     """The default base URL; ``{NAME}`` parts are environment variables. ``None``:
     the caller must give one."""
@@ -219,6 +224,8 @@ class ProviderEntry:
     API refuses the option and reports usage anyway (Mistral: HTTP 422)."""
     model_info: ModelInfo = field(default_factory=ModelInfo)
     notes: str = ""
+    aliases: tuple[str, ...] = ()
+    """Other names people use for this provider; every entry point takes them."""
 
     def replace(self, **changes: Any) -> ProviderEntry:
         """A copy with some fields changed; an unknown field name is a ``TypeError``
@@ -241,44 +248,48 @@ def _entry(name: str, title: str, wire: str, base_url: str | None, env_keys: tup
            headers: dict[str, str] | None = None, query: dict[str, str] | None = None,
            key_required: bool = True, options: dict[str, Any] | None = None,
            stream_usage: bool = True, family: str | None = None,
-           notes: str = "") -> ProviderEntry:
+           notes: str = "", aliases: tuple[str, ...] = ()) -> ProviderEntry:
     return ProviderEntry(name=name, title=title, wire=wire, dialect=dialect, base_url=base_url,
                          env_keys=env_keys, auth=auth, source=source, headers=_frozen(headers),
                          query=_frozen(query), key_required=key_required,
                          options=MappingProxyType(dict(options or {})),
                          stream_usage=stream_usage,
-                         model_info=ModelInfo(family=family), notes=notes)
+                         model_info=ModelInfo(family=family), notes=notes, aliases=aliases)
 
 
 _OPENAI_DOCS = "https://platform.openai.com/docs/api-reference"
 _LOCAL = "local server: a key is optional and only sent when given"
 
 _TABLE: tuple[ProviderEntry, ...] = (
-    _entry("openai", "OpenAI (Chat Completions)", "openai", "https://api.openai.com/v1",
-           ("OPENAI_API_KEY",), _OPENAI_DOCS, family="gpt"),
+    _entry("openai", "OpenAI (Chat Completions)", "openai-chat", "https://api.openai.com/v1",
+           ("OPENAI_API_KEY",), _OPENAI_DOCS, family="gpt",
+           aliases=("openai-chat",)),
     _entry("openai-responses", "OpenAI (Responses)", "openai-responses",
            "https://api.openai.com/v1", ("OPENAI_API_KEY",), _OPENAI_DOCS, family="gpt"),
-    _entry("openai-compatible", "Any OpenAI-compatible server", "openai", None, (),
+    _entry("openai-compatible", "Any OpenAI-compatible server", "openai-chat", None, (),
            "https://platform.openai.com/docs/api-reference/chat", key_required=False,
            notes="base_url is required; no environment variable is read, pass api_key="),
-    _entry("azure", "Azure OpenAI", "azure", "{AZURE_OPENAI_ENDPOINT}/openai",
+    _entry("azure", "Azure OpenAI", "openai-chat", "{AZURE_OPENAI_ENDPOINT}/openai",
            ("AZURE_OPENAI_API_KEY",),
            "https://learn.microsoft.com/azure/ai-services/openai/reference",
            dialect="azure", auth="api-key", query={"api-version": "2024-10-21"},
            notes="the model is the deployment name (in the URL path); the v1 API "
                  "(https://RESOURCE.openai.azure.com/openai/v1, no api-version) is "
-                 "openai-compatible with auth='api-key'"),
+                 "openai-compatible with auth='api-key'",
+           aliases=("azure-openai",)),
     _entry("anthropic", "Anthropic", "anthropic", "https://api.anthropic.com/v1",
            ("ANTHROPIC_API_KEY",), "https://platform.claude.com/docs/en/api/versioning",
            auth="x-api-key", headers={"anthropic-version": "2026-10-21"},
            options={"max_tokens": 4096}, family="claude",
            notes="2026-10-21 refuses temperature/top_p/top_k (400); send "
-                 "headers={'anthropic-version': '2023-06-01'} to keep them"),
+                 "headers={'anthropic-version': '2023-06-01'} to keep them",
+           aliases=("claude",)),
     _entry("gemini", "Google Gemini API (AI Studio)", "gemini",
            "https://generativelanguage.googleapis.com/v1beta",
            ("GOOGLE_API_KEY", "GEMINI_API_KEY"),
            "https://ai.google.dev/gemini-api/docs/api-key", auth="x-goog-api-key",
-           family="gemini", notes="GOOGLE_API_KEY wins when both are set, as in Google's SDK"),
+           family="gemini", notes="GOOGLE_API_KEY wins when both are set, as in Google's SDK",
+           aliases=("google",)),
     _entry("vertex", "Google Vertex AI (Gemini)", "gemini",
            "https://{GOOGLE_CLOUD_LOCATION}-aiplatform.googleapis.com/v1/projects/"
            "{GOOGLE_CLOUD_PROJECT}/locations/{GOOGLE_CLOUD_LOCATION}/publishers/google",
@@ -286,64 +297,74 @@ _TABLE: tuple[ProviderEntry, ...] = (
            "https://cloud.google.com/vertex-ai/generative-ai/docs/reference/rest-rpc",
            family="gemini",
            notes="an OAuth access token (gcloud auth print-access-token, valid one hour); "
-                 "location 'global' is https://aiplatform.googleapis.com/v1/...: pass base_url"),
+                 "location 'global' is https://aiplatform.googleapis.com/v1/...: pass base_url",
+           aliases=("vertexai",)),
     _entry("ollama", "Ollama (native /api/chat)", "ollama", "http://localhost:11434",
            ("OLLAMA_API_KEY",), "https://docs.ollama.com/api", key_required=False,
            notes="the key is for ollama.com (base_url='https://ollama.com')"),
-    _entry("ollama-v1", "Ollama (OpenAI-compatible /v1)", "ollama-openai",
+    _entry("ollama-v1", "Ollama (OpenAI-compatible /v1)", "openai-chat",
            "http://localhost:11434/v1", ("OLLAMA_API_KEY",),
            "https://docs.ollama.com/api/openai-compatibility", dialect="ollama-openai",
-           key_required=False, notes=_LOCAL),
-    _entry("deepseek", "DeepSeek", "deepseek", "https://api.deepseek.com",
+           key_required=False, notes=_LOCAL,
+           aliases=("ollama-openai",)),
+    _entry("deepseek", "DeepSeek", "openai-chat", "https://api.deepseek.com",
            ("DEEPSEEK_API_KEY",), "https://api-docs.deepseek.com/", dialect="deepseek",
            family="deepseek"),
-    _entry("qwen", "Qwen / Alibaba Cloud Model Studio (DashScope, Beijing)", "qwen",
+    _entry("qwen", "Qwen / Alibaba Cloud Model Studio (DashScope, Beijing)", "openai-chat",
            "https://dashscope.aliyuncs.com/compatible-mode/v1", ("DASHSCOPE_API_KEY",),
            "https://help.aliyun.com/zh/model-studio/compatibility-of-openai-with-dashscope",
-           dialect="qwen", family="qwen"),
-    _entry("qwen-intl", "Qwen / Alibaba Cloud Model Studio (international)", "qwen",
+           dialect="qwen", family="qwen",
+           aliases=("dashscope",)),
+    _entry("qwen-intl", "Qwen / Alibaba Cloud Model Studio (international)", "openai-chat",
            "https://dashscope-intl.aliyuncs.com/compatible-mode/v1", ("DASHSCOPE_API_KEY",),
            "https://help.aliyun.com/zh/model-studio/compatibility-of-openai-with-dashscope",
            dialect="qwen", family="qwen"),
-    _entry("zai", "Zhipu GLM on Z.ai", "glm", "https://api.z.ai/api/paas/v4", ("ZAI_API_KEY",),
-           "https://docs.z.ai/guides/develop/http/introduction", dialect="glm", family="glm"),
-    _entry("bigmodel", "Zhipu GLM on bigmodel.cn", "glm", "https://open.bigmodel.cn/api/paas/v4",
+    _entry("zai", "Zhipu GLM on Z.ai", "openai-chat", "https://api.z.ai/api/paas/v4",
+           ("ZAI_API_KEY",),
+           "https://docs.z.ai/guides/develop/http/introduction", dialect="glm", family="glm",
+           aliases=("glm",)),
+    _entry("bigmodel", "Zhipu GLM on bigmodel.cn", "openai-chat", "https://open.bigmodel.cn/api/paas/v4",
            ("ZHIPUAI_API_KEY", "ZAI_API_KEY"), "https://docs.bigmodel.cn", dialect="glm",
-           family="glm", notes="zhipuai SDK reads ZHIPUAI_API_KEY; zai-sdk users set ZAI_API_KEY"),
-    _entry("moonshot", "Moonshot AI / Kimi (China)", "moonshot", "https://api.moonshot.cn/v1",
+           family="glm", notes="zhipuai SDK reads ZHIPUAI_API_KEY; zai-sdk users set ZAI_API_KEY",
+           aliases=("zhipu",)),
+    _entry("moonshot", "Moonshot AI / Kimi (China)", "openai-chat", "https://api.moonshot.cn/v1",
            ("MOONSHOT_API_KEY",), "https://platform.kimi.com/docs/api/overview",
-           dialect="moonshot", family="kimi"),
-    _entry("moonshot-intl", "Moonshot AI / Kimi (global)", "moonshot",
+           dialect="moonshot", family="kimi",
+           aliases=("kimi",)),
+    _entry("moonshot-intl", "Moonshot AI / Kimi (global)", "openai-chat",
            "https://api.moonshot.ai/v1", ("MOONSHOT_API_KEY",), "https://platform.moonshot.ai",
            dialect="moonshot", family="kimi"),
-    _entry("ark", "Volcengine Ark (Doubao)", "openai", "https://ark.cn-beijing.volces.com/api/v3",
+    _entry("ark", "Volcengine Ark (Doubao)", "openai-chat", "https://ark.cn-beijing.volces.com/api/v3",
            ("ARK_API_KEY",), "https://www.volcengine.com/docs/82379/1263482", family="doubao",
-           notes="the model is a model id or an endpoint id (ep-...)"),
-    _entry("together", "Together AI", "together", "https://api.together.ai/v1",
+           notes="the model is a model id or an endpoint id (ep-...)",
+           aliases=("volcengine", "doubao")),
+    _entry("together", "Together AI", "openai-chat", "https://api.together.ai/v1",
            ("TOGETHER_API_KEY",), "https://docs.together.ai/docs/inference/openai-compatibility",
            dialect="together"),
-    _entry("xai", "xAI (Grok)", "xai", "https://api.x.ai/v1", ("XAI_API_KEY",),
+    _entry("xai", "xAI (Grok)", "openai-chat", "https://api.x.ai/v1", ("XAI_API_KEY",),
            "https://docs.x.ai/api/integrations", dialect="xai", family="grok",
-           notes="xAI calls Chat Completions legacy; the Responses API is at the same base URL"),
-    _entry("yi", "01.AI (Yi)", "openai", "https://api.lingyiwanwu.com/v1", ("YI_API_KEY",),
+           notes="xAI calls Chat Completions legacy; the Responses API is at the same base URL",
+           aliases=("grok",)),
+    _entry("yi", "01.AI (Yi)", "openai-chat", "https://api.lingyiwanwu.com/v1", ("YI_API_KEY",),
            "https://platform.lingyiwanwu.com/docs", family="yi"),
-    _entry("nvidia", "NVIDIA API Catalog (NIM)", "openai", "https://integrate.api.nvidia.com/v1",
+    _entry("nvidia", "NVIDIA API Catalog (NIM)", "openai-chat", "https://integrate.api.nvidia.com/v1",
            ("NVIDIA_API_KEY",), "https://build.nvidia.com/"),
-    _entry("sambanova", "SambaNova Cloud", "openai", "https://api.sambanova.ai/v1",
+    _entry("sambanova", "SambaNova Cloud", "openai-chat", "https://api.sambanova.ai/v1",
            ("SAMBANOVA_API_KEY",), "https://docs.sambanova.ai/cloud/docs/resources/glossary"),
-    _entry("openrouter", "OpenRouter", "openrouter", "https://openrouter.ai/api/v1",
+    _entry("openrouter", "OpenRouter", "openai-chat", "https://openrouter.ai/api/v1",
            ("OPENROUTER_API_KEY",), "https://openrouter.ai/docs/quick-start",
            dialect="openrouter"),
-    _entry("fireworks", "Fireworks AI", "fireworks", "https://api.fireworks.ai/inference/v1",
+    _entry("fireworks", "Fireworks AI", "openai-chat", "https://api.fireworks.ai/inference/v1",
            ("FIREWORKS_API_KEY",), "https://docs.fireworks.ai/tools-sdks/openai-compatibility",
            dialect="fireworks"),
-    _entry("internlm", "InternLM (Shanghai AI Lab)", "openai", "https://chat.intern-ai.org.cn/api/v1",
+    _entry("internlm", "InternLM (Shanghai AI Lab)", "openai-chat", "https://chat.intern-ai.org.cn/api/v1",
            ("INTERNLM_API_KEY",), "https://internlm.intern-ai.org.cn/doc/docs/Chat/",
            family="internlm",
            notes="older docs: https://internlm-chat.intern-ai.org.cn/puyu/api/v1"),
-    _entry("groq", "Groq", "groq", "https://api.groq.com/openai/v1", ("GROQ_API_KEY",),
+    _entry("groq", "Groq", "openai-chat", "https://api.groq.com/openai/v1", ("GROQ_API_KEY",),
            "https://console.groq.com/docs/openai", dialect="groq"),
-    _entry("mistral", "Mistral AI", "mistral", "https://api.mistral.ai/v1", ("MISTRAL_API_KEY",),
+    _entry("mistral", "Mistral AI", "openai-chat", "https://api.mistral.ai/v1",
+           ("MISTRAL_API_KEY",),
            "https://docs.mistral.ai/api", dialect="mistral", family="mistral",
            stream_usage=False,
            notes="stream_options is refused (422 extra_forbidden) and usage comes anyway: "
@@ -351,41 +372,42 @@ _TABLE: tuple[ProviderEntry, ...] = (
     _entry("perplexity", "Perplexity (Agent API)", "openai-responses",
            "https://api.perplexity.ai/v1", ("PERPLEXITY_API_KEY",),
            "https://docs.perplexity.ai/docs/agent-api/openai-compatibility",
+           dialect="perplexity",
            notes="Responses format (/v1/responses, alias of /v1/agent); the Sonar Chat "
                  "Completions API was retired on 2026-09-27"),
-    _entry("cerebras", "Cerebras Inference", "cerebras", "https://api.cerebras.ai/v1",
+    _entry("cerebras", "Cerebras Inference", "openai-chat", "https://api.cerebras.ai/v1",
            ("CEREBRAS_API_KEY",), "https://inference-docs.cerebras.ai/resources/openai",
            dialect="cerebras"),
-    _entry("vllm", "vLLM server", "vllm", "http://localhost:8000/v1", ("VLLM_API_KEY",),
+    _entry("vllm", "vLLM server", "openai-chat", "http://localhost:8000/v1", ("VLLM_API_KEY",),
            "https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html",
            dialect="vllm", key_required=False, notes=_LOCAL),
-    _entry("lmstudio", "LM Studio server", "lmstudio", "http://localhost:1234/v1",
+    _entry("lmstudio", "LM Studio server", "openai-chat", "http://localhost:1234/v1",
            (), "https://lmstudio.ai/docs/api/openai-api", dialect="lmstudio",
-           key_required=False, notes=_LOCAL),
+           key_required=False, notes=_LOCAL,
+           aliases=("lm-studio",)),
+    _entry("crusoe", "Crusoe Managed Inference", "openai-chat",
+           "https://api.inference.crusoecloud.com/v1", ("CRUSOE_API_KEY",),
+           "https://docs.vllm.ai/en/latest/deployment/frameworks/crusoe/", dialect="crusoe",
+           notes="a vLLM-based service"),
+    _entry("gemini-openai", "Google Gemini API (OpenAI-compatible)", "openai-chat",
+           "https://generativelanguage.googleapis.com/v1beta/openai",
+           ("GOOGLE_API_KEY", "GEMINI_API_KEY"),
+           "https://ai.google.dev/gemini-api/docs/openai", dialect="gemini-openai",
+           family="gemini", notes="thought signatures ride in extra_content.google"),
 )
 
 #: Every provider by registry name.
 PROVIDERS: Mapping[str, ProviderEntry] = MappingProxyType({e.name: e for e in _TABLE})
 
-#: Other names people use for the same entries.
+#: Other names people use for the same entries (each entry's ``aliases``).
 ALIASES: Mapping[str, str] = MappingProxyType({
-    "dashscope": "qwen",
-    "glm": "zai",
-    "zhipu": "bigmodel",
-    "kimi": "moonshot",
-    "volcengine": "ark",
-    "doubao": "ark",
-    "grok": "xai",
-    "google": "gemini",
-    "vertexai": "vertex",
-    "claude": "anthropic",
-    "lm-studio": "lmstudio",
-    "azure-openai": "azure",
-})
+    alias: entry.name for entry in _TABLE for alias in entry.aliases})
 
 
 def provider_entry(name: str) -> ProviderEntry:
-    """The entry registered as ``name`` (or an alias of it)."""
+    """The entry registered as ``name`` (or an alias of it, any case): the one
+    lookup every entry point uses (``Client``, ``stream(provider=)``,
+    ``build_request`` / ``parse_request`` / ``parse_response``)."""
     key = name.lower()
     key = ALIASES.get(key, key)
     try:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import builtins
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar
 
 import msgspec
 
@@ -47,7 +47,11 @@ from .events import (
 from .finish import FinishReason
 from .ids import new_id
 from .merge import apply_delta
+from .timing import ResponseTiming
 from .usage import ChatUsage, merge_usage
+
+if TYPE_CHECKING:
+    from .cost import Cost
 
 BlockT = TypeVar("BlockT", bound=Block)
 
@@ -94,6 +98,10 @@ class ChatResponse:
     """The registry name of the API that produced it (``anthropic``, ``gemini``,
     ``deepseek``...): what decides whether its signatures can be sent back."""
     _by_id: dict[str, ContentBlock] = field(default_factory=dict, init=False, repr=False)
+    timing: ResponseTiming | None = field(default=None, repr=False)
+    """When each part of the answer arrived, as the stream (or the client, for a
+    non-streamed answer) measured it; ``None`` for a response built by hand. A
+    local measurement, like ``created_at``: not in :meth:`to_dict` nor ``==``."""
 
     def __post_init__(self) -> None:
         for block in self.content:
@@ -126,6 +134,14 @@ class ChatResponse:
     def data_blocks(self) -> list[DataBlock]:
         """The data (audio, image, file) blocks, in order."""
         return [b for b in self.content if type(b) is DataBlock]
+
+    def cost(self) -> Cost:
+        """What this answer cost, priced by genai-prices (the ``prices`` extra)
+        from its usage, model and provider; ``amount`` is ``None`` with a
+        ``reason`` when it cannot be priced (see :mod:`streamkit.cost`)."""
+        from .cost import response_cost
+
+        return response_cost(self)
 
     def get_block(self, block_id: str) -> ContentBlock | None:
         """The block with this id, or ``None``."""

@@ -17,10 +17,9 @@ at once, naming what is accepted.
 An HTTP error (an error status, or JSON / HTML where a stream was expected) is
 read up to :data:`~streamkit.limits.MAX_ERROR_BODY_BYTES` (1 MiB), never
 further, and becomes a :class:`~streamkit.errors.ProviderError` by the same
-rule as an error inside a stream
-(:func:`~streamkit.providers.error_payloads.error_event`): the provider's
-message (at most 4,096 characters), code and type, also from a JSON body cut
-at the limit.
+rule as an error inside a stream (:mod:`streamkit.error_body`, which the client
+and the aiohttp source read error bodies with too): the provider's message (at
+most 4,096 characters), code and type, also from a JSON body cut at the limit.
 
 Failures never lose what was received: every error is a
 :class:`~streamkit.errors.StreamError` whose ``partial`` is the response so
@@ -34,35 +33,39 @@ raising, and :attr:`Stream.error` holds the error.
 
 from __future__ import annotations
 
-import contextlib
 import inspect
+import math
+import time
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import anyio
 
 from .accumulate import Accumulator
-from .blocks import ContentBlock
-from .errors import IncompleteStreamError, ProtocolError, ProviderError, StreamError
-from .events import BlockDelta, BlockEnd, BlockStart, ErrorEvent, Event, TextDelta
+from .blocks import ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from .error_body import BoundedBody, error_from_body, must_read_body
+from .errors import IncompleteStreamError, ProviderError, StreamError
+from .events import (
+    BlockDelta,
+    BlockEnd,
+    BlockStart,
+    Event,
+    TextDelta,
+    ThinkingDelta,
+    ToolInputDelta,
+)
 from .limits import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_TOTAL_BYTES, MAX_ERROR_BODY_BYTES
-from .partial_json import PartialJSON, PartialJSONError
 from .pipeline import Pipeline
 from .providers import Parser
-from .providers.base import decode_json
-from .providers.error_payloads import bounded_message, error_event
 from .response import ChatResponse
+from .timing import RequestTiming, ResponseTiming
+from .token_counts import token_counts
 
 if TYPE_CHECKING:
     import httpx
 
 OnError = Literal["raise", "return"]
 StreamItem = Event | ChatResponse
-
-#: How much of an error body cut at the size limit is read leniently for the
-#: provider's message and type (they come first; a slow pure-Python read of a
-#: whole MiB of hostile tokens would cost seconds).
-_LENIENT_ERROR_PREFIX = 64 * 1024
 
 _ACCEPTED = ("an httpx / httpx2 response opened with client.stream(...), an official SDK's "
              "streaming response or Stream, an (async) iterator of bytes chunks, or an iterator "
@@ -101,7 +104,7 @@ def _unwrap(source: Any) -> Any:
         if inner is not None and _is_response(inner) and inner is not source:
             return inner
     if type(source).__module__.startswith("aiohttp."):  # a ClientResponse (the aiohttp extra)
-        from .adapters.aiohttp import aiohttp_chunks
+        from .aiohttp_source import aiohttp_chunks
 
         return aiohttp_chunks(source)
     return source
@@ -132,90 +135,124 @@ def _check_source(source: Any) -> None:
     raise TypeError(f"stream() cannot read a {kind}; accepted: {_ACCEPTED}")
 
 
-def _error_from_event(event: ErrorEvent, status: int | None = None,
-                      raw: Any = None, note: str = "") -> ProviderError:
-    """The :class:`ProviderError` of an error event, every text in it bounded
-    (``str(error)`` stays short whatever the provider sent)."""
-    return ProviderError(
-        bounded_message(event.message) + note,
-        status=status if status is not None else event.status,
-        code=None if event.code is None else bounded_message(event.code),
-        error_type=None if event.error_type is None else bounded_message(event.error_type),
-        raw=event.raw if raw is None else raw,
-    )
-
-
-def _decode_error_body(body: bytes, cut: bool) -> Any:
-    """The JSON of an error body, or ``None``. A body cut at the size limit is
-    read leniently: the incremental parser's view of its first 64 KiB, so the
-    provider's message and type, which come first, survive."""
-    try:
-        return decode_json(body)
-    except StreamError:
-        if not cut:
-            return None
-    parser = PartialJSON()
-    with contextlib.suppress(PartialJSONError):  # what came before a bad character stays
-        parser.feed(body[:_LENIENT_ERROR_PREFIX].decode("utf-8", "replace"))
-    return parser.value
-
-
-def provider_error_from_body(status: int | None, body: bytes, content_type: str, *,
-                             cut: bool = False) -> ProviderError:
-    """A :class:`ProviderError` from an HTTP error body, by the rule of in-stream
-    errors (:func:`~streamkit.providers.error_payloads.error_event`); ``cut``
-    says the body was cut at :data:`~streamkit.limits.MAX_ERROR_BODY_BYTES`.
-    ``raw`` is the decoded JSON (the partial view of a cut body) or the bytes."""
-    payload = _decode_error_body(body, cut)
-    if isinstance(payload, list) and payload and isinstance(payload[0], dict):
-        payload = payload[0]  # Gemini wraps errors of non-SSE calls in an array
-    if isinstance(payload, dict):
-        event = error_event(payload.get("error", payload), raw=payload)
-        http_status = status if status is not None and status >= 400 else None
-        note = f" (error body cut at {len(body)} bytes)" if cut else ""
-        return _error_from_event(event, http_status or event.status or status, note=note)
-    text = bounded_message(body[:2000].decode("utf-8", "replace"))
-    return ProviderError(f"HTTP {status}: {text or content_type or 'no body'}", status=status,
-                         raw=body)
+def _carries_content(events: list[Event]) -> bool:
+    """Whether a chunk's events hold the answer's first content: text, thinking,
+    tool-call arguments or a tool call (its name is generated output)."""
+    for event in events:
+        if type(event) is BlockDelta:
+            delta = event.delta
+            if (type(delta) is TextDelta and delta.text) \
+                    or (type(delta) is ThinkingDelta and delta.thinking) \
+                    or (type(delta) is ToolInputDelta and delta.partial_json):
+                return True
+        elif type(event) is BlockStart:
+            block = event.block
+            if (type(block) is TextBlock and block.text) or type(block) is ToolCallBlock \
+                    or (type(block) is ThinkingBlock and (block.thinking or block.redacted)):
+                return True
+    return False
 
 
 class _Driver:
-    """What both stream flavours share: the pipeline, the end, the errors."""
+    """What both stream flavours share: the pipeline, the end, the errors, and
+    the clock (read once per chunk: see :mod:`streamkit.timing`)."""
 
-    def __init__(self, pipeline: Pipeline, on_error: OnError) -> None:
+    def __init__(self, pipeline: Pipeline, on_error: OnError,
+                 request_timing: RequestTiming | None = None,
+                 opened: float | None = None) -> None:
         self.pipeline = pipeline
         self.on_error = on_error
         self.error: StreamError | None = None
         self.finished = False
+        self.request_timing = request_timing
+        self.clock = time.monotonic if request_timing is None else request_timing.clock
+        self.opened = self.clock() if opened is None else opened
+        self.first_byte: float | None = None
+        self.first_token: float | None = None
+        self.last_byte = -math.inf  # the first chunk's gap is infinite: see feed()
+        self.longest_gap = 0.0
+        self.gaps: list[float] | None = None
 
-    def must_read_body(self, response: Any) -> bool:
-        """Whether an HTTP response must be read whole as an error body (an error
-        status, or JSON / HTML where a stream was expected)."""
-        kind = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-        return (int(response.status_code) >= 400 or kind == "application/json"
-                or kind.startswith("text/html"))
+    def must_read_body(self, source: Any) -> bool:
+        """Whether the source is an HTTP response to read whole as an error body."""
+        return _is_response(source) and must_read_body(
+            int(source.status_code), source.headers.get("content-type", ""))
 
-    @property
-    def error_body_limit(self) -> int:
-        """The most of an error body that is read."""
-        return min(MAX_ERROR_BODY_BYTES, self.pipeline.max_total_bytes)
+    def error_body(self) -> BoundedBody:
+        """Where an error body is read: up to its limit, or the stream's if smaller."""
+        return BoundedBody(min(MAX_ERROR_BODY_BYTES, self.pipeline.max_total_bytes))
 
-    def body_error(self, response: Any, body: bytes, cut: bool) -> StreamError:
-        """The error an HTTP error response (its body read up to the limit) stands for."""
-        status = int(response.status_code)
-        content_type = response.headers.get("content-type", "")
-        error = provider_error_from_body(status, body, content_type, cut=cut)
-        if status >= 400 or (isinstance(error.raw, dict) and "error" in error.raw):
-            return error
-        return ProtocolError(
-            f"expected a streamed response, got {content_type!r} (was stream=true requested?)",
-            raw=body[:2000],
-        )
+    def body_error(self, response: Any, body: BoundedBody) -> StreamError:
+        """The error an HTTP error response (its body read) stands for."""
+        return error_from_body(int(response.status_code),
+                               response.headers.get("content-type", ""), body)
 
     def feed(self, item: Any) -> list[Event]:
-        """Events of one source item: a network chunk, or an httpx-sse event."""
+        """Events of one source item: a network chunk, or an httpx-sse event.
+
+        The item's arrival is timed with one clock read: a gap longer than any
+        before (the first chunk's, from nowhere, is infinite) is rare, so a
+        chunk costs a subtraction and a comparison, plus a look at its events
+        until the first content has come."""
+        now = self.clock()
+        gap = now - self.last_byte
+        self.last_byte = now
+        if gap > self.longest_gap:
+            self._longer_gap(now, gap)
         if isinstance(item, (bytes, bytearray, memoryview)):
-            return self.pipeline.feed(bytes(item))
+            events = self.pipeline.feed(bytes(item))
+        else:
+            events = self._feed_sse_event(item)
+        if self.first_token is None and events and _carries_content(events):
+            self.first_token = now
+        return events
+
+    def feed_keeping_gaps(self, item: Any) -> list[Event]:
+        """:meth:`feed`, keeping every gap between two chunks in :attr:`gaps`."""
+        before = self.last_byte
+        events = _Driver.feed(self, item)
+        if before != -math.inf:
+            self.gaps.append(self.last_byte - before)  # type: ignore[union-attr]
+        return events
+
+    def keep_gaps(self) -> list[float]:
+        """From now on keep the gap before every chunk but the first (what a
+        telemetry histogram of time per chunk records); the list they go to."""
+        self.gaps = []
+        self.feed = self.feed_keeping_gaps  # type: ignore[method-assign]
+        return self.gaps
+
+    def _longer_gap(self, now: float, gap: float) -> None:
+        if self.first_byte is None:
+            self.first_byte = now
+        else:
+            self.longest_gap = gap
+
+    def timing(self) -> ResponseTiming:
+        """What the clock said so far, with what the caller said came before."""
+        before = self.request_timing
+        response = self.pipeline.response
+        usage = response.usage
+        received = self.first_byte is not None
+        return ResponseTiming(
+            opened=self.opened,
+            request_sent=None if before is None else before.request_sent,
+            headers_received=None if before is None else before.headers_received,
+            first_byte=self.first_byte, first_token=self.first_token,
+            last_byte=self.last_byte if received else None,
+            longest_gap=self.longest_gap if received else None,
+            output_tokens=None if usage is None else token_counts(usage, response.provider).output,
+            attempts=1 if before is None else before.attempts,
+            before_answer=0.0 if before is None else before.before_answer)
+
+    def stamp(self) -> None:
+        """Give every response the timing so far (at its end, or as a partial)."""
+        timing = self.timing()
+        for response in self.pipeline.responses:
+            response.timing = timing
+
+    def _feed_sse_event(self, item: Any) -> list[Event]:
+        """Events of an httpx-sse event (anything with ``.event`` and ``.data``)."""
         data = getattr(item, "data", None)
         if not isinstance(data, (str, bytes)):
             raise TypeError(f"a stream source must yield bytes (network chunks) or SSE events "
@@ -229,13 +266,41 @@ class _Driver:
         self.finished = True
         for response in self.pipeline.responses:
             response.is_last = True
+        self.stamp()
         if self.pipeline.errors:
-            raise _error_from_event(self.pipeline.errors[0])
+            error = ProviderError.from_event(self.pipeline.errors[0])
+            error.events = tuple(events)  # the end's events reach the caller before it
+            raise error
         return events
 
-    def interrupt(self) -> None:
+    @staticmethod
+    def unseen(exc: Exception) -> tuple[Event, ...]:
+        """The events applied before ``exc`` that the caller has not seen, taken
+        from the error (which then carries none): the stream yields them
+        before it raises, so that a UI built from events agrees with the partial."""
+        if not isinstance(exc, StreamError):
+            return ()
+        events, exc.events = exc.events, ()
+        return events
+
+    def stop(self) -> None:
+        """Closed early, cancelled or failed: an unfinished response becomes
+        interrupted, and the stream is over."""
         if not self.finished:
             self.pipeline.accumulator.interrupt()
+            self.finished = True
+            self.stamp()
+
+    def handle(self, exc: Exception) -> None:
+        """End the stream on ``exc`` from its source or the pipeline: its
+        :class:`StreamError` is raised (kept, with ``on_error="return"``); an
+        exception that is neither a stream error nor a broken transport is not
+        the stream's, and goes on as it is."""
+        if not isinstance(exc, StreamError) and not _is_transport_error(exc):
+            raise exc
+        error = self.fail(exc)
+        if self.on_error == "raise":
+            raise error from (exc if error is not exc else None)
 
     def fail(self, exc: BaseException) -> StreamError:
         """The error to surface for ``exc``, with the partial response attached
@@ -248,6 +313,7 @@ class _Driver:
                 f"{type(exc).__name__}: {exc}"
             )
             error.__cause__ = exc
+        self.stamp()
         if self.finished and not isinstance(error, ProviderError):
             error.partial = self.pipeline.response  # ended already: nothing to mark
         else:
@@ -288,6 +354,12 @@ class _BaseStream:
         """The provider's name (detected with ``provider="auto"``)."""
         return self._driver.pipeline.provider
 
+    @property
+    def timing(self) -> ResponseTiming:
+        """When each part of the answer arrived so far (the final value is the
+        response's ``timing`` once the stream ends, fails or is closed)."""
+        return self._driver.timing()
+
     def block(self, event: BlockStart | BlockDelta | BlockEnd) -> ContentBlock:
         """The current state of the block an event belongs to: the stream's own live
         block, read-only for the caller (it keeps growing as the stream goes on;
@@ -323,8 +395,7 @@ class Stream(_BaseStream):
         iterator = self._iterator
         if iterator is not None and hasattr(iterator, "aclose"):
             await iterator.aclose()
-        self._driver.interrupt()
-        self._driver.finished = True
+        self._driver.stop()
         await _aclose_source(self._source)
 
     async def final(self) -> ChatResponse:
@@ -344,25 +415,11 @@ class Stream(_BaseStream):
                 yield item.delta.text  # type: ignore[union-attr]
 
     async def _chunks(self) -> AsyncIterator[Any]:
-        source = self._source
-        if _is_response(source):
-            if self._driver.must_read_body(source):
-                raise await self._body_error(source)
-            async for chunk in source.aiter_bytes():
-                yield chunk
-        else:
-            async for chunk in source:
-                yield chunk
-
-    async def _body_error(self, response: Any) -> StreamError:
-        """Read an error body up to the limit, never further."""
-        limit = self._driver.error_body_limit
-        body = bytearray()
-        async for chunk in response.aiter_bytes():
-            body += chunk[: limit + 1 - len(body)]
-            if len(body) > limit:
-                break
-        return self._driver.body_error(response, bytes(body[:limit]), len(body) > limit)
+        source, driver = self._source, self._driver
+        if driver.must_read_body(source):  # an error body, read up to its limit
+            raise driver.body_error(source, await driver.error_body().aread(source.aiter_bytes()))
+        async for chunk in source.aiter_bytes() if _is_response(source) else source:
+            yield chunk
 
     async def _iterate(self) -> AsyncIterator[StreamItem]:
         driver = self._driver
@@ -374,16 +431,12 @@ class Stream(_BaseStream):
                 for event in driver.end():
                     yield event
             except Exception as exc:
-                if not isinstance(exc, StreamError) and not _is_transport_error(exc):
-                    raise
-                error = driver.fail(exc)
-                if driver.on_error == "raise":
-                    raise error from (exc if error is not exc else None)
+                for event in driver.unseen(exc):
+                    yield event
+                driver.handle(exc)
             yield driver.pipeline.response
         finally:  # drained, failed, closed early or cancelled: release the response now
-            if not driver.finished:
-                driver.interrupt()
-                driver.finished = True
+            driver.stop()
             with anyio.CancelScope(shield=True):
                 await _aclose_source(self._source)
 
@@ -423,8 +476,7 @@ class SyncStream(_BaseStream):
         iterator = self._iterator
         if iterator is not None and hasattr(iterator, "close"):
             iterator.close()
-        self._driver.interrupt()
-        self._driver.finished = True
+        self._driver.stop()
         _close_source(self._source)
 
     def final(self) -> ChatResponse:
@@ -441,23 +493,10 @@ class SyncStream(_BaseStream):
                 yield item.delta.text  # type: ignore[union-attr]
 
     def _chunks(self) -> Iterator[Any]:
-        source = self._source
-        if _is_response(source):
-            if self._driver.must_read_body(source):
-                raise self._body_error(source)
-            yield from source.iter_bytes()
-        else:
-            yield from source
-
-    def _body_error(self, response: Any) -> StreamError:
-        """Read an error body up to the limit, never further."""
-        limit = self._driver.error_body_limit
-        body = bytearray()
-        for chunk in response.iter_bytes():
-            body += chunk[: limit + 1 - len(body)]
-            if len(body) > limit:
-                break
-        return self._driver.body_error(response, bytes(body[:limit]), len(body) > limit)
+        source, driver = self._source, self._driver
+        if driver.must_read_body(source):  # an error body, read up to its limit
+            raise driver.body_error(source, driver.error_body().read(source.iter_bytes()))
+        yield from source.iter_bytes() if _is_response(source) else source
 
     def _iterate(self) -> Iterator[StreamItem]:
         driver = self._driver
@@ -467,16 +506,11 @@ class SyncStream(_BaseStream):
                     yield from driver.feed(chunk)
                 yield from driver.end()
             except Exception as exc:
-                if not isinstance(exc, StreamError) and not _is_transport_error(exc):
-                    raise
-                error = driver.fail(exc)
-                if driver.on_error == "raise":
-                    raise error from (exc if error is not exc else None)
+                yield from driver.unseen(exc)
+                driver.handle(exc)
             yield driver.pipeline.response
         finally:  # drained, failed or closed early: release the response now
-            if not driver.finished:
-                driver.interrupt()
-                driver.finished = True
+            driver.stop()
             _close_source(self._source)
 
 
@@ -502,6 +536,7 @@ def stream(
     max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
     think_tags: bool | tuple[str, str] | None = None,
     start_in_thinking: bool = False,
+    request_timing: RequestTiming | None = None,
     **parser_options: Any,
 ) -> Stream: ...
 
@@ -516,6 +551,7 @@ def stream(
     max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
     think_tags: bool | tuple[str, str] | None = None,
     start_in_thinking: bool = False,
+    request_timing: RequestTiming | None = None,
     **parser_options: Any,
 ) -> Stream | SyncStream: ...
 
@@ -530,6 +566,7 @@ def stream(
     max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
     think_tags: bool | tuple[str, str] | None = None,
     start_in_thinking: bool = False,
+    request_timing: RequestTiming | None = None,
     **parser_options: Any,
 ) -> SyncStream: ...
 
@@ -543,6 +580,7 @@ def stream(
     max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
     think_tags: bool | tuple[str, str] | None = None,
     start_in_thinking: bool = False,
+    request_timing: RequestTiming | None = None,
     **parser_options: Any,
 ) -> Any:
     """Stream ``source`` as events ending in the final :class:`ChatResponse`.
@@ -562,14 +600,25 @@ def stream(
     bound memory against a hostile stream; ``on_error="return"`` ends a broken
     stream with the partial response instead of raising; ``think_tags=True``
     turns inline ``<think>`` text into thinking blocks (see
-    :class:`~streamkit.pipeline.Pipeline`).
+    :class:`~streamkit.pipeline.Pipeline`). ``request_timing`` says when the
+    request was sent and what the call tried before (the client gives it);
+    the stream times the body itself (``events.timing``, then
+    ``response.timing``: see :mod:`streamkit.timing`).
     """
+    opened = (time.monotonic if request_timing is None else request_timing.clock)()
     source = _unwrap(source)
     _check_source(source)
     pipeline = Pipeline(provider, max_event_bytes=max_event_bytes,
                         max_total_bytes=max_total_bytes, think_tags=think_tags,
                         start_in_thinking=start_in_thinking, **parser_options)
-    driver = _Driver(pipeline, on_error)
+    driver = _Driver(pipeline, on_error, request_timing, opened)
     if _is_async_source(source):
         return Stream(source, driver)
     return SyncStream(source, driver)
+
+
+def keep_chunk_gaps(events: Stream | SyncStream) -> list[float]:
+    """The list into which ``events`` will put the gap before each chunk after
+    the first, from now on (for a histogram of time per chunk); nothing is kept
+    per chunk unless this is called."""
+    return events._driver.keep_gaps()

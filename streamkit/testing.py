@@ -119,6 +119,7 @@ class Reply:
     chunk_size: int | None = None
     delay: float = 0.0
     cut_after: int | None = None
+    pauses: Mapping[int, float] | None = None
 
     @classmethod
     def file(cls, file_path: str | os.PathLike[str], **options: Any) -> Reply:
@@ -137,6 +138,7 @@ class _Route:
     chunk_size: int | None
     delay: float
     cut_after: int | None
+    pauses: tuple[tuple[int, float], ...] = ()
 
 
 @dataclass
@@ -260,6 +262,7 @@ class ReplayServer:
         chunk_size: int | None = None,
         delay: float = 0.0,
         cut_after: int | None = None,
+        pauses: Mapping[int, float] | None = None,
     ) -> None:
         """Serve ``body`` for any method on ``path``.
 
@@ -273,12 +276,15 @@ class ReplayServer:
         tests reproduce provider-side token pacing and arbitrary split points.
         ``cut_after=N`` sends only the first ``N`` body bytes (the whole body if
         ``N >= len(body)``) and then closes the connection without the final
-        chunk, so the client must report an incomplete body.  ``headers`` are
-        added to the response; a ``Content-Type`` in them overrides
-        ``content_type``.
+        chunk, so the client must report an incomplete body. ``pauses`` maps a
+        write's number to seconds of silence before it (``{0: 0.5}``: the
+        headers at once, the body's first bytes half a second later), which is
+        how tests reproduce a slow first token and a stall mid-stream.
+        ``headers`` are added to the response; a ``Content-Type`` in them
+        overrides ``content_type``.
         """
         self._routes[path] = _route(Reply(body, status, content_type, headers, chunk_size,
-                                          delay, cut_after))
+                                          delay, cut_after, pauses))
 
     def add_sequence(
         self, path: str, replies: Sequence[Reply | bytes | str | os.PathLike[str]]
@@ -310,6 +316,7 @@ class ReplayServer:
         chunk_size: int | None = None,
         delay: float = 0.0,
         cut_after: int | None = None,
+        pauses: Mapping[int, float] | None = None,
     ) -> None:
         """Serve ``body`` for every path without its own route (same as
         ``add("*", ...)``), for clients whose exact URL a test does not care
@@ -323,6 +330,7 @@ class ReplayServer:
             chunk_size=chunk_size,
             delay=delay,
             cut_after=cut_after,
+            pauses=pauses,
         )
 
     def add_file(
@@ -336,6 +344,7 @@ class ReplayServer:
         chunk_size: int | None = None,
         delay: float = 0.0,
         cut_after: int | None = None,
+        pauses: Mapping[int, float] | None = None,
     ) -> None:
         """Serve a recorded fixture file on ``path``; the body and content type
         come from :func:`load_recording` (``content_type`` overrides the one
@@ -350,6 +359,7 @@ class ReplayServer:
             chunk_size=chunk_size,
             delay=delay,
             cut_after=cut_after,
+            pauses=pauses,
         )
 
     def _route_for(self, target: str) -> _Route | None:
@@ -631,9 +641,12 @@ class ReplayServer:
             body = body[: route.cut_after]
         size = route.chunk_size or max(len(body), 1)
         pieces = [body[i : i + size] for i in range(0, len(body), size)]
+        pauses = dict(route.pauses)
         for index, piece in enumerate(pieces):
             if index and route.delay:
                 await anyio.sleep(route.delay)
+            if index in pauses:
+                await anyio.sleep(pauses[index])
             framed = conn.send(h11.Data(data=piece))
             if route.cut_after is None and index == len(pieces) - 1:
                 trailer = conn.send(h11.EndOfMessage())
@@ -696,6 +709,8 @@ def _route(reply: Reply) -> _Route:
         raise ValueError(f"delay must be >= 0, got {reply.delay}")
     if reply.cut_after is not None and reply.cut_after < 0:
         raise ValueError(f"cut_after must be >= 0 or None, got {reply.cut_after}")
+    if reply.pauses and min(reply.pauses.values()) < 0:
+        raise ValueError(f"pauses must be >= 0 seconds, got {dict(reply.pauses)}")
     extra = dict(reply.headers or {})
     if not any(name.lower() == "content-type" for name in extra):
         extra["Content-Type"] = reply.content_type
@@ -707,6 +722,7 @@ def _route(reply: Reply) -> _Route:
         chunk_size=reply.chunk_size,
         delay=reply.delay,
         cut_after=reply.cut_after,
+        pauses=tuple(sorted((reply.pauses or {}).items())),
     )
 
 

@@ -24,13 +24,16 @@ import msgspec
 
 from .blocks import TextBlock, ThinkingBlock
 from .events import BlockDelta, BlockEnd, BlockStart, Event, TextDelta, ThinkingDelta
+from .ids import StreamIds
 from .think import Kind, ThinkSplitter
 
 
 class _TextState:
-    """A provider text block being split: its splitter and the block now open."""
+    """A provider text block being split: its splitter, the block now open, and
+    the ids of the blocks it splits into (derived from the provider block's id,
+    so two parses of the same stream agree)."""
 
-    __slots__ = ("id_used", "kind", "out", "splitter", "template")
+    __slots__ = ("id_used", "ids", "kind", "out", "splitter", "template")
 
     def __init__(self, splitter: ThinkSplitter, template: TextBlock) -> None:
         self.splitter = splitter
@@ -38,6 +41,8 @@ class _TextState:
         self.kind: Kind | None = None
         self.out: int | None = None
         self.id_used = False
+        self.ids = StreamIds()
+        self.ids.seed(template.id)
 
 
 class _ChoiceState:
@@ -152,13 +157,14 @@ class ThinkTagFilter:
         template = text_state.template
         block: Any
         if kind == "thinking":
-            block = ThinkingBlock(metadata={**template.metadata, "source": "think_tags"})
+            block = ThinkingBlock(id=text_state.ids.make("think"),
+                                  metadata={**template.metadata, "source": "think_tags"})
         elif not text_state.id_used:  # the first text part keeps the provider's id
             block = TextBlock(id=template.id, citations=template.citations,
                               metadata=dict(template.metadata))
             text_state.id_used = True
         else:
-            block = TextBlock(metadata=dict(template.metadata))
+            block = TextBlock(id=text_state.ids.make("text"), metadata=dict(template.metadata))
         text_state.kind = kind
         text_state.out = state.next_index
         state.next_index += 1

@@ -26,6 +26,10 @@ model's arguments then always validate against the schema, which must be in
 the subset OpenAI accepts. :func:`strict_schema` does it for any schema (the
 structured-output schema of :class:`~streamkit.request.JsonSchemaOutput` too).
 
+The pieces: :mod:`streamkit.tool_schema` (annotations -> JSON schema and
+validating model), :mod:`streamkit.docstrings` (descriptions from the
+docstring), :mod:`streamkit.strict_schema` (OpenAI's strict rules).
+
 Running: :meth:`Tool.run_json` validates the model's JSON arguments and calls
 the function (a sync one in a worker thread, so it does not block the event
 loop); the result is a :class:`~streamkit.messages.FunctionExecutionResult` to
@@ -43,33 +47,21 @@ import inspect
 import json
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, get_origin
+from typing import TYPE_CHECKING, Any
 
 from .blocks import DataBlock, TextBlock, ToolCallBlock
+from .docstrings import summary
 from .errors import ToolDefinitionError
 from .messages import FunctionExecutionResult
+from .strict_schema import StrictSchemaError, drop_optional_nulls, strict_schema
+from .tool_schema import Binding, bind, inline_refs
 
-# pydantic (~16 ms) is imported by the functions that use it, so ``import
-# streamkit`` does not pay for it: it comes with the first tool defined.
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pydantic is imported where it is used: not by ``import streamkit``
     import pydantic
-    from pydantic.fields import FieldInfo
-    from pydantic.json_schema import GenerateJsonSchema
 
 __all__ = ["Tool", "inline_refs", "result_content", "strict_schema", "tool"]
-
-
-@dataclass(frozen=True)
-class _Binding:
-    """How JSON arguments become a call: the validating model and, per field,
-    the parameter it fills."""
-
-    model: type[pydantic.BaseModel]
-    fields: tuple[tuple[str, str, bool], ...]  # (model field, parameter, positional-only)
-    schema: dict[str, Any]  # the non-strict schema: which properties may be left out
-    is_async: bool
 
 
 @dataclass
@@ -97,7 +89,7 @@ class Tool:
     metadata: dict[str, Any] = field(default_factory=dict)
     arguments_model: type[pydantic.BaseModel] | None = field(default=None, repr=False,
                                                              compare=False)
-    _binding: _Binding | None = field(default=None, init=False, repr=False, compare=False)
+    _binding: Binding | None = field(default=None, init=False, repr=False, compare=False)
 
     async def run_json(self, arguments: str | dict[str, Any] | None, *,
                        call_id: str = "") -> FunctionExecutionResult:
@@ -164,15 +156,15 @@ class Tool:
             raise TypeError(f"tool {self.name!r} has no function to run (call {call_id!r})")
         return self.func
 
-    def _bound(self) -> _Binding:
+    def _bound(self) -> Binding:
         """The binding made by :func:`tool`, or made now from ``func`` for a
         Tool built by hand (its ``parameters`` stay as given)."""
         if self._binding is None:
-            self._binding = _bind(self.name, self._function(""))
+            self._binding = bind(self.name, self._function(""))
         return self._binding
 
     def _prepare(self, arguments: str | dict[str, Any] | None, call_id: str,
-                 ) -> tuple[_Binding, list[Any], dict[str, Any]] | FunctionExecutionResult:
+                 ) -> tuple[Binding, list[Any], dict[str, Any]] | FunctionExecutionResult:
         """The positional and keyword arguments of the call, or the error
         result that explains why there is no call."""
         binding = self._bound()
@@ -195,7 +187,7 @@ class Tool:
             return self._error(call_id, f"invalid arguments for tool {self.name!r}: unexpected "
                                         f"{', '.join(map(repr, unexpected))} (parameters: "
                                         f"{', '.join(map(repr, sorted(names))) or 'none'})")
-        _drop_optional_nulls(value, binding.schema, binding.schema.get("$defs", {}))
+        drop_optional_nulls(value, binding.schema, binding.schema.get("$defs", {}))
         import pydantic  # loaded by _bind already: a dict lookup
 
         try:
@@ -263,21 +255,6 @@ def _describe_errors(exc: pydantic.ValidationError) -> str:
 _TOOL_NAME = r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$"
 
 
-@functools.cache
-def _schema_generator() -> type[GenerateJsonSchema]:
-    """pydantic's schema generator without a ``title`` per property (it only
-    repeats the name, and costs tokens in every request); model titles stay.
-    Made when the first tool is defined, not when this module is imported."""
-    from pydantic.json_schema import GenerateJsonSchema
-    from pydantic_core import CoreSchema
-
-    class FieldTitles(GenerateJsonSchema):
-        def field_title_should_be_set(self, schema: CoreSchema) -> bool:
-            return False
-
-    return FieldTitles
-
-
 def tool(func: Callable[..., Any], *, name: str | None = None, description: str | None = None,
          strict: bool = False) -> Tool:
     """A :class:`Tool` from a typed Python function, sync or async (see the
@@ -293,17 +270,17 @@ def tool(func: Callable[..., Any], *, name: str | None = None, description: str 
             f"tool name {tool_name!r} is not accepted by every provider: use letters, digits, "
             f"'_' and '-', 64 at most, starting with a letter or '_'"
             + ("; pass name=... for a lambda" if tool_name == "<lambda>" else ""))
-    binding = _bind(tool_name, func, _caller_namespace())
+    binding = bind(tool_name, func, _caller_namespace())
     schema = copy.deepcopy(binding.schema)  # the binding keeps its own
     if strict:
         try:
             schema = strict_schema(schema)
-        except _StrictSchemaError as exc:
+        except StrictSchemaError as exc:
             raise ToolDefinitionError(f"tool {tool_name!r}: {exc.describe(parameter=True)}") \
                 from None
     made = Tool(name=tool_name,
                 description=(description if description is not None
-                             else _summary(inspect.getdoc(func) or "")),
+                             else summary(inspect.getdoc(func) or "")),
                 parameters=schema, strict=strict, func=func, arguments_model=binding.model)
     made._binding = binding
     return made
@@ -316,13 +293,6 @@ def _function_name(func: Callable[..., Any]) -> str:
     return name if isinstance(name, str) else type(func).__name__
 
 
-def _is_async(func: Callable[..., Any]) -> bool:
-    while isinstance(func, functools.partial):
-        func = func.func
-    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
-        getattr(func, "__call__", None))  # noqa: B004  (an object with an async __call__)
-
-
 def _caller_namespace() -> dict[str, Any]:
     """The local names where the tool is defined: the first frame outside
     streamkit (a model class defined next to the function, with ``from
@@ -332,506 +302,3 @@ def _caller_namespace() -> dict[str, Any]:
     while frame is not None and frame.f_globals.get("__name__", "").startswith("streamkit."):
         frame = frame.f_back  # type: ignore[assignment]
     return dict(frame.f_locals) if frame is not None else {}
-
-
-def _bind(tool_name: str, func: Callable[..., Any],
-          namespace: dict[str, Any] | None = None) -> _Binding:
-    """The validating model of ``func``'s parameters and its JSON schema;
-    fails naming the first parameter with no JSON form."""
-    import pydantic
-
-    signature = _signature(tool_name, func, namespace or {})
-    parameter_docs = _parameter_docs(inspect.getdoc(func) or "")
-    definitions: dict[str, Any] = {}
-    fields: list[tuple[str, str, bool]] = []
-    for parameter in signature.parameters.values():
-        field_name, definition = _field(tool_name, parameter, parameter_docs.get(parameter.name))
-        definitions[field_name] = definition
-        fields.append((field_name, parameter.name,
-                       parameter.kind is inspect.Parameter.POSITIONAL_ONLY))
-    model_name = "".join(part.capitalize() for part in re.split(r"[^A-Za-z0-9]+", tool_name))
-    try:
-        model = pydantic.create_model(f"{model_name or 'Tool'}Arguments", **definitions)
-        schema = model.model_json_schema(schema_generator=_schema_generator())
-    except (pydantic.PydanticUserError, TypeError, ValueError) as exc:
-        raise _parameter_error(tool_name, signature, exc) from exc
-    schema.pop("title", None)  # the model's made-up name
-    schema.setdefault("properties", {})
-    return _Binding(model, tuple(fields), schema, _is_async(func))
-
-
-def _signature(tool_name: str, func: Callable[..., Any],
-               namespace: dict[str, Any]) -> inspect.Signature:
-    """The signature with string annotations evaluated (in the function's
-    globals, then ``namespace``); an annotation that does not evaluate is named."""
-    try:
-        return inspect.signature(func, eval_str=True, locals=namespace)
-    except (NameError, SyntaxError, TypeError, AttributeError) as exc:
-        try:
-            plain = inspect.signature(func)
-        except (TypeError, ValueError):
-            raise ToolDefinitionError(f"tool {tool_name!r}: {func!r} has no signature to read") \
-                from exc
-        globals_ = getattr(inspect.unwrap(func), "__globals__", {})
-        for parameter in plain.parameters.values():
-            if isinstance(parameter.annotation, str):
-                try:
-                    eval(parameter.annotation, globals_, namespace)  # what eval_str=True does
-                except Exception:
-                    raise ToolDefinitionError(
-                        f"tool {tool_name!r}: the annotation of parameter {parameter.name!r} "
-                        f"({parameter.annotation!r}) does not evaluate: {exc}") from exc
-        raise ToolDefinitionError(f"tool {tool_name!r}: annotations do not evaluate: {exc}") \
-            from exc
-    except ValueError as exc:
-        raise ToolDefinitionError(f"tool {tool_name!r}: {func!r} has no signature to read") \
-            from exc
-
-
-def _field(tool_name: str, parameter: inspect.Parameter, doc: str | None,
-           ) -> tuple[str, tuple[Any, FieldInfo]]:
-    """The model field for one parameter: (its name in the model, (type, Field))."""
-    name = parameter.name
-    if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
-        raise ToolDefinitionError(
-            f"tool {tool_name!r}: parameter '*{name}' cannot be called with JSON arguments "
-            f"(a call is one object of named values); use a list parameter")
-    if parameter.kind is inspect.Parameter.VAR_KEYWORD:
-        raise ToolDefinitionError(
-            f"tool {tool_name!r}: parameter '**{name}' has no schema to show the model; "
-            f"name the parameters, or take one dict parameter")
-    import pydantic
-    from pydantic.fields import FieldInfo
-
-    annotation = parameter.annotation
-    if annotation is inspect.Parameter.empty:
-        raise ToolDefinitionError(
-            f"tool {tool_name!r}: parameter {name!r} has no type annotation "
-            f"(annotate it; typing.Any accepts any JSON value)")
-    default = parameter.default
-    if isinstance(default, FieldInfo):  # x: int = Field(3, description=...)
-        annotation = Annotated[annotation, default]
-        default = inspect.Parameter.empty
-    settings: dict[str, Any] = {}  # only what is set: None would override Annotated's own
-    description = None if _has_field_description(annotation) else (
-        _annotated_description(annotation) or doc)
-    if description:
-        settings["description"] = description
-    if not _safe_field_name(name):
-        settings["alias"] = name
-    field_info: FieldInfo = pydantic.Field(
-        ... if default is inspect.Parameter.empty else default, **settings)
-    return (name if _safe_field_name(name) else f"field_{name.lstrip('_')}_"), (
-        annotation, field_info)
-
-
-def _safe_field_name(name: str) -> bool:
-    """Whether a parameter name can be a pydantic field name as it is (not
-    private, not shadowing a BaseModel attribute); others go through an alias."""
-    import pydantic
-
-    return (name.isidentifier() and not name.startswith(("_", "model_"))
-            and not hasattr(pydantic.BaseModel, name))
-
-
-def _metadata(annotation: Any) -> tuple[Any, ...]:
-    return annotation.__metadata__ if get_origin(annotation) is Annotated else ()
-
-
-def _has_field_description(annotation: Any) -> bool:
-    from pydantic.fields import FieldInfo
-
-    return any(isinstance(item, FieldInfo) and item.description for item in _metadata(annotation))
-
-
-def _annotated_description(annotation: Any) -> str | None:
-    """``Annotated[T, "text"]`` (or a ``typing_extensions.Doc``): the text."""
-    for item in _metadata(annotation):
-        if isinstance(item, str):
-            return item
-        documentation = getattr(item, "documentation", None)
-        if isinstance(documentation, str):
-            return documentation
-    return None
-
-
-def _parameter_error(tool_name: str, signature: inspect.Signature,
-                     exc: Exception) -> ToolDefinitionError:
-    """The parameter whose type has no JSON schema, found by trying each alone."""
-    import pydantic
-
-    for parameter in signature.parameters.values():
-        try:
-            pydantic.TypeAdapter(parameter.annotation).json_schema()
-        except (pydantic.PydanticUserError, TypeError, ValueError) as error:
-            reason = str(error).split("\n", 1)[0]
-            return ToolDefinitionError(
-                f"tool {tool_name!r}: parameter {parameter.name!r} has type "
-                f"{_type_name(parameter.annotation)}, which JSON arguments cannot express "
-                f"({reason})")
-    return ToolDefinitionError(f"tool {tool_name!r}: no JSON schema for the parameters: {exc}")
-
-
-def _type_name(annotation: Any) -> str:
-    if isinstance(annotation, type):
-        return annotation.__qualname__
-    return repr(annotation).replace("typing.", "")
-
-
-# ---------------------------------------------------------------- docstrings
-
-# Patterns as strings: re compiles (and caches) them when a docstring is first
-# read, not when streamkit is imported.
-_SECTION = (
-    r"^(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters|"
-    r"Returns?|Yields?|Raises|Examples?|Notes?|See Also|Attributes|Warnings?|References)"
-    r"\s*:?\s*$")
-_PARAMETER_SECTIONS = {"Args", "Arguments", "Parameters", "Params", "Keyword Args",
-                       "Keyword Arguments", "Other Parameters"}
-_SPHINX_FIELD = (r"^:(param|parameter|arg|argument|key|keyword)\s+(?:[^:]*\s)?"
-                 r"\*{0,2}(\w+)\s*:\s*(.*)$")
-_SPHINX_ANY = r"^:\w+"
-_GOOGLE_ITEM = r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$"
-_NUMPY_ITEM = r"^\*{0,2}(\w+)\s*(?::\s*.*)?$"
-_UNDERLINE = r"^-{3,}\s*$"
-
-
-def _summary(doc: str) -> str:
-    """The docstring's prose: everything before its first section."""
-    lines = doc.splitlines()
-    kept: list[str] = []
-    for index, line in enumerate(lines):
-        stripped = line.strip()
-        if re.match(_SPHINX_ANY, stripped) or (re.match(_SECTION, stripped) and (
-                stripped.endswith(":") or _next_is_underline(lines, index))):
-            break
-        kept.append(line)
-    return "\n".join(kept).strip()
-
-
-def _next_is_underline(lines: list[str], index: int) -> bool:
-    return index + 1 < len(lines) and bool(re.match(_UNDERLINE, lines[index + 1].strip()))
-
-
-def _parameter_docs(doc: str) -> dict[str, str]:
-    """Parameter descriptions from Google, NumPy or Sphinx sections, joined
-    into one line each."""
-    docs: dict[str, list[str]] = {}
-    lines = doc.splitlines()
-    section: str | None = None
-    numpy = False  # a NumPy section: "name : type" lines, the text below them
-    current: list[str] | None = None
-    item_indent = -1
-    for index, line in enumerate(lines):
-        stripped = line.strip()
-        indent = len(line) - len(line.lstrip())
-        sphinx = re.match(_SPHINX_FIELD, stripped)
-        if sphinx:
-            section, current = None, docs.setdefault(sphinx.group(2), [])
-            current.append(sphinx.group(3))
-            item_indent = indent
-            continue
-        if re.match(_SPHINX_ANY, stripped):
-            section, current = None, None
-            continue
-        heading = re.match(_SECTION, stripped)
-        if heading and (stripped.endswith(":") or _next_is_underline(lines, index)):
-            section, current, item_indent = heading.group(1), None, -1
-            numpy = _next_is_underline(lines, index)
-            continue
-        if re.match(_UNDERLINE, stripped) or not stripped:
-            continue
-        if section in _PARAMETER_SECTIONS and (item_indent < 0 or indent <= item_indent):
-            item = re.match(_NUMPY_ITEM if numpy else _GOOGLE_ITEM, stripped)
-            if item:
-                current = docs.setdefault(item.group(1), [])
-                if not numpy and item.group(2):
-                    current.append(item.group(2))
-                item_indent = indent
-                continue
-        if current is not None and indent > item_indent:
-            current.append(stripped)
-        elif section is None:
-            current = None
-    return {name: " ".join(part for part in parts if part).strip()
-            for name, parts in docs.items() if any(parts)}
-
-
-# ---------------------------------------------------------------- strict mode
-
-# OpenAI's strict mode (Structured Outputs, for response_format and for
-# function tools with "strict": true) takes a subset of JSON Schema:
-# - every object has "additionalProperties": false and lists every property in
-#   "required" (API error: "'required' is required to be supplied and to be an
-#   array including every key in properties"); an optional property is
-#   emulated by allowing null ("To emulate an optional parameter, use a union
-#   type with null");
-# - every node has a "type" (or anyOf / $ref): "schema must have a 'type' key";
-# - the root is an object, not anyOf; "$ref" takes no sibling keywords (the
-#   openai SDK's own to_strict_json_schema unrolls such refs); "default" is
-#   refused (instructor#961); oneOf is not supported, anyOf is;
-# - some keywords are not supported and are moved into the description, as
-#   pydantic-ai's OpenAIJsonSchemaTransformer does (profiles/openai.py):
-_STRICT_UNSUPPORTED = ("minLength", "maxLength", "patternProperties", "unevaluatedProperties",
-                       "propertyNames", "minProperties", "maxProperties", "unevaluatedItems",
-                       "contains", "minContains", "maxContains", "uniqueItems")
-_STRICT_FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname",
-                             "ipv4", "ipv6", "uuid"})
-_DROPPED = ("$schema", "discriminator")
-_JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string",
-               type(None): "null", list: "array", dict: "object"}
-
-
-class _StrictSchemaError(ValueError):
-    """A schema node strict mode cannot express, with its path."""
-
-    def __init__(self, path: tuple[str, ...], reason: str) -> None:
-        super().__init__(reason)
-        self.path = path
-        self.reason = reason
-
-    def describe(self, *, parameter: bool = False) -> str:
-        if parameter and len(self.path) >= 2 and self.path[0] == "properties":
-            return f"parameter {self.path[1]!r}: {self.reason} (at {'/'.join(self.path[2:])})" \
-                if len(self.path) > 2 else f"parameter {self.path[1]!r}: {self.reason}"
-        return f"{self.reason} (at /{'/'.join(self.path)})"
-
-    def __str__(self) -> str:
-        return self.describe()
-
-
-def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """A copy of ``schema`` that follows OpenAI's strict-mode rules (see the
-    comment above): every object closed and every property required, the
-    optional ones made nullable (a model that sends ``null`` for one gets the
-    default: :meth:`Tool.run_json` drops such nulls before validating), refs
-    valid, unsupported keywords moved into descriptions. Raises ``ValueError``
-    (naming the path) for a schema strict mode cannot express.
-    """
-    out = copy.deepcopy(schema)
-    defs = out.get("$defs")
-    root_ref = out.get("$ref")
-    if isinstance(root_ref, str) and isinstance(defs, dict):
-        # a recursive model: its schema is a $ref into $defs; the root must be
-        # the object itself (the definition stays, for the inner refs)
-        target = _resolve(out, root_ref, ())
-        del out["$ref"]
-        out = {**copy.deepcopy(target), **out}
-    if isinstance(defs, dict):
-        for key, definition in defs.items():
-            if isinstance(definition, dict):
-                _strict(definition, ("$defs", key))
-    _strict(out, ())
-    if out.get("type") != "object":
-        raise _StrictSchemaError((), "the root must be an object schema")
-    return out
-
-
-def _strict(node: dict[str, Any], path: tuple[str, ...]) -> None:
-    """Make one node (and what it contains) strict, in place."""
-    for key in _DROPPED:
-        node.pop(key, None)
-    if "oneOf" in node:
-        node["anyOf"] = node.pop("oneOf")
-    all_of = node.get("allOf")
-    if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict):
-        del node["allOf"]
-        for key, value in all_of[0].items():
-            node.setdefault(key, value)
-    if "$ref" in node and len(node) > 1:
-        node["anyOf"] = [{"$ref": node.pop("$ref")}, *node.pop("anyOf", [])]
-    _strict_keywords(node)
-    if "type" not in node and ("enum" in node or "const" in node):
-        values = node.get("enum", [node.get("const")])
-        types = sorted({_JSON_TYPES.get(type(value), "string") for value in values})
-        node["type"] = types[0] if len(types) == 1 else types
-    if not any(key in node for key in ("type", "anyOf", "$ref", "allOf")):
-        raise _StrictSchemaError(path, "strict mode needs a type here (OpenAI refuses a "
-                                       "schema without 'type'); use a concrete type")
-    for key in ("anyOf", "allOf"):
-        for index, variant in enumerate(node.get(key) or ()):
-            if isinstance(variant, dict):
-                _strict(variant, (*path, key, str(index)))
-    items = node.get("items")
-    if isinstance(items, dict):
-        _strict(items, (*path, "items"))
-    elif isinstance(items, list):  # tuple form: prefixItems in 2020-12
-        for index, item in enumerate(items):
-            _strict(item, (*path, "items", str(index)))
-    for index, item in enumerate(node.get("prefixItems") or ()):
-        _strict(item, (*path, "prefixItems", str(index)))
-    if node.get("type") == "object" or "properties" in node:
-        _strict_object(node, path)
-
-
-def _strict_keywords(node: dict[str, Any]) -> None:
-    """``default`` and unsupported keywords out, noted in the description."""
-    notes = []
-    if "default" in node:
-        default = node.pop("default")
-        if default is not None:
-            notes.append(f"default: {json.dumps(default)}")
-    for key in _STRICT_UNSUPPORTED:
-        if key in node:
-            notes.append(f"{key}: {json.dumps(node.pop(key))}")
-    if "format" in node and node["format"] not in _STRICT_FORMATS:
-        notes.append(f"format: {node.pop('format')}")
-    if notes:
-        description = node.get("description")
-        note = ", ".join(notes)
-        node["description"] = f"{description} ({note})" if description else note.capitalize()
-
-
-def _strict_object(node: dict[str, Any], path: tuple[str, ...]) -> None:
-    if node.get("additionalProperties") not in (None, False):
-        raise _StrictSchemaError(path, "strict mode needs additionalProperties: false (a "
-                                       "dict with free keys cannot be expressed)")
-    properties = node.setdefault("properties", {})
-    required = set(node.get("required") or ())
-    for key, value in properties.items():
-        if not isinstance(value, dict):
-            raise _StrictSchemaError((*path, "properties", key), "not a schema")
-        _strict(value, (*path, "properties", key))
-        if key not in required:
-            properties[key] = _nullable(value)
-    node["required"] = list(properties)
-    node["additionalProperties"] = False
-
-
-def _nullable(node: dict[str, Any]) -> dict[str, Any]:
-    """``node`` that also accepts ``null`` (an optional property in strict mode)."""
-    if _accepts_null(node, {}):
-        return node
-    kind = node.get("type")
-    if "enum" not in node and "const" not in node and isinstance(kind, (str, list)):
-        node["type"] = [*kind, "null"] if isinstance(kind, list) else [kind, "null"]
-        return node
-    variants = node.get("anyOf")
-    if isinstance(variants, list) and not any(key in node for key in ("type", "enum", "const")):
-        variants.append({"type": "null"})  # already a union (a described $ref): one more
-        return node
-    outer: dict[str, Any] = {key: node.pop(key) for key in ("description", "title")
-                             if key in node}
-    return {**outer, "anyOf": [node, {"type": "null"}]}
-
-
-def _accepts_null(node: dict[str, Any], defs: dict[str, Any]) -> bool:
-    kind = node.get("type")
-    if kind == "null" or (isinstance(kind, list) and "null" in kind):
-        return True
-    if None in (node.get("enum") or ()) or ("const" in node and node["const"] is None):
-        return True
-    if "$ref" in node:
-        target = defs.get(str(node["$ref"]).rsplit("/", 1)[-1])
-        return isinstance(target, dict) and _accepts_null(target, defs)
-    if not any(key in node for key in ("type", "enum", "const", "anyOf", "oneOf", "allOf")):
-        return True  # the empty schema: any value
-    return any(isinstance(variant, dict) and _accepts_null(variant, defs)
-               for variant in (node.get("anyOf") or node.get("oneOf") or ()))
-
-
-def _resolve(root: dict[str, Any], ref: str, path: tuple[str, ...]) -> dict[str, Any]:
-    if not ref.startswith("#/"):
-        raise _StrictSchemaError(path, f"only local refs can be resolved, not {ref!r}")
-    target: Any = root
-    for part in ref[2:].split("/"):
-        target = target.get(part) if isinstance(target, dict) else None
-    if not isinstance(target, dict):
-        raise _StrictSchemaError(path, f"$ref {ref!r} points nowhere")
-    return target
-
-
-def _drop_optional_nulls(value: Any, schema: dict[str, Any], defs: dict[str, Any]) -> None:
-    """Remove, in place, each ``null`` the model sent for a property that may be
-    left out but does not take ``null``: strict mode makes the model send every
-    property, and ``null`` is how it says "the default"."""
-    for node in _object_schemas(schema, defs, value):
-        properties = node.get("properties") or {}
-        required = set(node.get("required") or ())
-        for key in list(value):
-            sub = properties.get(key)
-            if not isinstance(sub, dict):
-                continue
-            if value[key] is None and key not in required and not _accepts_null(sub, defs):
-                del value[key]
-            else:
-                _drop_optional_nulls(value[key], sub, defs)
-    if isinstance(value, list):
-        items = _deref(schema, defs).get("items")
-        if isinstance(items, dict):
-            for item in value:
-                _drop_optional_nulls(item, items, defs)
-
-
-def _object_schemas(schema: dict[str, Any], defs: dict[str, Any],
-                    value: Any) -> Iterator[dict[str, Any]]:
-    """The object schema ``value`` (a dict) is checked against: the schema, the
-    definition it refers to, or its one object variant."""
-    if not isinstance(value, dict):
-        return
-    node = _deref(schema, defs)
-    if "properties" in node:
-        yield node
-        return
-    variants = [_deref(variant, defs) for variant in node.get("anyOf") or ()
-                if isinstance(variant, dict)]
-    objects = [variant for variant in variants if "properties" in variant]
-    if len(objects) == 1:
-        yield objects[0]
-
-
-def _deref(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
-    ref = schema.get("$ref")
-    if isinstance(ref, str):
-        target = defs.get(ref.rsplit("/", 1)[-1])
-        if isinstance(target, dict):
-            return target
-    return schema
-
-
-
-# ---------------------------------------------------------------- refs
-
-_LOCAL_DEFS = ("#/$defs/", "#/definitions/")
-
-
-def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    """A copy of ``schema`` with each local ``$ref`` replaced by the definition
-    it points to (sibling keywords such as a description kept), for servers
-    that drop ``$ref`` (Ollama reads tool properties into a struct without it).
-    A definition that refers to itself cannot be inlined: those refs stay, with
-    their ``$defs``; ``$defs`` go when nothing refers to them any more."""
-    defs = {**(schema.get("definitions") or {}), **(schema.get("$defs") or {})}
-    body = {key: value for key, value in schema.items() if key not in ("$defs", "definitions")}
-    out: dict[str, Any] = _inline(copy.deepcopy(body), defs, frozenset())
-    if _refers(out):
-        for key in ("$defs", "definitions"):
-            if key in schema:
-                out[key] = copy.deepcopy(schema[key])
-    return out
-
-
-def _inline(node: Any, defs: dict[str, Any], inside: frozenset[str]) -> Any:
-    if isinstance(node, list):
-        return [_inline(item, defs, inside) for item in node]
-    if not isinstance(node, dict):
-        return node
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith(_LOCAL_DEFS):
-        name = ref.rsplit("/", 1)[-1]
-        target = defs.get(name)
-        if isinstance(target, dict) and name not in inside:
-            inlined = _inline(copy.deepcopy(target), defs, inside | {name})
-            siblings = {key: _inline(value, defs, inside) for key, value in node.items()
-                        if key != "$ref"}
-            return {**inlined, **siblings}
-        return node
-    return {key: _inline(value, defs, inside) for key, value in node.items()}
-
-
-def _refers(node: Any) -> bool:
-    if isinstance(node, list):
-        return any(_refers(item) for item in node)
-    if isinstance(node, dict):
-        return "$ref" in node or any(_refers(value) for value in node.values())
-    return False

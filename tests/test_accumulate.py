@@ -15,12 +15,9 @@ from streamkit import (
     DeltaMismatchError,
     ErrorEvent,
     FinishReason,
-    MetadataDelta,
     ProtocolError,
     ResponseEnd,
-    ResponseMetadata,
     ResponseStart,
-    SignatureDelta,
     TextBlock,
     TextDelta,
     ThinkingBlock,
@@ -29,6 +26,7 @@ from streamkit import (
     ToolInputDelta,
     UsageUpdate,
 )
+from streamkit.events import MetadataDelta, ResponseMetadata, SignatureDelta
 
 
 def test_events_build_the_response_in_order_with_snapshots() -> None:

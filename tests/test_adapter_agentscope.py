@@ -27,7 +27,7 @@ from agentscope.model._model_response import FinishedReason
 from conftest import FIXTURES, body, comparable, fixture_id, recordings
 
 import streamkit
-from streamkit import ChatResponse, ChatUsage, FinishReason, TextBlock, ToolCallBlock
+from streamkit import ChatResponse, ChatUsage, Citation, FinishReason, TextBlock, ToolCallBlock
 from streamkit.adapters.agentscope import STASH, from_agentscope, to_agentscope
 
 RECORDINGS = recordings()
@@ -168,7 +168,7 @@ def test_agentscope_fields_streamkit_lacks_come_back_to_agentscope() -> None:
 
 def test_stashed_fields_never_land_on_another_block_after_an_edit() -> None:
     original = ChatResponse(content=[
-        TextBlock("see", id="a", citations=[{"url": "https://example.com"}]),
+        TextBlock("see", id="a", citations=[Citation(url="https://example.com")]),
         ToolCallBlock("b", "f", '{"x": 1', incomplete=True),
     ])
     theirs = to_agentscope(original)

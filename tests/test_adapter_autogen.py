@@ -67,8 +67,8 @@ from streamkit.adapters.autogen import (
 )
 from streamkit.blocks import DataBlock
 from streamkit.client import Client
+from streamkit.codec import parse_response
 from streamkit.registry import ModelInfo as StreamkitModelInfo
-from streamkit.request import parse_response
 from streamkit.testing import ReplayServer
 
 KEY = {"ANTHROPIC_API_KEY": "sk-ant-test", "GEMINI_API_KEY": "gm-test"}

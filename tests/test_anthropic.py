@@ -1,6 +1,6 @@
 """AnthropicParser: every recorded Anthropic stream, checked field by field and
 against the official SDK's accumulator, plus edge cases real vendors produce,
-the fast decoder against the general path, and hostile payloads (issue #10)."""
+the fast decoder against the general path, and hostile payloads."""
 
 from __future__ import annotations
 
@@ -43,6 +43,7 @@ from streamkit import (
     ToolCallBlock,
     ToolResultBlock,
 )
+from streamkit.blocks import Citation
 from streamkit.events import ResponseMetadata, ResponseStart
 from streamkit.ids import counting_ids, id_factory
 from streamkit.providers import get_parser
@@ -307,9 +308,10 @@ def test_interleaved_tool_calls_unknown_events_and_fields() -> None:
     r = run(AnthropicParser(), payloads(EDGE / "anthropic-interleaved-tools-unknown.sse")).response
     text, weather, time = r.content
     assert isinstance(text, TextBlock) and text.text == "Checking both cities now."
-    assert text.citations == [{"type": "char_location", "cited_text": "Paris is in France.",
-                               "document_index": 0, "document_title": "Atlas",
-                               "start_char_index": 0, "end_char_index": 19}]
+    raw = {"type": "char_location", "cited_text": "Paris is in France.", "document_index": 0,
+           "document_title": "Atlas", "start_char_index": 0, "end_char_index": 19}
+    assert text.citations == [Citation(title="Atlas", cited_text="Paris is in France.", start=0,
+                                       end=19, document_index=0, raw=raw, wire="anthropic")]
     assert isinstance(weather, ToolCallBlock) and isinstance(time, ToolCallBlock)
     assert (weather.id, weather.name) == ("toolu_A", "get_weather")
     assert weather.arguments() == {"city": 'Paris "16e" {['}
@@ -356,7 +358,7 @@ def test_server_and_mcp_tools_and_their_results() -> None:
         "Paris, Lyon, Nice"]
     assert mcp_result.metadata == {"block_type": "mcp_tool_result"}
     assert isinstance(text, TextBlock) and text.text == "It is sunny in Paris."
-    assert text.citations[0]["cited_text"] == "Sunny, 24C"
+    assert text.citations[0].cited_text == "Sunny, 24C"
     assert r.usage is not None and r.usage.raw["server_tool_use"] == {"web_search_requests": 1}
     assert r.finished_reason is FinishReason.PAUSE and r.stop_reason == "pause_turn"
 
@@ -552,7 +554,7 @@ def test_the_fast_decoder_agrees_on_odd_delta_sequences() -> None:
     assert any(isinstance(e, BlockDelta) and e.delta == TextDelta("f") for e in results[0])
 
 
-# ---------------------------------------------------------------- hostile payloads (issue #10)
+# ---------------------------------------------------------------- hostile payloads
 
 
 def started(*items: Payload, fast_decode: bool = True) -> Run:
@@ -684,7 +686,9 @@ def test_ids_of_the_wrong_type_are_absent_and_kept() -> None:
     ]).events
     start = events[0]
     assert isinstance(start, ResponseStart)
-    assert start.id is None and start.metadata == {"id": ["m"]}
+    # the wire's id is absent: the response starts with a made-up one, the list is kept
+    assert start.id is not None and start.id.startswith("resp_")
+    assert start.metadata == {"id": ["m"]}
     call = next(e.block for e in events if isinstance(e, BlockStart))
     assert isinstance(call, ToolCallBlock)
     assert call.id.startswith("call_") and call.name == ""
@@ -711,13 +715,14 @@ _BLOCK_BEFORE_MESSAGE_START = sse_body([
 def test_a_block_before_message_start_starts_the_response_with_the_provider(
         provider: str) -> None:
     """A vendor's block before ``message_start``: the block starts the response
-    (provider known, id and model not yet); the late ``message_start`` gives them
-    as metadata, with its usage."""
+    (provider known, model not yet, a made-up id); the late ``message_start``
+    gives id and model as metadata, with its usage."""
     events, response = streamkit.replay(_BLOCK_BEFORE_MESSAGE_START, provider)
     check_event_contract(events)
     start = events[0]
     assert isinstance(start, ResponseStart) and isinstance(events[1], BlockStart)
-    assert (start.id, start.model, start.provider) == (None, None, "anthropic")
+    assert (start.model, start.provider) == (None, "anthropic")
+    assert start.id is not None and start.id.startswith("resp_")
     (late,) = [e for e in events if isinstance(e, ResponseMetadata)]
     assert (late.id, late.model) == ("msg_1", "claude-x")
     assert (response.provider, response.id, response.model, response.text) == \
@@ -771,7 +776,7 @@ def test_fields_beside_a_delta_and_after_message_stop_are_kept() -> None:
     assert r.metadata["amazon-bedrock-invocationMetrics"] == {"inputTokenCount": 3}
 
 
-# ---------------------------------------------------------------- linear growth (issue #10)
+# ---------------------------------------------------------------- linear growth
 
 
 @pytest.mark.parametrize("fast_decode", [True, False], ids=["fast", "general"])

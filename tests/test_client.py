@@ -28,12 +28,14 @@ from streamkit import (
     BlockDelta,
     FinishReason,
     IncompleteStreamError,
+    NoResponseError,
     ProviderError,
+    StreamError,
 )
 from streamkit.client import Attempt, Client, SyncClient, Timeouts
+from streamkit.codec import parse_request, parse_response
 from streamkit.messages import UserMessage
 from streamkit.registry import ProviderConfigError
-from streamkit.request import parse_request, parse_response
 from streamkit.retry import RetryPolicy, SyncTiming, Timing, retry_after_seconds
 from streamkit.testing import ReplayServer, Reply, ThreadedReplayServer, load_recording
 from streamkit.tools import tool
@@ -247,6 +249,83 @@ async def test_a_connection_that_fails_is_retried_then_reported_without_the_key(
     assert all(no_secret_in(text) for text in error_texts(error))
 
 
+def call_through(kind: str, base_url: str, **options: Any) -> BaseException:
+    """The error of one call made as ``kind`` says (``Client`` or ``SyncClient``,
+    ``create`` or ``stream``) to ``base_url``, waits recorded, never slept."""
+    settings = {"base_url": base_url, "environ": {"ANTHROPIC_API_KEY": SECRET}, **options}
+    if kind.startswith("SyncClient"):
+        with SyncClient("anthropic:claude-test", timing=Clock().sync_timing(),
+                        **settings) as sync, pytest.raises(StreamError) as caught:
+            if kind.endswith("create"):
+                sync.create([UserMessage("hi")])
+            else:
+                with sync.stream([UserMessage("hi")]) as events:
+                    events.final()
+        return caught.value
+
+    async def main() -> BaseException:
+        async with Client("anthropic:claude-test", timing=Clock().timing(),
+                          **settings) as client:
+            with pytest.raises(StreamError) as caught:
+                if kind.endswith("create"):
+                    await client.create([UserMessage("hi")])
+                else:
+                    async with client.stream([UserMessage("hi")]) as events:
+                        await events.final()
+            return caught.value
+
+    return anyio.run(main)
+
+
+CALL_KINDS = ["Client.create", "Client.stream", "SyncClient.create", "SyncClient.stream"]
+
+
+@pytest.mark.parametrize("kind", CALL_KINDS)
+def test_a_refused_connection_is_a_no_response_error_once_the_attempts_are_spent(
+        kind: str) -> None:
+    attempts: list[Attempt] = []
+    error = call_through(kind, f"http://127.0.0.1:{closed_port()}/v1", on_attempt=attempts.append)
+    assert type(error) is NoResponseError and isinstance(error, IncompleteStreamError)
+    assert str(error).startswith("no response from http://127.0.0.1:")
+    assert isinstance(error.__cause__, httpx.ConnectError)
+    assert [(a.status, type(a.error)) for a in attempts] == [(None, NoResponseError)] * 3
+    assert error.partial is not None and error.partial.content == []
+    assert all(no_secret_in(text) for text in error_texts(error))
+
+
+@pytest.mark.parametrize("kind", CALL_KINDS)
+def test_no_headers_before_the_read_timeout_is_a_no_response_error(kind: str) -> None:
+    with socket.socket() as listener:  # accepts connections (the kernel does), never answers
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        port = listener.getsockname()[1]
+        error = call_through(kind, f"http://127.0.0.1:{port}/v1", max_retries=1,
+                             timeout=Timeouts(connect=5, read=0.2, write=5, pool=5))
+    assert type(error) is NoResponseError
+    assert isinstance(error.__cause__, httpx.ReadTimeout)
+
+
+@pytest.mark.parametrize("kind", ["Client.create", "SyncClient.stream"])
+def test_a_tls_handshake_that_fails_is_a_no_response_error(kind: str) -> None:
+    with ReplayServer.in_thread() as server:  # plain HTTP where the client speaks TLS
+        server.add(PATH, b"{}", content_type="application/json")
+        error = call_through(kind, server.url.replace("http://", "https://") + "/v1",
+                             max_retries=0)
+    assert type(error) is NoResponseError
+    assert isinstance(error.__cause__, httpx.ConnectError) and "SSL" in str(error.__cause__)
+
+
+@pytest.mark.parametrize("kind", ["Client.create", "SyncClient.create"])
+def test_an_answer_whose_body_breaks_is_incomplete_not_no_response(kind: str) -> None:
+    answer = (CONVERSATIONS / "anthropic/tool-use-thinking-signature/turn1.response.json")
+    with ReplayServer.in_thread() as server:
+        server.add(PATH, answer.read_bytes(), content_type="application/json", cut_after=100)
+        error = call_through(kind, server.url + "/v1")
+        assert len(server.requests) == 1  # a body already coming is never asked for again
+    assert type(error) is IncompleteStreamError
+    assert str(error).startswith("the response broke after 100 bytes")
+
+
 # ---------------------------------------------------------------- after the first byte
 
 
@@ -356,7 +435,7 @@ async def test_create_on_every_recorded_json_answer(folder: Path) -> None:
         client, path = client_for_recording(folder, server.url)
         assert urlsplit(client.url(stream=False)).path == path  # the recorded URL's path
         server.add(path, answer, content_type="application/json")
-        recorded = parse_request(client.provider.wire, request)
+        recorded = parse_request(client.provider.name, request)
         async with client:
             with fresh_ids():
                 got = await client.create(recorded)
@@ -364,7 +443,7 @@ async def test_create_on_every_recorded_json_answer(folder: Path) -> None:
         sent, = server.requests
     assert sent.json() == request  # the recorded request, sent as it was
     with fresh_ids():
-        expected = parse_response(client.provider.wire, answer)
+        expected = parse_response(client.provider.name, answer)
     assert got.to_dict() | {"created_at": None} == expected.to_dict() | {"created_at": None}
     assert got.is_last or got.content is not None
     if expected.usage is not None:

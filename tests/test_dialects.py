@@ -1,34 +1,43 @@
-"""The dialect table: every registered vendor name has one, and no dialect can
-make the parser blind to a shape another vendor uses."""
+"""The dialect table: every registered vendor's dialect is in it, and no
+dialect can make the parser blind to a shape another vendor uses."""
 
 from __future__ import annotations
 
 import pytest
 
-from streamkit.providers import OPENAI_COMPATIBLE
+from streamkit.providers import OPENAI_COMPATIBLE, vendor
 from streamkit.providers.openai_chat.dialects import (
     DEFAULT,
     DIALECTS,
-    OPENAI_FINISH_REASONS,
     REASONING_FIELDS,
     Dialect,
     dialect_names,
     get_dialect,
 )
+from streamkit.providers.openai_chat.wire import FINISH_REASONS as OPENAI_FINISH_REASONS
+from streamkit.registry import PROVIDERS
 from streamkit.response import FinishReason
 
 
 @pytest.mark.parametrize("name", OPENAI_COMPATIBLE)
 def test_every_registered_vendor_has_a_dialect(name: str) -> None:
-    assert get_dialect(name) is DIALECTS[name]
-    assert get_dialect(name.upper()) is DIALECTS[name]
+    dialect = PROVIDERS[name].dialect
+    assert dialect is not None
+    assert get_dialect(dialect) is DIALECTS[dialect]
+    assert get_dialect(dialect.upper()) is DIALECTS[dialect]
 
 
 def test_aliases_resolve_to_the_same_dialect() -> None:
-    assert get_dialect("dashscope") is get_dialect("qwen")
-    assert get_dialect("zhipu") is get_dialect("glm")
-    assert get_dialect("kimi") is get_dialect("moonshot")
-    assert "dashscope" in dialect_names() and "openai" in dialect_names()
+    """Names and aliases are the registry's: an alias names a vendor, the
+    vendor names its dialect, keyed by the dialect's name only."""
+    assert get_dialect(vendor("dashscope").dialect) is get_dialect("qwen")
+    assert vendor("zhipu").name == "bigmodel" and vendor("glm").name == "zai"
+    assert get_dialect(vendor("zhipu").dialect) is get_dialect(vendor("glm").dialect) \
+        is get_dialect("glm")
+    assert get_dialect(vendor("kimi").dialect) is get_dialect("moonshot")
+    assert "openai" in dialect_names() and "dashscope" not in dialect_names()
+    with pytest.raises(ValueError, match="unknown OpenAI-compatible dialect"):
+        get_dialect("dashscope")
 
 
 def test_none_is_openai_and_a_dialect_passes_through() -> None:

@@ -1,6 +1,5 @@
 """GeminiParser: every recorded Gemini stream and the synthetic TTS stream,
-checked field by field, plus the edge cases of the spec and hostile payloads
-(issue #10)."""
+checked field by field, plus the edge cases of the spec and hostile payloads."""
 
 from __future__ import annotations
 
@@ -38,7 +37,6 @@ from streamkit import (
     ProviderError,
     RawBlock,
     ResponseEnd,
-    ResponseMetadata,
     ResponseStart,
     TextBlock,
     TextDelta,
@@ -47,7 +45,8 @@ from streamkit import (
     URLSource,
     UsageUpdate,
 )
-from streamkit.events import Event, MetadataAppendDelta, event_to_dict
+from streamkit.blocks import Citation
+from streamkit.events import Event, MetadataAppendDelta, ResponseMetadata, event_to_dict
 from streamkit.ids import counting_ids, id_factory
 from streamkit.providers import get_parser
 from streamkit.providers.error_payloads import error_event
@@ -261,7 +260,9 @@ def test_mixed_parts_parallel_calls_and_trailing_signature() -> None:
     assert image.data == b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
     assert isinstance(done, TextBlock) and done.text == "Done"
     assert done.metadata == {"futurePartField": {"x": 1}}  # unknown part field kept
-    assert done.citations == [{"startIndex": 0, "endIndex": 4, "uri": "https://example.com/done"}]
+    cited = {"startIndex": 0, "endIndex": 4, "uri": "https://example.com/done"}
+    assert done.citations == [Citation(url="https://example.com/done", start=0, end=4,
+                                       raw=cited, wire="gemini")]
     assert r.metadata == {
         "sdkEnvelope": {"region": "eu"},  # unknown top-level key kept
         "safetyRatings": [{"category": "HARM_CATEGORY_HARASSMENT", "probability": "LOW"}],
@@ -536,7 +537,8 @@ def test_a_first_chunk_naming_no_response_still_starts_it_first() -> None:
     second = {"candidates": [{"content": {"parts": [{"text": "b"}]}, "finishReason": "STOP"}],
               "responseId": "late-id", "modelVersion": "late-model"}
     events, r = run_chunks(json.dumps(first), json.dumps(second))  # contract checked
-    assert isinstance(events[0], ResponseStart) and events[0].id is None
+    assert isinstance(events[0], ResponseStart)  # with an id made up from the stream
+    assert events[0].id is not None and re.match(r"^resp_[0-9a-f]{24}$", events[0].id)
     assert (r.id, r.model, r.text) == ("late-id", "late-model", "ab")
     assert "otherResponseIds" not in r.metadata
 
@@ -568,7 +570,8 @@ def test_growing_metadata_is_appended_never_re_sent() -> None:
     assert r.text == "t0t1t2t3t4t5"
     text = r.content[0]
     assert isinstance(text, TextBlock)
-    assert text.citations == [{"uri": f"u{n}"} for n in range(6)]
+    assert text.citations == [Citation(url=f"u{n}", raw={"uri": f"u{n}"}, wire="gemini")
+                              for n in range(6)]
 
 
 def test_citations_outside_a_text_block_are_appended_once_each() -> None:
@@ -582,7 +585,7 @@ def test_citations_outside_a_text_block_are_appended_once_each() -> None:
     assert r.metadata["citations"] == [{"uri": "a"}, {"uri": "b"}, {"uri": "c"}]
 
 
-# ---------------------------------------------------------------- hostile payloads (issue #10)
+# ---------------------------------------------------------------- hostile payloads
 
 
 @pytest.mark.parametrize("data", ["w", "\u00e9", "aGk=\u00e9", "abcde", "AQ=\u00ff",

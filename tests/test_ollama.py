@@ -1,6 +1,6 @@
 """OllamaParser: the documented /api/generate error stream and /api/chat,
 /api/generate edge-case streams written from Ollama's documented format, and
-hostile lines (issue #10)."""
+hostile lines."""
 
 from __future__ import annotations
 
@@ -283,7 +283,7 @@ def test_logprobs_events_are_values() -> None:
     assert [e.append for e in kept] == [{"logprobs": [{"token": "a"}]}]
 
 
-# ---------------------------------------------------------------- hostile lines (issue #10)
+# ---------------------------------------------------------------- hostile lines
 
 
 def test_images_that_are_not_base64_are_kept_not_raised() -> None:
@@ -393,7 +393,7 @@ def test_invalid_utf8_is_replaced() -> None:
     assert [e.delta for e in out if isinstance(e, BlockDelta)] == [TextDelta("b\ufffdc")]
 
 
-# ---------------------------------------------------------------- linear growth (issue #10)
+# ---------------------------------------------------------------- linear growth
 
 
 def test_unknown_lines_and_logprobs_keep_linear_memory() -> None:

@@ -39,7 +39,7 @@ from openai_chat_helpers import (
 )
 
 import streamkit
-from streamkit.blocks import DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from streamkit.blocks import Citation, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from streamkit.errors import ProtocolError, ProviderError, StreamError
 from streamkit.events import (
     BlockDelta,
@@ -57,7 +57,7 @@ from streamkit.events import (
 )
 from streamkit.ids import counting_ids, id_factory
 from streamkit.pipeline import Pipeline
-from streamkit.providers import OPENAI_COMPATIBLE, get_parser, provider_names
+from streamkit.providers import OPENAI_COMPATIBLE, get_parser, provider_names, vendor
 from streamkit.providers.openai_chat import OpenAIChatParser, map_usage
 from streamkit.providers.openai_chat.dialects import get_dialect
 from streamkit.providers.openai_chat.wire import MAX_CHOICES
@@ -165,7 +165,7 @@ def test_auto_detection_picks_this_parser(name: str) -> None:
         pipeline = Pipeline("auto")
         pipeline.feed(body(name))
         pipeline.finish()
-    assert pipeline.provider == "openai-chat"
+    assert pipeline.provider == "openai"  # the wire's own vendor
     assert comparable(pipeline.response) == comparable(run_file(name).response)
 
 
@@ -376,8 +376,9 @@ def test_openrouter_dialect_none_gives_the_same_result() -> None:
         ("edge/openai-chat-groq-channel.sse", "groq"),
         ("edge/openai-chat-mistral-list-content.sse", "mistral"),
     ]:
-        plain, tuned = run_file(name).response, run_file(name, dialect=dialect).response
-        assert (plain.provider, tuned.provider) == ("openai-chat", dialect)
+        plain = run_file(name).response
+        tuned = run_file(name, dialect=dialect, provider=dialect).response
+        assert (plain.provider, tuned.provider) == ("openai", dialect)
         assert comparable(plain) | {"provider": None} == comparable(tuned) | {"provider": None}
 
 
@@ -899,7 +900,8 @@ def test_annotations_become_citations() -> None:
                                                          "end_index": 4}}
     r = run([(None, chunk({"content": "Text"})),
              (None, chunk({"annotations": [citation]}))]).response
-    assert only_block(r, TextBlock).citations == [citation]
+    assert only_block(r, TextBlock).citations == [Citation(
+        url="https://example.com", title="Ex", start=0, end=4, raw=citation, wire="openai-chat")]
 
 
 def test_refusal_logprobs_and_text_with_refusal_is_not_a_refusal() -> None:
@@ -945,7 +947,7 @@ def test_registry_names_build_this_parser_with_their_dialect() -> None:
         parser = get_parser(name)
         assert isinstance(parser, OpenAIChatParser)
         assert parser.dialect.name == dialect
-    assert OpenAIChatParser.name == "openai-chat" and OpenAIChatParser.framing == "sse"
+    assert OpenAIChatParser().name == "openai" and OpenAIChatParser.framing == "sse"
     with pytest.raises(ValueError, match="unknown OpenAI-compatible dialect"):
         OpenAIChatParser(dialect="nope")
 
@@ -953,26 +955,29 @@ def test_registry_names_build_this_parser_with_their_dialect() -> None:
 # ---------------------------------------------------------------- provider name, think tags
 
 
-@pytest.mark.parametrize("name", ["openai", "openai-chat", *OPENAI_COMPATIBLE])
+@pytest.mark.parametrize("name", ["openai", "openai-chat", "dashscope", "glm", "zhipu", "kimi",
+                                  *OPENAI_COMPATIBLE])
 def test_the_reported_name_is_the_name_the_parser_was_built_by(name: str) -> None:
-    """``events.provider`` / ``pipeline.provider`` say ``dashscope`` for dashscope,
-    not ``openai-chat``; the name is a registry name that builds the same parser."""
+    """``events.provider`` / ``pipeline.provider`` say ``qwen`` for dashscope (an
+    alias of the vendor), not ``openai``; the name is the vendor's registry
+    name, which builds the same parser."""
     parser = get_parser(name)
     assert isinstance(parser, OpenAIChatParser)
-    expected = name if name in OPENAI_COMPATIBLE else "openai-chat"
+    expected = vendor(name).name
     assert parser.name == expected and parser.name in provider_names()
     rebuilt = get_parser(parser.name)
     assert isinstance(rebuilt, OpenAIChatParser) and rebuilt.dialect is parser.dialect
     assert Pipeline(name).provider == expected
-    assert OpenAIChatParser.name == "openai-chat"  # the class keeps the wire's name
+    assert OpenAIChatParser().name == "openai"  # the wire's own vendor by default
 
 
-def test_the_stream_reports_the_dialect_name() -> None:
+def test_the_stream_reports_the_vendor_name() -> None:
     recording = body("openai-compatible/qwen-dashscope-tool-call.chunks.jsonl")
     events = streamkit.stream(iter([recording]), "dashscope")
     events.final()
-    assert events.provider == "dashscope"
-    assert OpenAIChatParser(dialect=get_dialect("kimi")).name == "moonshot"
+    assert events.provider == "qwen"
+    parser = OpenAIChatParser(dialect=get_dialect("moonshot"), provider="moonshot-intl")
+    assert parser.name == "moonshot-intl" and parser.dialect.name == "moonshot"
 
 
 def think_chat(pieces: list[tuple[str, str]]) -> bytes:

@@ -27,7 +27,7 @@ from conftest import (
 from openai_responses_helpers import assert_matches_sdk, run, run_file, sdk_final, wire
 
 from streamkit import replay
-from streamkit.blocks import DataBlock, RawBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from streamkit.blocks import Citation, DataBlock, RawBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from streamkit.errors import ProtocolError, StreamError
 from streamkit.events import (
     BlockDelta,
@@ -344,8 +344,10 @@ def test_missing_output_index_queued_start_and_done_without_completed() -> None:
     text, call = r.content
     # deltas without output_index find their item by item_id, or the latest item
     assert isinstance(text, TextBlock) and text.text == "Hello world"
-    assert text.citations == [{"type": "url_citation", "url": "https://example.com",
-                               "title": "Example", "start_index": 0, "end_index": 5}]
+    assert text.citations == [Citation(
+        url="https://example.com", title="Example", start=0, end=5, wire="openai-responses",
+        raw={"type": "url_citation", "url": "https://example.com", "title": "Example",
+             "start_index": 0, "end_index": 5})]
     assert isinstance(call, ToolCallBlock)
     assert (call.id, call.name, call.arguments()) == ("call_y", "lookup", {"q": "hi"})
     # [DONE] is not a response terminator: the response never completed
@@ -405,8 +407,10 @@ def test_server_side_tools() -> None:
                 if e.index == 0 and isinstance(e.delta, MetadataDelta)]
     assert progress == ["in_progress", "searching", "completed"]
     assert isinstance(text, TextBlock) and text.text == "It is sunny."
-    assert text.citations == [{"type": "url_citation", "url": "https://weather.example",
-                               "title": "Weather", "start_index": 0, "end_index": 12}]
+    assert text.citations == [Citation(
+        url="https://weather.example", title="Weather", start=0, end=12, wire="openai-responses",
+        raw={"type": "url_citation", "url": "https://weather.example", "title": "Weather",
+             "start_index": 0, "end_index": 12})]
     assert isinstance(image_call, RawBlock) and image_call.kind == "image_generation_call"
     assert image_call.data["revised_prompt"] == "a sunny street"
     for i, block in enumerate((partial0, partial1)):
@@ -743,7 +747,9 @@ def test_part_done_fills_what_deltas_and_item_done_missed() -> None:
              wire({"type": "response.output_item.done", "output_index": 0,
                    "item": {"type": "message", "id": "msg_1", "content": []}})]).response
     block = only(r.content, TextBlock)
-    assert block.text == "Done text" and block.citations == [cite]
+    assert block.text == "Done text"
+    assert block.citations == [Citation(url="https://a.example", title="A", start=0, end=4,
+                                        raw=cite, wire="openai-responses")]
 
 
 def test_content_announced_in_output_item_added_is_never_duplicated() -> None:
@@ -941,12 +947,13 @@ def test_nothing_opens_a_block_after_the_response_ended(fast_decode: bool) -> No
 def test_a_block_before_the_response_object_starts_the_response_with_the_provider(
         provider: str) -> None:
     """The first block starts the response (the provider is known, id and model
-    are not yet); the late response object gives them as metadata."""
+    are not yet: the id is made up, the tests' counting one); the late response
+    object gives them as metadata."""
     events, response = replay(sse_body([wire(text_delta("early")), wire(CREATED)]), provider)
     check_event_contract(events)  # never a ResponseStart after a block
     assert [type(e) for e in events[:2]] == [ResponseStart, BlockStart]
     assert (events[0].id, events[0].model, events[0].provider) == \
-        (None, None, "openai-responses")
+        ("resp_000000000000000000000001", None, "openai-responses")
     (update,) = [e for e in events if isinstance(e, ResponseMetadata)]
     assert (update.id, update.model, update.metadata) == ("resp_a", "m", {"status": "in_progress"})
     assert (response.provider, response.id, response.model, response.text) == \

@@ -53,7 +53,8 @@ def test_deep_nesting_is_an_error_not_a_recursion_error() -> None:
 def test_gemini_partial_args_and_complete_args_give_the_same_view() -> None:
     from pathlib import Path
 
-    from streamkit import Pipeline, replay
+    from streamkit import replay
+    from streamkit.pipeline import Pipeline
     from streamkit.testing import load_recording
 
     fixtures = Path(__file__).parent / "fixtures"

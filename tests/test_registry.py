@@ -28,7 +28,7 @@ from conftest import FIXTURES, fresh_ids
 import streamkit
 from streamkit.client import Client
 from streamkit.messages import UserMessage
-from streamkit.providers import OPENAI_COMPATIBLE, provider_names, wire_of
+from streamkit.providers import OPENAI_COMPATIBLE, provider_names, wire_format, wire_of
 from streamkit.registry import (
     ALIASES,
     AUTH_HEADERS,
@@ -82,11 +82,14 @@ EXPECTED_URLS = {
     "cerebras": "https://api.cerebras.ai/v1/chat/completions",
     "vllm": "http://localhost:8000/v1/chat/completions",
     "lmstudio": "http://localhost:1234/v1/chat/completions",
+    "crusoe": "https://api.inference.crusoecloud.com/v1/chat/completions",
+    "gemini-openai": "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions",
 }
 
 #: A recorded stream of each wire (a dialect's own recording where there is one).
+#: A recording per wire format, and per vendor where it has one of its own.
 RECORDING_OF_WIRE = {
-    "openai": "openai-chat/text-with-usage-chunk.sse",
+    "openai-chat": "openai-chat/text-with-usage-chunk.sse",
     "openai-responses": "openai-responses/text.sse",
     "anthropic": "anthropic/text-basic.sse",
     "gemini": "gemini/text.sse",
@@ -115,9 +118,7 @@ def environ_for(entry: ProviderEntry, *, key: bool = True) -> dict[str, str]:
 
 
 def recording_for(entry: ProviderEntry) -> Path:
-    name = RECORDING_OF_WIRE.get(entry.wire) or RECORDING_OF_WIRE[
-        "openai" if wire_of(entry.wire)[0] == "openai_chat" else entry.wire]
-    return FIXTURES / name
+    return FIXTURES / (RECORDING_OF_WIRE.get(entry.name) or RECORDING_OF_WIRE[entry.wire])
 
 
 def served_base(entry: ProviderEntry, server_url: str) -> str:
@@ -149,12 +150,12 @@ def test_default_url_is_the_documented_one(entry: ProviderEntry) -> None:
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
 def test_entry_is_consistent_with_the_parsers_and_encoders(entry: ProviderEntry) -> None:
-    assert entry.wire in provider_names()
-    package, dialect = wire_of(entry.wire)
-    assert dialect == entry.dialect
-    assert entry.dialect is None or entry.dialect in OPENAI_COMPATIBLE
-    http = importlib.import_module(f"streamkit.providers.{package}.http")
-    assert callable(http.endpoint) and isinstance(http.MODEL_IN_BODY, bool)
+    assert entry.name in provider_names()
+    assert wire_of(entry.name) == (entry.wire, entry.dialect)
+    assert entry.dialect is None or entry.name in OPENAI_COMPATIBLE \
+        or entry.wire != "openai-chat"
+    wire = wire_format(entry.wire)
+    assert callable(wire.endpoint) and isinstance(wire.model_in_body, bool)
     assert entry.auth in AUTH_HEADERS
     assert entry.source.startswith("https://")
     assert all(re.fullmatch(r"[A-Z][A-Z0-9_]*", name) for name in entry.env_keys)
@@ -288,7 +289,7 @@ async def test_each_entry_over_real_sockets(entry: ProviderEntry) -> None:
 @pytest.mark.anyio
 async def test_any_openai_compatible_server_by_base_url_alone() -> None:
     async with ReplayServer() as server:
-        server.add_file("/v1/chat/completions", FIXTURES / RECORDING_OF_WIRE["openai"])
+        server.add_file("/v1/chat/completions", FIXTURES / RECORDING_OF_WIRE["openai-chat"])
         leaky_env = {"OPENAI_API_KEY": "sk-real-openai-key-never-sent"}
         keyless = Client("my-local-model", base_url=server.url + "/v1", environ=leaky_env)
         async with keyless, keyless.stream_body({"model": "my-local-model"}) as events:
@@ -318,21 +319,10 @@ async def test_local_servers_need_no_key() -> None:
 # ---------------------------------------------------------------- the whole path
 
 
-def require_encoder(entry: ProviderEntry) -> None:
-    """Fail, naming the module, when the wire's request encoder has not landed."""
-    package, _ = wire_of(entry.wire)
-    for part in ("request", "response"):
-        if importlib.util.find_spec(f"streamkit.providers.{package}.{part}") is None:
-            pytest.fail(f"streamkit.providers.{package}.{part} does not exist yet: the "
-                        f"{package} encoder of issue 11 has not landed, so {entry.name} cannot "
-                        f"build a request")
-
-
 @pytest.mark.anyio
 @pytest.mark.parametrize("entry", NAMED, ids=lambda e: e.name)
 async def test_each_entry_streams_a_conversation(entry: ProviderEntry) -> None:
-    require_encoder(entry)
-    http = importlib.import_module(f"streamkit.providers.{wire_of(entry.wire)[0]}.http")
+    wire = wire_format(entry.wire)
     async with ReplayServer() as server:
         base = served_base(entry, server.url)
         client = Client(f"{entry.name}:{MODEL}", environ=served_environ(entry, server.url),
@@ -342,8 +332,8 @@ async def test_each_entry_streams_a_conversation(entry: ProviderEntry) -> None:
             final = await events.final()
         request, = server.requests
     sent: dict[str, Any] = request.json()
-    assert ("model" in sent) is http.MODEL_IN_BODY
-    if http.MODEL_IN_BODY:
+    assert ("model" in sent) is wire.model_in_body
+    if wire.model_in_body:
         assert sent["model"] == MODEL
     assert "Hello there" in json.dumps(sent)
     assert final.is_last
@@ -384,14 +374,14 @@ def get_time(tz: str) -> str:
     return f"noon in {tz}"
 
 
-#: Per wire package: a recorded turn that calls tools, the tools it calls, and a
+#: Per wire format: a recorded turn that calls tools, the tools it calls, and a
 #: recorded final answer.
 TOOL_TURNS: dict[str, tuple[str, list[Any], str]] = {
     "anthropic": ("anthropic/tool-use.sse", [get_weather], "anthropic/text-basic.sse"),
-    "openai_chat": ("openai-chat/tool-call-single.sse",
+    "openai-chat": ("openai-chat/tool-call-single.sse",
                     [streamkit.tools.tool(get_weather_args, name="GetWeatherArgs")],
                     "openai-chat/text-with-usage-chunk.sse"),
-    "openai_responses": ("openai-responses/function-call.sse", [get_capital],
+    "openai-responses": ("openai-responses/function-call.sse", [get_capital],
                          "openai-responses/text.sse"),
     "gemini": ("gemini/function-call-thought-signature.sse", [get_country], "gemini/text.sse"),
     "ollama": ("edge/ollama-chat-thinking-tools.ndjson",
@@ -413,13 +403,11 @@ def load_tool_loop() -> Any:
 @pytest.mark.parametrize("entry", NAMED, ids=lambda e: e.name)
 async def test_the_same_two_turn_tool_loop_runs_on_every_entry(entry: ProviderEntry) -> None:
     """The README's promise: change the model string, nothing else."""
-    require_encoder(entry)
-    package = wire_of(entry.wire)[0]
-    calling, tools, answering = TOOL_TURNS[package]
+    calling, tools, answering = TOOL_TURNS[entry.wire]
     tools = [t if isinstance(t, streamkit.tools.Tool) else streamkit.tools.tool(t) for t in tools]
     answers = [FIXTURES / calling, FIXTURES / answering]
     with fresh_ids():
-        _, called = streamkit.replay(load_recording(answers[0])[0], entry.wire)
+        _, called = streamkit.replay(load_recording(answers[0])[0], entry.name)
     async with ReplayServer() as server:
         server.add_sequence("*", answers)
         async with Client(f"{entry.name}:{MODEL}", environ=served_environ(entry, server.url),
@@ -436,7 +424,7 @@ async def test_the_same_two_turn_tool_loop_runs_on_every_entry(entry: ProviderEn
         assert json.dumps(result.text)[1:-1] in second  # every result went back
     for call in called.tool_calls:
         assert call.name in first and call.name in second
-    if package == "gemini":
+    if entry.wire == "gemini":
         return  # Gemini's wire has no call ids (the stream's are made up)
     if entry.dialect == "mistral":  # Mistral takes 9-character ids: the dialect rewrites them
         ids = re.findall(r'"tool_call_id": "([A-Za-z0-9]{9})"', second)

@@ -36,6 +36,7 @@ from sdk_oracles import materialize, unknown_keys
 
 from streamkit.blocks import (
     Base64Source,
+    Citation,
     DataBlock,
     RawBlock,
     TextBlock,
@@ -43,6 +44,7 @@ from streamkit.blocks import (
     ToolCallBlock,
     URLSource,
 )
+from streamkit.codec import build_request, parse_request, parse_response
 from streamkit.errors import ToolArgumentsError
 from streamkit.messages import (
     AssistantMessage,
@@ -54,13 +56,7 @@ from streamkit.messages import (
 )
 from streamkit.providers.anthropic.content import tool_id
 from streamkit.providers.anthropic.request import JSON_TOOL, SAME_TURN
-from streamkit.request import (
-    JsonSchemaOutput,
-    Request,
-    build_request,
-    parse_request,
-    parse_response,
-)
+from streamkit.request import JsonSchemaOutput, Request
 from streamkit.response import ChatResponse
 from streamkit.tools import Tool
 
@@ -540,7 +536,9 @@ def foreign_turn(provider: str) -> AssistantMessage:
         ThinkingBlock("Summary of my reasoning.", encrypted="gAAAAABo-encrypted",
                       metadata={"item_id": "rs_123"}),
         ThinkingBlock(encrypted="gAAAAABo-only-encrypted"),
-        TextBlock("Looking it up.", citations=[{"type": "url_citation", "url": "https://x"}],
+        TextBlock("Looking it up.", citations=[Citation(
+            url="https://x", raw={"type": "url_citation", "url": "https://x"},
+            wire="openai-responses")],
                   metadata={"item_id": "msg_1", "phase": "commentary"}),
         ToolCallBlock("functions.lookup:1", "lookup", '{"q": "x"}',
                       metadata={"item_id": "fc_1", "thought_signature": "CiQBjz1rX"}),

@@ -56,6 +56,8 @@ from streamkit.blocks import (
     ToolCallBlock,
     URLSource,
 )
+from streamkit.codec import build_request, parse_request, parse_response
+from streamkit.extras import origin_of
 from streamkit.messages import (
     AssistantMessage,
     FunctionExecutionResult,
@@ -72,13 +74,7 @@ from streamkit.providers.gemini.content import (
 )
 from streamkit.providers.gemini.request import GENERATION_FIELDS, SAME_TURN, TOOLS_ENTRY
 from streamkit.providers.gemini.spelling import camel, snake
-from streamkit.request import (
-    JsonSchemaOutput,
-    Request,
-    build_request,
-    parse_request,
-    parse_response,
-)
+from streamkit.request import JsonSchemaOutput, Request
 from streamkit.response import ChatResponse
 from streamkit.tools import Tool
 
@@ -883,7 +879,9 @@ def test_tools_written_as_the_docs_show() -> None:
         {"codeExecution": {}},
     ]
     request = assert_round_trip(body)
-    assert [type(t).__name__ for t in request.tools or []] == ["Tool", "Tool", "dict", "dict"]
+    tools = request.tools or []
+    assert [type(t).__name__ for t in tools] == ["Tool", "Tool", "Extras", "Extras"]
+    assert [origin_of(t) for t in tools[2:]] == ["gemini", "gemini"]  # dicts kept for Gemini
 
 
 def test_declarations_with_openapi_parameters_or_without_schema() -> None:

@@ -36,6 +36,7 @@ from sdk_oracles import materialize, unknown_keys
 
 from streamkit.blocks import (
     Base64Source,
+    Citation,
     DataBlock,
     RawBlock,
     TextBlock,
@@ -43,6 +44,7 @@ from streamkit.blocks import (
     ToolCallBlock,
     URLSource,
 )
+from streamkit.codec import build_request, parse_request
 from streamkit.messages import (
     AssistantMessage,
     FunctionExecutionResult,
@@ -56,23 +58,10 @@ from streamkit.providers.openai_chat import request as chat_request
 from streamkit.providers.openai_chat import response as chat_response
 from streamkit.providers.openai_chat.assistant import ABSENT, REASONING_FORM
 from streamkit.providers.openai_chat.content import RAW_KIND
-from streamkit.providers.openai_chat.dialects import DIALECTS
-from streamkit.providers.openai_chat.history import (
-    DEFAULT_RULES,
-    RULES,
-    BuildContext,
-    Source,
-    history_rules,
-    source_of,
-)
+from streamkit.providers.openai_chat.dialects import DEFAULT_RULES, DIALECTS, HistoryRules
+from streamkit.providers.openai_chat.history import BuildContext, Source, source_of
 from streamkit.providers.openai_chat.request import MAX_TOKENS_FIELD, SEE_NEXT_MESSAGE
-from streamkit.request import (
-    UNIFORM_OPTIONS,
-    JsonSchemaOutput,
-    Request,
-    build_request,
-    parse_request,
-)
+from streamkit.request import UNIFORM_OPTIONS, JsonSchemaOutput, Request
 from streamkit.response import ChatResponse
 from streamkit.tools import Tool
 
@@ -980,12 +969,13 @@ def test_legacy_max_tokens_keeps_its_spelling_and_a_new_request_gets_the_new_one
 # ---------------------------------------------------------------- sending a turn back
 
 def test_dialect_rules_are_data_for_every_dialect() -> None:
+    """The writing rules are a field of the one dialect record, read as data."""
     for name, dialect in DIALECTS.items():
-        rules = history_rules(dialect)
-        assert rules is RULES.get(dialect.name, DEFAULT_RULES), name
-    for name, rules in RULES.items():
-        assert name in DIALECTS, name
-        assert rules.sources, f"{name}: every rule cites where it comes from"
+        rules = dialect.history
+        assert isinstance(rules, HistoryRules), name
+        assert BuildContext(dialect).rules is rules, name
+        if rules != DEFAULT_RULES:
+            assert rules.sources, f"{name}: every rule cites where it comes from"
 
 
 def test_reasoning_goes_back_in_each_vendors_form() -> None:
@@ -1062,7 +1052,8 @@ def foreign_turn(provider: str) -> AssistantMessage:
     return AssistantMessage([
         ThinkingBlock("Check the weather.", signature="c2lnbmF0dXJl"),
         ThinkingBlock("", encrypted="ZW5jcnlwdGVk", redacted=True),
-        TextBlock("Let me look.", citations=[{"url": "u"}], metadata={"x": 1}),
+        TextBlock("Let me look.", citations=[Citation(url="u", raw={"url": "u"}, wire="anthropic")],
+                  metadata={"x": 1}),
         RawBlock("server_tool_use", {"type": "server_tool_use", "id": "srv_1"}),
         ToolCallBlock("toolu_01", "get_weather", '{"city": "Paris"}',
                       metadata={"caller": {"type": "direct"}}),
@@ -1170,7 +1161,7 @@ def test_an_empty_turn_and_a_system_message() -> None:
 
 
 def test_building_uses_a_fresh_context_each_time() -> None:
-    context = BuildContext(DIALECTS["openrouter"], history_rules(DIALECTS["openrouter"]))
+    context = BuildContext(DIALECTS["openrouter"])
     turn = AssistantMessage([ThinkingBlock("a"), ThinkingBlock("b")], provider="openrouter")
     for _ in range(2):  # each turn numbers its details from 0
         details = chat_request.build_messages([turn], context)[0]["reasoning_details"]

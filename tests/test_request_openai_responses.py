@@ -3,7 +3,7 @@ rebuilt from turn 1 + the parsed response, hand-built bodies for what the
 recordings do not cover, and every body checked against the official ``openai``
 SDK's request types.
 
-The SDK oracle (:func:`assert_sdk_valid`): the body is validated with
+The SDK oracle (``openai_responses_helpers.assert_sdk_valid``): the body is validated with
 ``pydantic.TypeAdapter`` over ``ResponseCreateParamsStreaming`` or
 ``...NonStreaming`` (the two members of ``ResponseCreateParams``, picked by
 ``stream``), and every input item alone over ``ResponseInputItemParam``.
@@ -26,17 +26,13 @@ from typing import Any
 
 import pytest
 from conftest import FIXTURES, Conversation, conversations, payloads, replay_chunked, smart_chars
-from openai.types.responses import ResponseInputItemParam
-from openai.types.responses.response_create_params import (
-    ResponseCreateParamsNonStreaming,
-    ResponseCreateParamsStreaming,
-)
-from pydantic import BaseModel, TypeAdapter
-from sdk_oracles import materialize, unknown_keys
+from openai_responses_helpers import assert_sdk_valid
+from pydantic import BaseModel
 
 from streamkit import replay
 from streamkit.blocks import (
     Base64Source,
+    Citation,
     DataBlock,
     RawBlock,
     TextBlock,
@@ -45,6 +41,9 @@ from streamkit.blocks import (
     ToolResultBlock,
     URLSource,
 )
+from streamkit.codec import build_request, parse_request, parse_response
+from streamkit.errors import UnsupportedFeatureError
+from streamkit.extras import Extras
 from streamkit.messages import (
     AssistantMessage,
     FunctionExecutionResult,
@@ -54,13 +53,7 @@ from streamkit.messages import (
     UserMessage,
 )
 from streamkit.providers.openai_responses.request import PROVIDER, STRING_INPUT, is_own
-from streamkit.request import (
-    JsonSchemaOutput,
-    Request,
-    build_request,
-    parse_request,
-    parse_response,
-)
+from streamkit.request import JsonSchemaOutput, Request
 from streamkit.response import ChatResponse
 from streamkit.tools import Tool
 
@@ -68,42 +61,6 @@ RESPONSES = "openai-responses"
 CONVERSATIONS = conversations("openai-responses")
 
 # ---------------------------------------------------------------- the SDK oracle
-
-_STREAMING = TypeAdapter(ResponseCreateParamsStreaming)
-_NON_STREAMING = TypeAdapter(ResponseCreateParamsNonStreaming)
-_ITEM: TypeAdapter[Any] = TypeAdapter(ResponseInputItemParam)
-# Open JSON: any key is valid there.
-_OPEN = (".parameters", ".schema", ".input_schema", ".metadata", ".headers")
-
-
-def _is_open(path: str) -> bool:
-    """Whether ``path`` is at open JSON, where any key is valid."""
-    return any(path.endswith(open_path) for open_path in _OPEN)
-
-
-def _sdk_gaps(body: dict[str, Any]) -> dict[str, Any]:
-    """``body`` without what the API writes but the SDK does not declare: web search
-    sources of type ``api`` (``{"type": "api", "name": "oai-weather"}``; the SDK's
-    ``ActionSearchSource`` says ``url`` only: openai/openai-python#2636). The
-    output item goes back as the API wrote it."""
-    body = copy.deepcopy(body)
-    for item in body.get("input") if isinstance(body.get("input"), list) else []:
-        action = item.get("action") if item.get("type") == "web_search_call" else None
-        if isinstance(action, dict) and isinstance(action.get("sources"), list):
-            action["sources"] = [s for s in action["sources"] if s.get("type") != "api"]
-    return body
-
-
-def assert_sdk_valid(body: dict[str, Any]) -> None:
-    """``body`` is a request the official SDK's types accept, key for key."""
-    body = _sdk_gaps(body)
-    adapter = _STREAMING if body.get("stream") is True else _NON_STREAMING
-    validated = materialize(adapter.validate_python(body))
-    assert unknown_keys(body, validated, is_open=_is_open) == []
-    given = body.get("input")
-    for index, item in enumerate(given if isinstance(given, list) else []):
-        validated_item = materialize(_ITEM.validate_python(item))
-        assert unknown_keys(item, validated_item, f"input[{index}]", is_open=_is_open) == []
 
 
 def test_the_oracle_refuses_what_the_api_refuses() -> None:
@@ -638,7 +595,8 @@ def test_own_turn_with_reasoning_items_and_ids() -> None:
                       metadata={"item_id": "rs_1", "summary_index": 0, "kind": "summary"}),
         ThinkingBlock("Check.", metadata={"item_id": "rs_1", "summary_index": 1,
                                           "kind": "summary"}),
-        TextBlock("On it.", citations=[citation],
+        TextBlock("On it.", citations=[Citation(url="https://example.com", raw=citation,
+                                                wire=RESPONSES)],
                   metadata={"item_id": "msg_1", "phase": "commentary"}),
         ToolCallBlock("call_1", "search", '{"q":"x"}', metadata={"item_id": "fc_1"}),
         ThinkingBlock("", encrypted="gAAAA-2", metadata={"item_id": "rs_2", "kind": "item"}),
@@ -733,7 +691,7 @@ def test_tools_written_as_the_docs_show() -> None:
         {"type": "web_search", "search_context_size": "low"},
     ]
     read = parse_request(RESPONSES, body).tools or []
-    assert [type(t) for t in read] == [Tool, Tool, dict]
+    assert [type(t) for t in read] == [Tool, Tool, Extras]  # a tool of this wire, as it came
 
 
 def test_a_tool_with_no_strict_says_nothing() -> None:
@@ -949,6 +907,19 @@ def test_reasoning_options_merge_into_a_reasoning_option() -> None:
 def test_options_responses_cannot_take_raise(options: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         build_request(RESPONSES, [UserMessage("q")], model="m", **options)
+
+
+@pytest.mark.parametrize(("options", "feature"), [
+    ({"stop": ["END"]}, "stop=['END']"),
+    ({"thinking_budget": 1024}, "thinking_budget=1024"),
+    ({"reasoning_effort": "low", "reasoning": "high"}, "reasoning='high'"),
+    ({"text": "plain"}, "text='plain'"),
+], ids=["stop", "budget", "reasoning", "text"])
+def test_refusals_are_unsupported_feature_errors_naming_the_wire(options: dict[str, Any],
+                                                                 feature: str) -> None:
+    with pytest.raises(UnsupportedFeatureError) as raised:
+        build_request(RESPONSES, [UserMessage("q")], model="m", json_output=True, **options)
+    assert (raised.value.wire, raised.value.feature) == (RESPONSES, feature)
 
 
 def test_uniform_options_given_as_none_are_not_given() -> None:

@@ -12,6 +12,7 @@ from streamkit import (
     BlockConflictError,
     ChatResponse,
     ChatUsage,
+    Citation,
     DataBlock,
     FinishReason,
     TextBlock,
@@ -228,7 +229,7 @@ def test_serialisation_round_trip_with_every_block_kind() -> None:
     r = ChatResponse(model="m", stop_reason="end_turn", finished_reason=FinishReason.STOP,
                      usage=ChatUsage(input_tokens=1, raw={"x": 1}), is_last=True, terminated=True)
     r.append_thinking("hmm", signature="s", encrypted="e")
-    r.append_text("hi").content[-1].citations.append({"url": "u"})  # type: ignore[union-attr]
+    r.append_text("hi").content[-1].citations.append(Citation(url="u"))  # type: ignore[union-attr]
     r.append_tool_call("c", "f", '{"a":1}', item_id="i")
     r.append_data_block("d", bytes(range(256)), "audio/pcm;rate=24000", name="speech")
     r.add_block(DataBlock("u", source=URLSource("https://example.com/x.png", "image/png")))

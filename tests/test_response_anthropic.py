@@ -26,12 +26,14 @@ from pydantic import BaseModel
 
 from streamkit import replay
 from streamkit.blocks import RawBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
-from streamkit.errors import ProviderError
+from streamkit.codec import build_request, parse_response
+from streamkit.errors import InvalidBodyError, ProviderError
 from streamkit.finish import FinishReason
 from streamkit.ids import counting_ids, id_factory
 from streamkit.messages import UserMessage
+from streamkit.providers.anthropic import WIRE
 from streamkit.providers.anthropic.request import JSON_TOOL
-from streamkit.request import build_request, parse_response
+from streamkit.providers.anthropic.response import payloads as body_payloads
 from streamkit.response import ChatResponse
 
 ANTHROPIC = "anthropic"
@@ -217,3 +219,59 @@ def test_structured_output_from_the_text() -> None:
         "stop_reason": "end_turn", "stop_sequence": None,
         "usage": {"input_tokens": 40, "output_tokens": 20}})
     assert response.parse(Answer) == Answer(city="Lima", population=10000000)
+
+
+# ---------------------------------------------------------------- one path: the body as its stream
+
+
+BODIES = [*(sdk_message(path) for path in STREAMS),
+          *(json.loads(c.turn1_response) for c in CONVERSATIONS.values())]
+
+
+def _set(message: dict[str, Any]) -> dict[str, Any]:
+    """A message's fields that say something (the SDK writes absent ones as null)."""
+    return {key: value for key, value in message.items() if value is not None}
+
+
+@pytest.mark.parametrize("message", BODIES, ids=[*(p.name for p in STREAMS), *CONVERSATIONS])
+def test_the_body_is_read_as_a_stream_the_sdk_accumulates_back(message: dict[str, Any]) -> None:
+    """The oracle for the body's payloads: the official SDK's accumulator turns the
+    stream a body is read as into that very body."""
+    snapshot: Any = None
+    buffers: dict[int, bytes] = {}
+    for _, data in body_payloads(message):
+        snapshot = accumulate_event(event=json.loads(data), current_snapshot=snapshot,
+                                    json_bufs=buffers)
+    rebuilt = snapshot.model_dump(mode="json", exclude_unset=True, warnings=False)
+    assert _set(rebuilt) == _set(message)
+
+
+def test_an_error_body_keeps_the_partial_with_its_provider() -> None:
+    error = {"type": "error", "error": {"type": "rate_limit_error", "message": "slow"}}
+    with pytest.raises(ProviderError) as raised:
+        parse_response(ANTHROPIC, error)
+    partial = raised.value.partial
+    assert partial is not None and partial.provider == ANTHROPIC
+    assert partial.finished_reason is FinishReason.ERROR and partial.content == []
+    assert raised.value.status == 429
+
+
+@pytest.mark.parametrize("odd", [[{"type": "message"}], "message", {"content": object()}])
+def test_a_body_that_is_not_a_json_object_is_an_invalid_body(odd: Any) -> None:
+    with pytest.raises(InvalidBodyError) as invalid:
+        WIRE.parse_response(odd, None)
+    assert invalid.value.wire == ANTHROPIC
+
+
+def test_every_field_lands_where_the_stream_puts_it() -> None:
+    """Stop words, the final usage and the message's other fields, through the stream parser."""
+    response = parse_response(ANTHROPIC, {
+        "id": "msg_9", "type": "message", "role": "assistant", "model": "claude-x",
+        "content": [{"type": "text", "text": "Hi"}], "stop_reason": "stop_sequence",
+        "stop_sequence": "END", "container": {"id": "c1"},
+        "usage": {"input_tokens": 7, "output_tokens": 2, "cache_read_input_tokens": 5}})
+    assert (response.id, response.model, response.text) == ("msg_9", "claude-x", "Hi")
+    assert response.finished_reason is FinishReason.STOP and response.stop_reason == "stop_sequence"
+    assert response.metadata == {"container": {"id": "c1"}, "stop_sequence": "END"}
+    assert response.usage is not None
+    assert (response.usage.input_tokens, response.usage.cached_tokens) == (7, 5)

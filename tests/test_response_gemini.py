@@ -24,8 +24,8 @@ from conftest import CONVERSATIONS, FIXTURES, comparable, conversations, payload
 import streamkit
 from streamkit import FinishReason, ProviderError
 from streamkit.blocks import RawBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from streamkit.codec import parse_response
 from streamkit.ids import counting_ids, id_factory
-from streamkit.request import parse_response
 from streamkit.response import ChatResponse
 
 GEMINI = "gemini"

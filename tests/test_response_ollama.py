@@ -28,8 +28,8 @@ from streamkit import (
     ThinkingBlock,
     ToolCallBlock,
 )
+from streamkit.codec import parse_response
 from streamkit.ids import counting_ids, id_factory
-from streamkit.request import parse_response
 from streamkit.response import ChatResponse
 
 OLLAMA = FIXTURES / "ollama"

@@ -20,14 +20,14 @@ import pytest
 from conftest import body, comparable, conversations, payloads
 from openai_chat_helpers import sdk_snapshot
 
-from streamkit.blocks import DataBlock, ThinkingBlock
-from streamkit.errors import ProviderError
+from streamkit.blocks import DataBlock, TextBlock, ThinkingBlock
+from streamkit.codec import parse_response as parse_any
+from streamkit.errors import InvalidBodyError, ProviderError
 from streamkit.finish import FinishReason
 from streamkit.ids import counting_ids, id_factory
 from streamkit.pipeline import replay
 from streamkit.providers import wire_of
 from streamkit.providers.openai_chat.response import OTHER_CHOICES, as_chunk, parse_response
-from streamkit.request import parse_response as parse_any
 from streamkit.response import ChatResponse
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -65,7 +65,7 @@ def assert_same(stream: ChatResponse, response: ChatResponse, unsaid: tuple[str,
                 ) -> None:
     ours, theirs = comparable(stream), comparable(response)
     # both name this wire (the stream as replayed, the body as the wire module reads it)
-    assert wire_of(ours.pop("provider"))[0] == wire_of(theirs.pop("provider"))[0] == "openai_chat"
+    assert wire_of(ours.pop("provider"))[0] == wire_of(theirs.pop("provider"))[0] == "openai-chat"
     for field in unsaid:
         assert ours.pop(field) != theirs.pop(field), field  # the difference is real
     assert theirs == ours
@@ -242,3 +242,31 @@ def test_recorded_turn1_responses(name: str) -> None:
     extras = {key for entry in response.metadata.get("extras", []) for key in entry}
     assert extras >= set(expected.get("extras_have", []))
     assert not [b for b in response.content if isinstance(b, DataBlock)]
+
+
+def test_a_dialect_with_inline_think_tags_splits_them_as_its_stream_does() -> None:
+    """vLLM leaves reasoning inline as ``<think>`` tags: the stream pipeline
+    splits them by default for that dialect, and so does the body reader."""
+    message = {"role": "assistant", "content": "<think>Weigh it.</think>Yes."}
+    completion: dict[str, Any] = {
+        "id": "cmpl-t", "object": "chat.completion", "created": 1, "model": "qwq",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": message}]}
+    response = parsed(completion, "vllm")
+    assert (response.thinking, response.text) == ("Weigh it.", "Yes.")
+    assert [type(block) for block in response.content] == [ThinkingBlock, TextBlock]
+    assert parsed(completion, None).text == "<think>Weigh it.</think>Yes."  # OpenAI's own: as is
+    stream = b"".join(f"data: {json.dumps(chunk)}\n\n".encode() for chunk in [
+        {**completion, "object": "chat.completion.chunk", "choices": [
+            {"index": 0, "delta": message, "finish_reason": "stop"}]},
+    ]) + b"data: [DONE]\n\n"
+    with id_factory(counting_ids()):
+        _, streamed_response = replay(stream, "vllm")
+    assert_same(streamed_response, response)
+
+
+def test_a_body_that_is_not_an_object_is_an_invalid_body() -> None:
+    bodies: list[Any] = [[], "text", {"choices": [{"message": {"content": object()}}]}]
+    for body_value in bodies:
+        with pytest.raises(InvalidBodyError) as raised:
+            parse_response(body_value, None)
+        assert raised.value.wire == "openai-chat"

@@ -27,9 +27,9 @@ from conftest import (
 
 from streamkit import replay
 from streamkit.blocks import DataBlock, RawBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from streamkit.codec import parse_response
 from streamkit.errors import ProviderError
 from streamkit.finish import FinishReason
-from streamkit.request import parse_response
 from streamkit.response import ChatResponse
 
 RESPONSES = "openai-responses"
@@ -229,9 +229,14 @@ def test_an_incomplete_response_is_cut_at_its_length() -> None:
 
 
 def test_a_failed_response_is_a_response_with_its_error() -> None:
+    """As its stream does, a failed response raises, with the response ended as
+    ``error`` (the error in its metadata) as the partial."""
     error = {"code": "server_error", "message": "The model failed."}
-    response = parse_response(RESPONSES, _response(status="failed", error=error))
-    assert response.finished_reason is FinishReason.ERROR
+    with pytest.raises(ProviderError, match="The model failed") as raised:
+        parse_response(RESPONSES, _response(status="failed", error=error))
+    response = raised.value.partial
+    assert response is not None and raised.value.code == "server_error"
+    assert response.finished_reason is FinishReason.ERROR and response.id == "resp_1"
     assert response.metadata["error"]["message"] == "The model failed."
     assert response.metadata["error"]["code"] == "server_error"
 

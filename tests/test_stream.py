@@ -35,11 +35,11 @@ ALL_RECORDINGS = sorted(
 )
 # (file, provider name auto-detection must find)
 FORMATS = [
-    ("openai-chat/text-with-usage-chunk.sse", "openai-chat"),
+    ("openai-chat/text-with-usage-chunk.sse", "openai"),
     ("openai-responses/text.sse", "openai-responses"),
     ("anthropic/text-basic.sse", "anthropic"),
     ("gemini/text.sse", "gemini"),
-    ("openai-compatible/qwen-dashscope-tool-call.chunks.jsonl", "openai-chat"),
+    ("openai-compatible/qwen-dashscope-tool-call.chunks.jsonl", "openai"),
     ("edge/ollama-chat-thinking-tools.ndjson", "ollama"),
     ("ollama/docs-generate-midstream-error.ndjson", "ollama"),
 ]

@@ -710,8 +710,8 @@ def test_encoded_tool_definitions_validate_against_sdk_types(provider: str) -> N
     """Tools from functions as each wire's encoder writes them, validated by
     that wire's SDK type; Responses gets ``strict: false`` for a non-strict
     tool (it would otherwise make the schema strict itself)."""
+    from streamkit.codec import build_request
     from streamkit.messages import UserMessage
-    from streamkit.request import build_request
 
     tools = [tool(get_weather), tool(locate, strict=True), tool(sphinx_style)]
     try:
@@ -815,8 +815,8 @@ def test_pydantic_comes_with_the_first_tool_not_with_import_streamkit() -> None:
 def test_a_function_passed_to_build_request_resolves_its_local_model() -> None:
     """With ``from __future__ import annotations`` the annotation is the string
     'Parcel': it resolves where the function is defined, past streamkit's frames."""
+    from streamkit.codec import build_request
     from streamkit.messages import UserMessage
-    from streamkit.request import build_request
 
     class Parcel(BaseModel):
         weight: float

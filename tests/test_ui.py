@@ -21,7 +21,6 @@ from streamkit import (
     Event,
     FinishReason,
     ResponseEnd,
-    SignatureDelta,
     TextBlock,
     TextDelta,
     ThinkingBlock,
@@ -29,6 +28,7 @@ from streamkit import (
     ToolCallBlock,
     ToolInputDelta,
 )
+from streamkit.events import SignatureDelta
 from streamkit.ui import Coalescer, coalesce
 
 

@@ -203,7 +203,8 @@ def test_citations_become_sources_with_the_provider_object() -> None:
     (source,) = [c for c in chunks if c["type"].startswith("source-")]
     citation = next(b for b in final.content if isinstance(b, TextBlock)).citations[0]
     assert source["type"] == "source-document" and source["title"] == "Atlas"
-    assert source["providerMetadata"]["streamkit"]["citation"] == citation
+    assert source["providerMetadata"]["streamkit"]["citation"] == citation.raw
+    assert citation.raw and citation.title == "Atlas"
     chunks, _, _ = encoded_recording("edge/openai-responses-missing-index.sse")
     (source,) = [c for c in chunks if c["type"].startswith("source-")]
     assert (source["type"], source["url"], source["title"]) == \

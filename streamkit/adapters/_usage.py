@@ -2,7 +2,8 @@
 
 streamkit keeps each provider's own meaning of ``input_tokens``: Anthropic's
 excludes the tokens read from and written to the prompt cache, every other API's
-includes them. LangChain's ``usage_metadata`` and pydantic-ai's ``RequestUsage``
+includes them (each wire's usage table says which: ``input_includes_cache``).
+LangChain's ``usage_metadata`` and pydantic-ai's ``RequestUsage``
 define ``input_tokens`` as the whole prompt, cache included (their own Anthropic
 integrations add the cache counts), so a count handed to them must be the
 inclusive one, and a count taken back must be made exclusive again for an
@@ -11,19 +12,21 @@ Anthropic-wire response. Getting this wrong misprices every cached call.
 
 from __future__ import annotations
 
-from ..registry import provider_entry
 from ..usage import ChatUsage
 
 
 def input_excludes_cache(provider: str | None) -> bool:
     """Whether ``provider`` (a registry name) reports input tokens without the
-    cache reads and writes: the Anthropic wire."""
+    cache reads and writes, as its wire's usage table says."""
     if provider is None:
         return False
+    from ..providers import vendor, wire_format
+
     try:
-        return provider_entry(provider).wire == "anthropic"
-    except (KeyError, ValueError):
-        return provider == "anthropic"
+        wire = vendor(provider).wire
+    except ValueError:  # a name the registry does not know: the usual meaning
+        return False
+    return not wire_format(wire).usage_fields.input_includes_cache
 
 
 def inclusive_input(usage: ChatUsage, provider: str | None) -> int | None:

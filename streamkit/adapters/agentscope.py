@@ -81,6 +81,7 @@ from pydantic import ValidationError
 
 from ..blocks import (
     Base64Source,
+    Citation,
     ContentBlock,
     DataBlock,
     TextBlock,
@@ -235,7 +236,7 @@ def _block_extras(block: ContentBlock, converted: AsBlock) -> dict[str, Any]:
             extras["metadata"] = metadata
     if isinstance(block, TextBlock):
         if block.citations:
-            extras["citations"] = copy.deepcopy(block.citations)
+            extras["citations"] = [citation.to_dict() for citation in block.citations]
         if block.refusal:
             extras["refusal"] = True
     elif isinstance(block, ToolCallBlock) and block.incomplete:
@@ -360,7 +361,8 @@ def _restore_block(content: list[ContentBlock], extras: dict[str, Any]) -> None:
         return  # the agentscope side was edited: these fields belong to no block now
     block.metadata.update(copy.deepcopy(extras.get("metadata", {})))
     if isinstance(block, TextBlock):
-        block.citations = copy.deepcopy(extras.get("citations", []))
+        block.citations = [Citation.from_dict(c) for c in extras.get("citations", [])
+                           if isinstance(c, dict)]
         block.refusal = bool(extras.get("refusal", False))
     elif isinstance(block, ToolCallBlock):
         block.incomplete = bool(extras.get("incomplete", False))

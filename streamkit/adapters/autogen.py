@@ -118,6 +118,7 @@ from ..messages import (
     UserContent,
     UserMessage,
 )
+from ..providers import wire_format
 from ..registry import ModelInfo as StreamkitModelInfo
 from ..response import ChatResponse
 from ..tools import Tool
@@ -253,7 +254,7 @@ def to_create_result(response: ChatResponse) -> CreateResult:
 
 def _calls_to_run(response: ChatResponse) -> list[ToolCallBlock]:
     """The calls the caller must run: not those the provider ran itself."""
-    return [call for call in response.tool_calls if not call.metadata.get("server")]
+    return [call for call in response.tool_calls if not call.server_side]
 
 
 # ================================================================= memory
@@ -608,7 +609,8 @@ class StreamkitChatCompletionClient(ChatCompletionClient, Component[StreamkitCli
         blocks must define tools"), and autogen's ``AssistantAgent`` reflects on
         tool results with no tools given. They go with ``tool_choice="none"``,
         so the reflection answers in text, as the agent expects."""
-        if not self._last_tools or self._client.provider.wire != "anthropic":
+        if not self._last_tools \
+                or not wire_format(self._client.provider.wire).tools_with_tool_history:
             return False
         return any(isinstance(m, FunctionExecutionResultMessage)
                    or (isinstance(m, ChatResponse) and m.tool_calls)

@@ -83,7 +83,9 @@ from langchain_core.messages import AIMessage, AIMessageChunk
 
 from ..accumulate import Accumulator
 from ..blocks import (
+    SERVER_CALL,
     Base64Source,
+    Citation,
     ContentBlock,
     DataBlock,
     RawBlock,
@@ -115,10 +117,7 @@ _RESERVED = {"reasoning": ("signature", "encrypted", "redacted"),
              "refusal": ("citations",),
              "tool": ("input", "incomplete"),
              "data": ("name", "transcript")}
-_CITATION_FIELDS = {"url": ("url", "uri"), "title": ("title", "document_title"),
-                    "cited_text": ("cited_text",),
-                    "start_index": ("start_index", "startIndex", "start_char_index"),
-                    "end_index": ("end_index", "endIndex", "end_char_index")}
+
 
 
 # ================================================================= streamkit -> LangChain
@@ -145,7 +144,7 @@ def _block(block: ContentBlock, position: int) -> dict[str, Any]:
     out.update(_tail(block))
     if isinstance(block, ToolCallBlock):
         out.setdefault("name", block.name)
-    if isinstance(block, ToolCallBlock) and not _is_server(block):
+    if isinstance(block, ToolCallBlock) and not block.server_side:
         arguments = _arguments(block)
         if arguments is not _NOT_JSON and not block.incomplete:
             out.update(type="tool_call", args=arguments)
@@ -157,10 +156,6 @@ def _block(block: ContentBlock, position: int) -> dict[str, Any]:
         if arguments is not _NOT_JSON and not block.incomplete:
             out.update(type="server_tool_call", args=arguments)
     return out
-
-
-def _is_server(block: ToolCallBlock) -> bool:
-    return bool(block.metadata.get("server"))
 
 
 def _arguments(block: ToolCallBlock) -> Any:
@@ -189,7 +184,7 @@ def _stream_type(block: ContentBlock) -> str:
     if isinstance(block, ThinkingBlock):
         return "reasoning"
     if isinstance(block, ToolCallBlock):
-        return "server_tool_call_chunk" if _is_server(block) else "tool_call_chunk"
+        return "server_tool_call_chunk" if block.server_side else "tool_call_chunk"
     if isinstance(block, DataBlock):
         return _MEDIA_KINDS.get(block.media_type.split("/", 1)[0].lower(), "file")
     return "non_standard"
@@ -241,7 +236,7 @@ def _tail(block: ContentBlock) -> dict[str, Any]:
     extras = copy.deepcopy(block.metadata)
     if isinstance(block, TextBlock):
         if block.refusal and block.citations:
-            extras["citations"] = copy.deepcopy(block.citations)
+            extras["citations"] = [citation.to_dict() for citation in block.citations]
         elif block.citations:
             out["annotations"] = [_annotation(c) for c in block.citations]
     elif isinstance(block, ThinkingBlock):
@@ -274,17 +269,15 @@ def _tail(block: ContentBlock) -> dict[str, Any]:
     return out
 
 
-def _annotation(citation: dict[str, Any]) -> dict[str, Any]:
-    """A LangChain ``citation`` of a provider's citation object (kept whole in extras)."""
+def _annotation(citation: Citation) -> dict[str, Any]:
+    """A LangChain ``citation`` of a streamkit citation (kept whole in extras)."""
     out: dict[str, Any] = {"type": "citation"}
-    for name, keys in _CITATION_FIELDS.items():
-        for key in keys:
-            value = citation.get(key)
-            expected = int if name.endswith("_index") else str
-            if isinstance(value, expected) and not isinstance(value, bool):
-                out[name] = value
-                break
-    out["extras"] = {"citation": copy.deepcopy(citation)}
+    for name, value in (("url", citation.url), ("title", citation.title),
+                        ("cited_text", citation.cited_text), ("start_index", citation.start),
+                        ("end_index", citation.end)):
+        if value is not None:
+            out[name] = value
+    out["extras"] = {"citation": citation.to_dict()}
     return out
 
 
@@ -363,7 +356,7 @@ class ChunkEncoder:
         if "name" in element:
             self._named.add(index)
         tool_chunk: dict[str, Any] | None = None
-        if isinstance(block, ToolCallBlock) and not _is_server(block):
+        if isinstance(block, ToolCallBlock) and not block.server_side:
             tool_chunk = {"name": block.name or None, "args": "", "id": block.id,
                           "index": index}
         if isinstance(block, DataBlock):
@@ -412,7 +405,7 @@ class ChunkEncoder:
     def _growth(self, block: ContentBlock, index: int, name: str, grown: str) -> AIMessageChunk:
         element = {"type": _stream_type(block), "index": index, name: grown}
         tools = []
-        if isinstance(block, ToolCallBlock) and not _is_server(block):
+        if isinstance(block, ToolCallBlock) and not block.server_side:
             tools = [{"name": None, "args": grown, "id": None, "index": index}]
         return _chunk([element], tools)
 
@@ -422,7 +415,7 @@ class ChunkEncoder:
         tools = []
         if isinstance(block, ToolCallBlock) and index not in self._named:
             element["name"] = block.name  # it came after the first chunk
-            if not _is_server(block):
+            if not block.server_side:
                 tools = [{"name": block.name, "args": None, "id": None, "index": index}]
         if isinstance(block, DataBlock) and isinstance(block.source, Base64Source):
             # a snapshot may have filled in more than the deltas gave
@@ -436,7 +429,7 @@ class ChunkEncoder:
                 rest = _growing_text(block)[self._sent[index]:]
                 if rest:
                     element[name] = rest
-                    if isinstance(block, ToolCallBlock) and not _is_server(block):
+                    if isinstance(block, ToolCallBlock) and not block.server_side:
                         tools = [{"name": element.get("name"), "args": rest, "id": None,
                                   "index": index}]
         element.update(_tail(block))
@@ -565,14 +558,29 @@ def _from_block(block: dict[str, Any]) -> ContentBlock:
 def _from_text(block: dict[str, Any], block_id: str) -> TextBlock:
     refusal = block.get("type") == "refusal"
     fields, metadata = _split_extras(block, _RESERVED["refusal"] if refusal else ())
-    citations = fields.get("citations", [])
+    citations = [Citation.from_dict(c) for c in fields.get("citations", [])
+                 if isinstance(c, dict)]
     for annotation in block.get("annotations") or []:
         extras = annotation.get("extras") or {}
         original = extras.get("citation")
-        citations.append(copy.deepcopy(original) if isinstance(original, dict)
-                         else copy.deepcopy(annotation))
+        citations.append(Citation.from_dict(original) if isinstance(original, dict)
+                         else _citation(annotation))
     text = block.get("refusal" if refusal else "text") or ""
     return TextBlock(text, id=block_id, citations=citations, refusal=refusal, metadata=metadata)
+
+
+def _citation(annotation: dict[str, Any]) -> Citation:
+    """A LangChain ``citation`` annotation made elsewhere, as streamkit's."""
+    def text(key: str) -> str | None:
+        value = annotation.get(key)
+        return value if isinstance(value, str) else None
+
+    def index(key: str) -> int | None:
+        value = annotation.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    return Citation(url=text("url"), title=text("title"), cited_text=text("cited_text"),
+                    start=index("start_index"), end=index("end_index"))
 
 
 def _from_tool_call(block: dict[str, Any], block_id: str) -> ToolCallBlock:
@@ -583,6 +591,6 @@ def _from_tool_call(block: dict[str, Any], block_id: str) -> ToolCallBlock:
     else:
         text = args or ""
     if block.get("type", "").startswith("server_"):
-        metadata.setdefault("server", True)
+        metadata.setdefault(SERVER_CALL, True)
     return ToolCallBlock(block_id, block.get("name") or "", text,
                          incomplete=bool(fields.get("incomplete", False)), metadata=metadata)

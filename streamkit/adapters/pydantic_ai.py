@@ -81,6 +81,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.usage import RequestUsage
 
 from ..blocks import (
+    SERVER_CALL,
     Base64Source,
     ContentBlock,
     DataBlock,
@@ -91,6 +92,7 @@ from ..blocks import (
     block_from_dict,
     new_block_id,
 )
+from ..blocks import Citation as StreamkitCitation
 from ..finish import FinishReason
 from ..response import ChatResponse
 from ..usage import ChatUsage
@@ -171,7 +173,7 @@ def _part(block: ContentBlock, provider: str | None,
     if isinstance(block, TextBlock):
         details = _details(block, refusal=block.refusal)
         if block.citations:
-            details["citations"] = copy.deepcopy(block.citations)
+            details["citations"] = [citation.to_dict() for citation in block.citations]
         citations = [c for c in (_citation(c, block.text) for c in block.citations) if c]
         return TextPart(block.text, id=_part_id(block), provider_name=provider,
                         provider_details=details, citations=citations or None)
@@ -184,7 +186,7 @@ def _part(block: ContentBlock, provider: str | None,
                 block, redacted=block.redacted, encrypted=block.encrypted if both else None,
                 signature_is_encrypted=block.signature is None and block.encrypted is not None))
     if isinstance(block, ToolCallBlock):
-        kind = NativeToolCallPart if block.metadata.get("server") else ToolCallPart
+        kind = NativeToolCallPart if block.server_side else ToolCallPart
         return kind(block.name, block.input, block.id, id=_part_id(block), provider_name=provider,
                     provider_details=_details(block, incomplete=block.incomplete))
     if isinstance(block, DataBlock) and isinstance(block.source, Base64Source):
@@ -201,24 +203,17 @@ def _part(block: ContentBlock, provider: str | None,
     return None
 
 
-def _citation(citation: dict[str, Any], text: str) -> Citation | None:
-    """pydantic-ai's typed citation of a provider's citation object, when it names a source."""
-    url = next((citation[k] for k in ("url", "uri") if isinstance(citation.get(k), str)), None)
-    title = next((citation[k] for k in ("title", "document_title")
-                  if isinstance(citation.get(k), str)), None)
-    excerpt = citation.get("cited_text")
-    excerpts = [excerpt] if isinstance(excerpt, str) else []
+def _citation(citation: StreamkitCitation, text: str) -> Citation | None:
+    """pydantic-ai's typed citation of a streamkit citation, when it names a source."""
+    excerpts = [citation.cited_text] if citation.cited_text is not None else []
     source: WebCitationSource | DocumentCitationSource
-    if url is not None:
-        source = WebCitationSource(url, title=title, excerpts=excerpts)
-    elif title is not None or excerpts:
-        source = DocumentCitationSource(title=title, excerpts=excerpts)
+    if citation.url is not None:
+        source = WebCitationSource(citation.url, title=citation.title, excerpts=excerpts)
+    elif citation.title is not None or excerpts:
+        source = DocumentCitationSource(title=citation.title, excerpts=excerpts)
     else:
         return None
-    start = next((citation[k] for k in ("start_index", "startIndex", "start_char_index")
-                  if isinstance(citation.get(k), int)), None)
-    end = next((citation[k] for k in ("end_index", "endIndex", "end_char_index")
-                if isinstance(citation.get(k), int)), None)
+    start, end = citation.start, citation.end
     anchor = None
     if start is not None and end is not None and 0 <= start <= end <= len(text):
         anchor = ContentCitationAnchor(start=start, end=end)
@@ -278,9 +273,10 @@ def _block(part: ModelResponsePart) -> ContentBlock:
     stash, metadata = _split(part)
     block_id = stash.get("id")
     if isinstance(part, TextPart):
-        citations = metadata.pop("citations", None)
-        if not isinstance(citations, list):
-            citations = [_citation_dict(c) for c in part.citations or []]
+        stashed = metadata.pop("citations", None)
+        citations = ([StreamkitCitation.from_dict(c) for c in stashed if isinstance(c, dict)]
+                     if isinstance(stashed, list)
+                     else [_from_citation(c) for c in part.citations or []])
         return TextBlock(part.content, id=block_id or part.id or new_block_id("text"),
                          citations=citations, refusal=bool(stash.get("refusal")),
                          metadata=metadata)
@@ -292,7 +288,7 @@ def _block(part: ModelResponsePart) -> ContentBlock:
                              redacted=bool(stash.get("redacted")), metadata=metadata)
     if isinstance(part, (ToolCallPart, NativeToolCallPart)):
         if isinstance(part, NativeToolCallPart):
-            metadata.setdefault("server", True)
+            metadata.setdefault(SERVER_CALL, True)
         args = part.args if isinstance(part.args, str) else (
             "" if part.args is None else json.dumps(part.args, ensure_ascii=False))
         return ToolCallBlock(block_id or part.tool_call_id, part.tool_name, args,
@@ -313,19 +309,15 @@ def _block(part: ModelResponsePart) -> ContentBlock:
     raise TypeError(f"from_pydantic_ai() has no block for a {type(part).__name__}")
 
 
-def _citation_dict(citation: Citation) -> dict[str, Any]:
-    """A pydantic-ai citation as a provider-style citation object."""
-    out: dict[str, Any] = {}
+def _from_citation(citation: Citation) -> StreamkitCitation:
+    """A pydantic-ai citation as streamkit's (its first source)."""
     source = citation.sources[0]
-    if isinstance(source, WebCitationSource):
-        out["url"] = source.url
-    if source.title is not None:
-        out["title"] = source.title
-    if source.excerpts:
-        out["cited_text"] = source.excerpts[0]
-    if citation.anchor is not None:
-        out.update(start_index=citation.anchor.start, end_index=citation.anchor.end)
-    return out
+    anchor = citation.anchor
+    return StreamkitCitation(
+        url=source.url if isinstance(source, WebCitationSource) else None, title=source.title,
+        cited_text=source.excerpts[0] if source.excerpts else None,
+        start=anchor.start if anchor is not None else None,
+        end=anchor.end if anchor is not None else None)
 
 
 def _from_usage(usage: RequestUsage, provider: str | None) -> ChatUsage | None:

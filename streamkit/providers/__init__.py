@@ -1,86 +1,88 @@
-"""Provider stream parsers and the registry that maps names to them.
+"""The wire formats, and the stream parsers the vendor registry names.
 
-Each provider module is the only place that knows its wire field names; all of
-them end at the uniform :mod:`streamkit.events` vocabulary. ``get_parser(name)``
-builds a fresh parser; ``"auto"`` picks one from the first payload
-(:mod:`streamkit.providers.detect`). OpenAI-compatible vendors (DeepSeek, Qwen,
-GLM, Moonshot, OpenRouter, Groq, Mistral, vLLM...) are names for the OpenAI
-Chat parser with that vendor's dialect.
+Each wire format is one package here with the same verbs in the same files
+(:mod:`.wire_format`); each is the only place that knows its field names, and
+all of them end at the uniform :mod:`streamkit.events` vocabulary and
+:class:`~streamkit.Request` model. Which wire a vendor speaks, with which
+dialect, is one record in the vendor registry (:mod:`streamkit.registry`):
+every name and alias there is a name here, with the same meaning.
+
+``get_parser(name)`` builds a fresh stream parser for a vendor; ``"auto"``
+picks one from the first payload (:mod:`.detect`).
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
+from ..registry import ALIASES, PROVIDERS, ProviderEntry, provider_entry
 from .base import Framing, Parser, decode_json
+from .wire_format import WIRE_NAMES, WireFormat, wire_format
 
-# name -> (wire package or module, class, fixed keyword options)
-_REGISTRY: dict[str, tuple[str, str, dict[str, Any]]] = {
-    "openai": ("openai_chat", "OpenAIChatParser", {}),
-    "openai-chat": ("openai_chat", "OpenAIChatParser", {}),
-    "openai-responses": ("openai_responses", "OpenAIResponsesParser", {}),
-    "anthropic": ("anthropic", "AnthropicParser", {}),
-    "gemini": ("gemini", "GeminiParser", {}),
-    "ollama": ("ollama", "OllamaParser", {}),
-    "auto": ("detect", "AutoParser", {}),
-}
-OPENAI_COMPATIBLE = (
-    "deepseek", "qwen", "dashscope", "glm", "zhipu", "moonshot", "kimi", "openrouter",
-    "groq", "mistral", "vllm", "lmstudio", "together", "fireworks", "azure", "xai",
-    "cerebras", "crusoe", "ollama-openai", "gemini-openai",
-)
-for _vendor in OPENAI_COMPATIBLE:
-    _REGISTRY[_vendor] = ("openai_chat", "OpenAIChatParser", {"dialect": _vendor})
+#: Every vendor whose wire is OpenAI Chat with a dialect of its own (DeepSeek,
+#: Qwen, GLM...), by registry name.
+OPENAI_COMPATIBLE: tuple[str, ...] = tuple(
+    entry.name for entry in PROVIDERS.values()
+    if entry.wire == "openai-chat" and entry.dialect is not None)
+
+
+def vendor(name: str) -> ProviderEntry:
+    """The vendor record for a registry name or alias (any case); ``auto`` is
+    not a vendor: requests and responses must name theirs."""
+    if name.lower() == "auto":
+        raise ValueError("name the provider: only a stream's provider can be detected ('auto')")
+    return provider_entry(name)
 
 
 def wire_of(name: str) -> tuple[str, str | None]:
-    """The wire format's package under ``streamkit.providers`` for a registry
-    name, and the vendor dialect (``None`` for a wire format's own API)."""
-    if name.lower() == "auto":
-        raise ValueError("name the provider: requests cannot be auto-detected")
-    package, _, fixed = _entry(name)
-    dialect = fixed.get("dialect")
-    return package, dialect if isinstance(dialect, str) else None
+    """The wire format (one of :data:`WIRE_NAMES`) and the dialect of a vendor."""
+    entry = vendor(name)
+    return entry.wire, entry.dialect
 
 
 def provider_names() -> list[str]:
-    """Every name :func:`get_parser` accepts."""
-    return sorted(_REGISTRY)
-
-
-def _entry(name: str) -> tuple[str, str, dict[str, Any]]:
-    try:
-        return _REGISTRY[name.lower()]
-    except KeyError:
-        raise ValueError(
-            f"unknown provider {name!r}; known: {', '.join(provider_names())}"
-        ) from None
+    """Every name :func:`get_parser` accepts: the registry's names and aliases, and ``auto``."""
+    return sorted({*PROVIDERS, *ALIASES, "auto"})
 
 
 def parser_class(name: str) -> type[Parser]:
-    """The parser class registered under ``name``."""
-    module_name, class_name, _ = _entry(name)
-    module = importlib.import_module(f"{__name__}.{module_name}")
-    cls: type[Parser] = getattr(module, class_name)
+    """The parser class that reads ``name``'s streams."""
+    if name.lower() == "auto":
+        from .detect import AutoParser
+
+        return AutoParser
+    cls: type[Parser] = wire_format(vendor(name).wire).parser  # type: ignore[assignment]
     return cls
 
 
 def get_parser(name: str = "auto", **options: Any) -> Parser:
-    """A fresh parser for ``name`` (see :func:`provider_names`); ``options``
-    go to the parser (e.g. ``audio_media_type`` for OpenAI audio)."""
-    fixed = _entry(name)[2]
-    parser: Parser = parser_class(name)(**{**fixed, **options})
+    """A fresh stream parser for the vendor ``name`` (see :func:`provider_names`):
+    it reports the vendor's registry name as the responses' provider and reads
+    with its dialect. ``options`` go to the parser (``audio_media_type`` for
+    OpenAI audio, ``fast_decode``...)."""
+    if name.lower() == "auto":
+        from .detect import AutoParser
+
+        return AutoParser(**options)
+    entry = vendor(name)
+    wire = wire_format(entry.wire)
+    if wire.dialects:
+        options.setdefault("dialect", entry.dialect)
+    parser: Parser = wire.parser(provider=entry.name, **options)
     return parser
 
 
 __all__ = [
     "OPENAI_COMPATIBLE",
+    "WIRE_NAMES",
     "Framing",
     "Parser",
+    "WireFormat",
     "decode_json",
     "get_parser",
     "parser_class",
     "provider_names",
+    "vendor",
+    "wire_format",
     "wire_of",
 ]

@@ -40,7 +40,8 @@ class Parser(Protocol):
 
     @property
     def name(self) -> str:
-        """The provider's registry name (a dialect's own name for OpenAI-compatible vendors)."""
+        """The vendor's registry name (:data:`streamkit.PROVIDERS`), which the
+        responses report as their provider."""
         ...
 
     def feed(self, data: bytes | str, event: str | None = None) -> list[Event]:

@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
 from typing import Any
 
+from ..errors import UnsupportedFeatureError
+from ..extras import origin_of
 from ..request import UNIFORM_OPTIONS, ForeignThinking, Request
 from .turns import foreign_thinking_policy
 
 _UNIFORM = frozenset(UNIFORM_OPTIONS)
+
+EMPTY: Mapping[str, str] = MappingProxyType({})
 
 #: How a field is set on a body or a nested wire object.
 FieldWriter = Callable[[dict[str, Any], str, Any], None]
@@ -30,24 +35,36 @@ def given_options(options: Mapping[str, Any]) -> dict[str, Any]:
             if value is not None or name not in _UNIFORM}
 
 
-def prepared_options(request: Request, unsupported: Mapping[str, str],
-                     implied: Iterable[str]) -> tuple[dict[str, Any], ForeignThinking]:
-    """The first steps of every builder: the options actually given, the
+def own_options(options: Mapping[str, Any], wire: str) -> dict[str, Any]:
+    """The options a builder of ``wire`` may write: all of them when they were
+    given by hand or read from a body of ``wire``; only the uniform ones when
+    another wire's reader kept them (its other fields are that wire's words)."""
+    if origin_of(options) in (None, wire):
+        return dict(options)
+    return {name: value for name, value in options.items() if name in _UNIFORM}
+
+
+def prepared_options(request: Request, wire: str, unsupported: Mapping[str, str] = EMPTY,
+                     implied: Iterable[str] = ()) -> tuple[dict[str, Any], ForeignThinking]:
+    """The first steps of every builder: the options of the request ``wire``
+    may write (:func:`own_options`) and actually given, the
     ``foreign_thinking`` policy taken out of them, a refusal for an option the
     wire has no form for, the options it needs nothing for removed."""
-    options = given_options(request.options)
+    options = given_options(own_options(request.options, wire))
     foreign_thinking = foreign_thinking_policy(options.pop("foreign_thinking", "text"))
-    reject_unsupported(options, unsupported)
+    reject_unsupported(options, unsupported, wire)
     drop_implied(options, implied)
     return options, foreign_thinking
 
 
-def reject_unsupported(options: Mapping[str, Any], reasons: Mapping[str, str]) -> None:
-    """Raise for the first option the wire has no form for (``reasons``: option
-    -> why): the API would refuse the unknown field, so say why before sending."""
+def reject_unsupported(options: Mapping[str, Any], reasons: Mapping[str, str],
+                       wire: str) -> None:
+    """Raise :class:`~streamkit.errors.UnsupportedFeatureError` for the first
+    option ``wire`` has no form for (``reasons``: option -> why): the API would
+    refuse the unknown field, so say why before sending."""
     for name, reason in reasons.items():
-        if name in options:
-            raise ValueError(f"{name}={options[name]!r}: {reason}")
+        if options.get(name) is not None:
+            raise UnsupportedFeatureError(wire, f"{name}={options[name]!r}", reason)
 
 
 def drop_implied(options: dict[str, Any], names: Iterable[str]) -> None:

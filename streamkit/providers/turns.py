@@ -33,30 +33,29 @@ def thinking_as_text(thinking: str) -> str:
     return f"<think>\n{thinking}\n</think>"
 
 
-def is_own_turn(provider: str | None, package: str) -> bool:
-    """Whether a turn written by ``provider`` belongs to the wire format of
-    ``package`` (any vendor of it). ``None`` (built by hand, or read from a
-    body of this wire) counts as its own; a name the registry does not know
-    counts as another API's, whose signatures must not be sent."""
+def is_own_turn(provider: str | None, wire: str) -> bool:
+    """Whether a turn written by ``provider`` (a registry name) belongs to the
+    wire format ``wire`` (any vendor of it). ``None`` (built by hand, or read
+    from a body of this wire) counts as its own; a name the registry does not
+    know counts as another API's, whose signatures must not be sent."""
     if provider is None:
         return True
-    wire = _registered_wire(provider)
-    return wire is not None and wire[0] == package
+    spoken = _registered_wire(provider)
+    return spoken is not None and spoken[0] == wire
 
 
-def is_own_vendor_turn(provider: str | None, package: str, dialect: str | None) -> bool:
+def is_own_vendor_turn(provider: str | None, wire: str, dialect: str | None) -> bool:
     """Like :func:`is_own_turn`, but the vendor (``dialect``) must match too:
     for wire formats whose item ids and encrypted state are one server's."""
     if provider is None:
         return True
-    return _registered_wire(provider) == (package, dialect)
+    return _registered_wire(provider) == (wire, dialect)
 
 
 def _registered_wire(provider: str) -> tuple[str, str | None] | None:
-    """The registry's ``(package, dialect)`` of ``provider``; ``None`` when the
+    """The registry's ``(wire, dialect)`` of ``provider``; ``None`` when the
     registry does not know the name."""
-    # imported here: the registry imports the wire packages that import this module
-    from . import wire_of
+    from . import wire_of  # the registry's vendors name the wire packages, which import this
 
     try:
         return wire_of(provider)

@@ -58,6 +58,10 @@ class UsageFields(NamedTuple):
     reasoning_tokens: Rule = NONE
     audio_tokens: Rule = NONE
     accounting: Accounting = "cumulative"
+    input_includes_cache: bool = True
+    """Whether the wire's input count includes the tokens read from and written
+    to the prompt cache (every wire's does but Anthropic's): what a framework
+    that wants the whole prompt's count must add back."""
 
 
 def _read(rule: Rule, usage: dict[str, Any]) -> int | None:

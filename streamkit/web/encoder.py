@@ -35,6 +35,7 @@ import msgspec
 from ..blocks import (
     Base64Source,
     Block,
+    Citation,
     DataBlock,
     RawBlock,
     TextBlock,
@@ -516,25 +517,21 @@ class UIMessageStreamEncoder:
                  "data": {"mediaType": part.media_type,
                           "base64": base64.b64encode(data).decode("ascii")}}]
 
-    def _source(self, part: _Part, citation: dict[str, Any]) -> dict[str, Any]:
+    def _source(self, part: _Part, citation: Citation) -> dict[str, Any]:
         """A citation -> ``source-url`` when it names a URL, else
         ``source-document``; the provider's object rides along in the metadata."""
         part.citations += 1
         source_id = f"{part.id}-source-{part.citations}"
-        meta = {"providerMetadata": {self.metadata_key: {"citation": citation}}}
-        url = _citation_url(citation)
-        title = _citation_title(citation)
-        if url is not None:
-            chunk: dict[str, Any] = {"type": "source-url", "sourceId": source_id, "url": url}
-            if title:
-                chunk["title"] = title
+        meta = {"providerMetadata": {self.metadata_key: {"citation": citation.raw}}}
+        if citation.url:
+            chunk: dict[str, Any] = {"type": "source-url", "sourceId": source_id,
+                                     "url": citation.url}
+            if citation.title:
+                chunk["title"] = citation.title
             return {**chunk, **meta}
         chunk = {"type": "source-document", "sourceId": source_id,
-                 "mediaType": str(citation.get("media_type") or "text/plain"),
-                 "title": title or "document"}
-        filename = citation.get("filename")
-        if isinstance(filename, str):
-            chunk["filename"] = filename
+                 "mediaType": citation.media_type or "text/plain",
+                 "title": citation.title or "document"}
         return {**chunk, **meta}
 
     def _block_end(self, event: BlockEnd) -> list[dict[str, Any]]:
@@ -663,26 +660,3 @@ def _raw_payload(block: Block) -> dict[str, Any]:
 def _is_pcm(media_type: str) -> bool:
     """Raw 16-bit samples, which no browser plays without a WAV header."""
     return media_type.split(";", 1)[0].strip().lower() in _PCM_TYPES
-
-
-def _citation_url(citation: dict[str, Any]) -> str | None:
-    """The URL a provider's citation points to: ``url`` (OpenAI, Anthropic web
-    search), ``uri`` (Gemini) or OpenAI Chat's nested ``url_citation.url``."""
-    for holder in (citation, citation.get("url_citation")):
-        if isinstance(holder, dict):
-            for key in ("url", "uri"):
-                value = holder.get(key)
-                if isinstance(value, str) and value:
-                    return value
-    return None
-
-
-def _citation_title(citation: dict[str, Any]) -> str | None:
-    """A human title for a citation, whatever the provider called it."""
-    for holder in (citation, citation.get("url_citation")):
-        if isinstance(holder, dict):
-            for key in ("title", "document_title", "filename", "file_id"):
-                value = holder.get(key)
-                if isinstance(value, str) and value:
-                    return value
-    return None

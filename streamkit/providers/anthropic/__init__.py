@@ -1,17 +1,44 @@
-"""Anthropic Messages:
-the whole wire format, both directions side by side.
+"""Anthropic Messages: the whole wire format, both directions side by side.
 
-``stream.py`` reads its streaming output into streamkit events; ``wire.py``
-holds what its words and objects mean (finish words, usage fields, content
-blocks), for every reader of the format.
+=================  ==========================================================
+``stream.py``      the stream parser: SSE payloads -> streamkit events, its
+                   lifecycle and blocks kept by the shared block ledger
+``response.py``    a non-streamed ``Message``, read as the stream it stands for
+``request.py``     request bodies: :func:`~.request.build_request` and
+                   :func:`~.request.parse_request`
+``content.py``     user content (text, images, documents, tool results) <->
+                   blocks, both directions
+``assistant.py``   what the model writes (``content_block`` s, assistant
+                   turns) <-> blocks, both directions, and the cross-provider
+                   turn policy
+``citations.py``   Anthropic's five citation kinds <-> :class:`~streamkit.blocks.Citation`
+``wire.py``        the wire's words as data: name, finish words, usage fields
+``http.py``        where the endpoint is under a base URL; the model is a body field
+=================  ==========================================================
 
-The other direction: ``request.py`` builds and reads request bodies
-(:func:`streamkit.build_request` / :func:`streamkit.parse_request`),
-``response.py`` reads a non-streamed answer (:func:`streamkit.parse_response`),
-``content.py`` turns blocks into the wire's parts and back, ``http.py`` says
-where the endpoint is.
+:data:`WIRE` is the package's record (:class:`~streamkit.providers.wire_format.WireFormat`).
 """
 
-from .stream import AnthropicParser, map_stop_reason
+from ..wire_format import WireFormat
+from .http import MODEL_IN_BODY, endpoint
+from .request import build_request, parse_request
+from .response import parse_response
+from .stream import AnthropicParser
+from .wire import FINISH_REASONS, NAME, USAGE_FIELDS, map_stop_reason
 
-__all__ = ["AnthropicParser", "map_stop_reason"]
+WIRE = WireFormat(
+    name=NAME,
+    title="Anthropic Messages",
+    parser=AnthropicParser,
+    build_request=build_request,
+    parse_request=parse_request,
+    parse_response=parse_response,
+    finish_reasons=FINISH_REASONS,
+    usage_fields=USAGE_FIELDS,
+    endpoint=endpoint,
+    model_in_body=MODEL_IN_BODY,
+    # "Requests which include tool_use or tool_result blocks must define tools"
+    tools_with_tool_history=True,
+)
+
+__all__ = ["WIRE", "AnthropicParser", "map_stop_reason"]

@@ -1,49 +1,22 @@
-"""Anthropic Messages content blocks <-> streamkit blocks, both directions.
+"""Anthropic Messages user content <-> streamkit blocks, both directions.
 
-One small function per wire item kind, shared by the request builder, the
-request parser and (through :mod:`.wire`) the response reader:
+The parts a request sends for the user (and inside ``tool_result`` s, and as
+the top-level ``system`` text): ``text``, ``image`` and ``document`` parts <->
+:class:`TextBlock` and :class:`DataBlock`; ``tool_result`` parts <->
+:class:`FunctionExecutionResult`. What the model writes (assistant turns, the
+blocks of a stream or a response) is in :mod:`.assistant`.
 
-- user side: ``text``, ``image`` and ``document`` parts <-> :class:`TextBlock`
-  and :class:`DataBlock`; ``tool_result`` parts <-> :class:`FunctionExecutionResult`;
-- assistant side: ``text``, ``thinking``, ``redacted_thinking``, ``tool_use``,
-  the server tools' blocks (``server_tool_use``, ``mcp_tool_use``, their
-  ``*_tool_result`` s, ``compaction``...) <-> the blocks
-  :func:`~.wire.content_block` makes of them.
-
-Reading a request is lossless: a wire block becomes a streamkit block only when
-writing that block gives the wire block back exactly (:func:`_exactly`);
-otherwise it is kept whole as a :class:`RawBlock` (user and assistant content)
-and goes back verbatim. Wire fields with no streamkit slot live in the block's
-``metadata`` under their own names (``cache_control``, ``citations: null``,
-``caller``...) and are written back last, so they win.
-
-Sending an assistant turn (the cross-provider policy)
------------------------------------------------------
-A turn written by the Anthropic wire (``provider`` is ``anthropic``, another
-registry name of this wire, or ``None``: a turn built by hand or read from an
-Anthropic request) goes back as it came: thinking with its ``signature``,
-``redacted_thinking`` with its ``data``, server tool blocks and their results
-verbatim, block metadata included (text ``citations`` and a tool call's
-``caller`` too: the SDK's ``TextBlockParam`` and ``ToolUseBlockParam`` declare
-them, though the recorded client drops them). Anthropic verifies thinking
-blocks and answers 400 to a modified one (the SDK's ``ThinkingBlockParam``
-docs; platform.claude.com/docs/en/build-with-claude/extended-thinking), so a
-thinking block without a signature (a cut-off stream) is treated like a
-foreign one.
-
-A turn from another wire format keeps only what Anthropic can take:
-
-- text (without the other wire's citations and metadata) and tool calls (as
-  ``tool_use`` with the arguments object; server-side calls of the other API
-  are dropped, since no result can follow them);
-- visible thinking as a text block ``<think>\\n...\\n</think>`` (the form
-  the recorded Cerebras GLM exchange replays), or nothing with
-  ``foreign_thinking="drop"``;
-- signatures, encrypted or redacted reasoning and provider items
-  (:class:`RawBlock`, server tool results) are dropped: Anthropic cannot
-  verify them and would refuse the request;
-- media in an assistant turn (an OpenAI audio answer) is sent as its transcript,
-  or dropped when it has none.
+Reading a request is lossless: a wire part becomes a streamkit block only when
+writing that block gives the part back exactly
+(:func:`~streamkit.providers.lossless.exactly`); otherwise it is kept whole as a
+:class:`RawBlock` and goes back verbatim. Wire fields with no streamkit slot
+live in the block's ``metadata`` (Anthropic's
+:class:`~streamkit.extras.Extras`) under their own names (``cache_control``,
+``citations: null``...) and are written back last, so they win; fields another
+wire's reader kept are never written here
+(:func:`~streamkit.extras.extras_for`). Every id the reader makes up comes
+from the body (:class:`~streamkit.ids.StreamIds`), so two reads of a body are
+equal.
 
 Tool call ids must match ``^[a-zA-Z0-9_-]+$`` (the API answers 400
 "messages.N.content.M.tool_use.id: String should match pattern" otherwise, as
@@ -62,24 +35,15 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ...blocks import (
-    Base64Source,
-    Block,
-    ContentBlock,
-    DataBlock,
-    RawBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolCallBlock,
-    ToolResultBlock,
-    URLSource,
-)
-from ...errors import ToolArgumentsError
+from ...blocks import Base64Source, Block, DataBlock, RawBlock, TextBlock, URLSource
+from ...errors import UnsupportedFeatureError
+from ...extras import Extras, extras_for, origin_of
+from ...ids import StreamIds
 from ...messages import FunctionExecutionResult, UserContent
-from ...request import ForeignThinking
-from ..coerce import as_list, as_str
-from ..turns import thinking_as_text
-from .wire import content_block, start_input
+from ..coerce import as_str
+from ..lossless import exactly, unread
+from .citations import read_citations, write_citations
+from .wire import NAME
 
 Wire = dict[str, Any]
 
@@ -111,32 +75,27 @@ def base_media_type(media_type: str) -> str:
     return media_type.split(";", 1)[0].strip().lower()
 
 
-def _exactly(decoded: Block, encode: Callable[[Any], Wire], wire: Wire) -> Block:
-    """``decoded`` when writing it gives ``wire`` back exactly, else the wire
-    block kept whole: reading a request never loses a field or changes a form."""
-    try:
-        if encode(decoded) == wire:
-            return decoded
-    except (ValueError, TypeError, ToolArgumentsError):
-        pass
-    return RawBlock(as_str(wire.get("type")) or "unknown", wire)
+def own_extras(block: Block | FunctionExecutionResult) -> dict[str, Any]:
+    """The wire fields of ``block`` this wire may write: its own, or a plain
+    dict set by hand; never what another wire's reader kept."""
+    return dict(extras_for(block.metadata, NAME))
 
 
-def _rest(wire: Wire, *read: str) -> dict[str, Any]:
-    """The fields of a wire block other than ``read``, nulls included: they go
-    back under their own names."""
-    return {key: value for key, value in wire.items() if key not in read}
+def raw_block(kind: str, wire: Wire, ids: StreamIds) -> RawBlock:
+    """A wire part kept whole (read from a request of this wire)."""
+    return RawBlock(kind, wire, id=ids.make("raw"), metadata=Extras(NAME))
 
 
 # ---------------------------------------------------------------- user parts: writing
 
 
 def text_part(block: TextBlock) -> Wire:
-    """``{"type": "text", "text": ...}`` with its citations and wire extras."""
+    """``{"type": "text", "text": ...}`` with its Anthropic citations and extras."""
     out: Wire = {"type": "text", "text": block.text}
-    if block.citations:
-        out["citations"] = block.citations
-    out.update(block.metadata)
+    citations = write_citations(block.citations)
+    if citations:
+        out["citations"] = citations
+    out.update(own_extras(block))
     return out
 
 
@@ -152,9 +111,10 @@ def _source(block: DataBlock) -> Wire:
 def _image_part(block: DataBlock) -> Wire:
     media_type = base_media_type(block.media_type)
     if isinstance(block.source, Base64Source) and media_type not in IMAGE_TYPES:
-        raise ValueError(f"Anthropic takes inline images as {', '.join(sorted(IMAGE_TYPES))}; "
-                         f"block {block.id!r} is {block.media_type!r}")
-    return {"type": "image", "source": _source(block), **block.metadata}
+        raise UnsupportedFeatureError(
+            NAME, f"an inline {block.media_type!r} image (block {block.id!r})",
+            f"Anthropic takes inline images as {', '.join(sorted(IMAGE_TYPES))}")
+    return {"type": "image", "source": _source(block), **own_extras(block)}
 
 
 def _document(block: DataBlock, source: Wire) -> Wire:
@@ -162,7 +122,7 @@ def _document(block: DataBlock, source: Wire) -> Wire:
     out: Wire = {"type": "document", "source": source}
     if block.name is not None:
         out["title"] = block.name
-    out.update(block.metadata)
+    out.update(own_extras(block))
     return out
 
 
@@ -173,12 +133,15 @@ def _pdf_part(block: DataBlock) -> Wire:
 def _plain_text_part(block: DataBlock) -> Wire:
     """A text document: Anthropic takes plain text inline only (``source.type: text``)."""
     if isinstance(block.source, URLSource):
-        raise ValueError(f"Anthropic takes plain-text documents inline only, not by URL "
-                         f"(block {block.id!r}: {block.source.url!r})")
+        raise UnsupportedFeatureError(
+            NAME, f"a plain-text document by URL (block {block.id!r}: {block.source.url!r})",
+            "Anthropic takes plain-text documents inline only: fetch it and send its bytes")
     try:
         text = block.data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"text/plain block {block.id!r} is not UTF-8: {exc}") from None
+        raise UnsupportedFeatureError(
+            NAME, f"text/plain block {block.id!r}, which is not UTF-8 ({exc})",
+            "a text document goes inline as UTF-8 text: decode it first") from None
     return _document(block, {"type": "text", "media_type": PLAIN_TEXT, "data": text})
 
 
@@ -195,13 +158,20 @@ def data_part(block: DataBlock) -> Wire:
         return _image_part(block)
     write = _DOCUMENTS.get(media_type)
     if write is None:
-        raise ValueError(f"Anthropic takes images, PDF and plain-text documents; block "
-                         f"{block.id!r} is {block.media_type or 'of no media type'!r}")
+        raise UnsupportedFeatureError(
+            NAME, f"block {block.id!r} of {block.media_type or 'no media type'!r}",
+            "Anthropic takes images, PDF and plain-text documents")
     return write(block)
 
 
 def raw_part(block: RawBlock) -> Wire:
-    """A wire block streamkit does not model, as it came."""
+    """A wire part streamkit does not model, as it came; another wire's part
+    has no form here."""
+    origin = origin_of(block.metadata)
+    if origin is not None and origin != NAME:
+        raise UnsupportedFeatureError(
+            NAME, f"a {block.kind!r} part read from {origin}",
+            "give its content as a TextBlock or DataBlock")
     return block.data
 
 
@@ -227,34 +197,38 @@ def tool_result(result: FunctionExecutionResult) -> Wire:
         out["content"] = [user_part(block) for block in result.content]
     if result.is_error:
         out["is_error"] = True
-    out.update(result.metadata)
+    out.update(own_extras(result))
     return out
 
 
 # ---------------------------------------------------------------- user parts: reading
 
 
-def _read_text(wire: Wire) -> TextBlock:
+def _read_text(wire: Wire, ids: StreamIds) -> TextBlock:
     text = as_str(wire.get("text"))
-    citations = as_list(wire.get("citations"))
+    citations = read_citations(wire.get("citations"))
     read = ["type"] + (["text"] if text is not None else []) + (
         ["citations"] if citations else [])
-    return TextBlock(text or "", citations=citations or None, metadata=_rest(wire, *read))
+    return TextBlock(text or "", id=ids.make("text"), citations=citations or None,
+                     metadata=unread(wire, *read, wire=NAME))
 
 
-def _read_image(wire: Wire) -> Block:
+def _read_image(wire: Wire, ids: StreamIds) -> Block:
     source = wire.get("source")
-    metadata = _rest(wire, "type", "source")
+    metadata = unread(wire, "type", "source", wire=NAME)
     if type(source) is dict and source.get("type") == "url" and type(source.get("url")) is str:
-        return DataBlock(source=URLSource(source["url"], ANY_IMAGE), metadata=metadata)
-    if type(source) is dict and source.get("type") == "base64":
-        return DataBlock(source=_inline(source.get("data"), source.get("media_type")),
+        return DataBlock(ids.make("data"), source=URLSource(source["url"], ANY_IMAGE),
                          metadata=metadata)
-    return RawBlock("image", wire)
+    if type(source) is dict and source.get("type") == "base64":
+        return DataBlock(ids.make("data"), source=_inline(source.get("data"),
+                                                          source.get("media_type")),
+                         metadata=metadata)
+    return raw_block("image", wire, ids)
 
 
 def _inline(data: Any, media_type: Any) -> Base64Source:
-    """The bytes of a base64 ``source`` (``ValueError`` if it is not base64)."""
+    """The bytes of a base64 ``source`` (``ValueError`` if it is not base64:
+    the part is then kept whole)."""
     if type(data) is not str or type(media_type) is not str:
         raise ValueError("base64 source without string data and media type")
     try:
@@ -263,12 +237,13 @@ def _inline(data: Any, media_type: Any) -> Base64Source:
         raise ValueError(f"source data is not base64: {exc}") from None
 
 
-def _read_document(wire: Wire) -> Block:
+def _read_document(wire: Wire, ids: StreamIds) -> Block:
     source = wire.get("source")
     title = as_str(wire.get("title"))
-    metadata = _rest(wire, "type", "source", *(["title"] if title is not None else []))
+    metadata = unread(wire, "type", "source", *(["title"] if title is not None else []),
+                      wire=NAME)
     if type(source) is not dict:
-        return RawBlock("document", wire)
+        return raw_block("document", wire, ids)
     kind = source.get("type")
     data = source.get("data")
     if kind == "url" and type(source.get("url")) is str:
@@ -278,34 +253,35 @@ def _read_document(wire: Wire) -> Block:
     elif kind == "text" and type(data) is str:
         block_source = Base64Source(data.encode("utf-8"), PLAIN_TEXT)
     else:  # a content source, a Files API id...: kept whole
-        return RawBlock("document", wire)
-    return DataBlock(source=block_source, name=title, metadata=metadata)
+        return raw_block("document", wire, ids)
+    return DataBlock(ids.make("data"), source=block_source, name=title, metadata=metadata)
 
 
-_USER_READERS: dict[str, Callable[[Wire], Block]] = {
+_USER_READERS: dict[str, Callable[[Wire, StreamIds], Block]] = {
     "text": _read_text,
     "image": _read_image,
     "document": _read_document,
 }
 
 
-def read_user_part(wire: Any) -> UserContent:
-    """A user message part as a block (exactly, or kept whole: :func:`_exactly`)."""
+def read_user_part(wire: Any, ids: StreamIds) -> UserContent:
+    """A user message part as a block (exactly, or kept whole)."""
     if type(wire) is not dict:
-        return RawBlock("unknown", {"part": wire})
-    read = _USER_READERS.get(as_str(wire.get("type")) or "")
+        return raw_block("unknown", {"part": wire}, ids)
+    kind = as_str(wire.get("type")) or "unknown"
+    read = _USER_READERS.get(kind)
     if read is None:
-        return RawBlock(as_str(wire.get("type")) or "unknown", wire)
+        return raw_block(kind, wire, ids)
     try:
-        block = read(wire)
+        block = read(wire, ids)
     except ValueError:
-        return RawBlock(as_str(wire.get("type")) or "unknown", wire)
-    exact = _exactly(block, user_part, wire)
+        return raw_block(kind, wire, ids)
+    exact = exactly(block, user_part, wire, kind=kind, wire=NAME, ids=ids)
     assert isinstance(exact, (TextBlock, DataBlock, RawBlock))
     return exact
 
 
-def read_tool_result(wire: Wire) -> FunctionExecutionResult | None:
+def read_tool_result(wire: Wire, ids: StreamIds) -> FunctionExecutionResult | None:
     """A ``tool_result`` part as a :class:`FunctionExecutionResult`, or ``None``
     when it cannot be one exactly (content streamkit does not model, such as a
     ``search_result``): the caller then keeps the part whole."""
@@ -317,171 +293,17 @@ def read_tool_result(wire: Wire) -> FunctionExecutionResult | None:
     if type(content) is str:
         parts = content
     elif type(content) is list:
-        read = [read_user_part(part) for part in content]
+        read = [read_user_part(part, ids) for part in content]
         if any(isinstance(part, RawBlock) for part in read):
             return None
         parts = [part for part in read if isinstance(part, (TextBlock, DataBlock))]
     else:
         return None
     is_error = wire.get("is_error") is True
-    metadata = _rest(wire, "type", "tool_use_id", "content", *(["is_error"] if is_error else []))
+    metadata = unread(wire, "type", "tool_use_id", "content",
+                      *(["is_error"] if is_error else []), wire=NAME)
     result = FunctionExecutionResult(call_id, parts, is_error, metadata=metadata)
     try:
         return result if tool_result(result) == wire else None
     except ValueError:
         return None
-
-
-# ---------------------------------------------------------------- assistant blocks: writing
-
-
-def _arguments(block: ToolCallBlock) -> dict[str, Any]:
-    """The call's arguments object (``input`` must be a JSON object on this wire)."""
-    arguments = block.arguments()
-    if type(arguments) is not dict:
-        raise ValueError(f"tool call {block.name!r} (id {block.id!r}) has arguments that are "
-                         f"not a JSON object; Anthropic's tool_use input must be one")
-    return arguments
-
-
-def _own_tool_call(block: ToolCallBlock, policy: ForeignThinking) -> list[Wire]:
-    """``tool_use``, or the server call it was (``server_tool_use``, ``mcp_tool_use``)."""
-    metadata = dict(block.metadata)
-    metadata.pop("server", None)
-    kind = metadata.pop("block_type", "tool_use")
-    return [{"type": kind, "id": tool_id(block.id), "name": block.name,
-             "input": _arguments(block), **metadata}]
-
-
-def _foreign_tool_call(block: ToolCallBlock, policy: ForeignThinking) -> list[Wire]:
-    """Another API's call as a plain ``tool_use``; its server-side calls are
-    dropped (no ``tool_result`` could answer them here)."""
-    if block.metadata.get("server"):
-        return []
-    return [{"type": "tool_use", "id": tool_id(block.id), "name": block.name,
-             "input": _arguments(block)}]
-
-
-def _thinking_as_text(block: ThinkingBlock, policy: ForeignThinking) -> list[Wire]:
-    """Reasoning Anthropic cannot verify: visible text in ``<think>`` tags, or nothing."""
-    if policy == "drop" or not block.thinking:
-        return []
-    return [{"type": "text", "text": thinking_as_text(block.thinking)}]
-
-
-def _own_thinking(block: ThinkingBlock, policy: ForeignThinking) -> list[Wire]:
-    """``redacted_thinking`` (its opaque ``data``) or signed ``thinking``, verbatim."""
-    if block.redacted and block.encrypted is not None:
-        return [{"type": "redacted_thinking", "data": block.encrypted, **block.metadata}]
-    if block.signature is None:
-        return _thinking_as_text(block, policy)
-    return [{"type": "thinking", "thinking": block.thinking, "signature": block.signature,
-             **block.metadata}]
-
-
-def _own_text(block: TextBlock, policy: ForeignThinking) -> list[Wire]:
-    return [text_part(block)]
-
-
-def _foreign_text(block: TextBlock, policy: ForeignThinking) -> list[Wire]:
-    """The text alone: the other API's citations and extras mean nothing here,
-    and an empty text block is refused."""
-    return [{"type": "text", "text": block.text}] if block.text else []
-
-
-def _own_tool_result(block: ToolResultBlock, policy: ForeignThinking) -> list[Wire]:
-    """A server tool's result read as a :class:`ToolResultBlock` (an MCP result)."""
-    metadata = dict(block.metadata)
-    kind = metadata.pop("block_type", None)
-    if type(kind) is not str:
-        raise ValueError(f"tool result {block.id!r} in an assistant turn names no wire block "
-                         f"type (metadata['block_type'], e.g. 'mcp_tool_result')")
-    return [{"type": kind, "tool_use_id": tool_id(block.call_id),
-             "content": [user_part(part) for part in block.content],
-             "is_error": block.is_error, **metadata}]
-
-
-def _dropped(block: Block, policy: ForeignThinking) -> list[Wire]:
-    return []
-
-
-def _raw(block: RawBlock, policy: ForeignThinking) -> list[Wire]:
-    return [block.data]
-
-
-def _spoken(block: DataBlock, policy: ForeignThinking) -> list[Wire]:
-    """Media an assistant turn cannot hold here: its transcript, if any."""
-    return [{"type": "text", "text": block.transcript}] if block.transcript else []
-
-
-AssistantWriter = Callable[[Any, ForeignThinking], list[Wire]]
-
-_OWN_BLOCKS: dict[type[Block], AssistantWriter] = {
-    TextBlock: _own_text,
-    ThinkingBlock: _own_thinking,
-    ToolCallBlock: _own_tool_call,
-    ToolResultBlock: _own_tool_result,
-    DataBlock: _spoken,
-    RawBlock: _raw,
-}
-
-_FOREIGN_BLOCKS: dict[type[Block], AssistantWriter] = {
-    TextBlock: _foreign_text,
-    ThinkingBlock: _thinking_as_text,
-    ToolCallBlock: _foreign_tool_call,
-    ToolResultBlock: _dropped,
-    DataBlock: _spoken,
-    RawBlock: _dropped,
-}
-
-
-def assistant_blocks(blocks: list[ContentBlock], *, own: bool,
-                     foreign_thinking: ForeignThinking) -> list[Wire]:
-    """An assistant turn's content blocks for the wire (see the module
-    docstring for what a turn of another wire format keeps)."""
-    writers = _OWN_BLOCKS if own else _FOREIGN_BLOCKS
-    out: list[Wire] = []
-    for block in blocks:
-        out += writers[type(block)](block, foreign_thinking)
-    return out
-
-
-def _own_block(block: Block) -> Wire:
-    """The one wire block an own assistant block is (for :func:`_exactly`)."""
-    written = _OWN_BLOCKS[type(block)](block, "drop")
-    if len(written) != 1:
-        raise ValueError("not exactly one wire block")
-    return written[0]
-
-
-# ---------------------------------------------------------------- assistant blocks: reading
-
-
-def response_block(wire: Any) -> ContentBlock:
-    """A content block of a complete message, as the stream parser ends it
-    (:func:`~.wire.content_block`; a tool call holds its whole ``input`` as
-    compact JSON text, ``{}`` when it has none)."""
-    if type(wire) is not dict:
-        return RawBlock("unknown", {"type": "unknown", "content_block": wire})
-    block = content_block(wire)
-    if isinstance(block, ToolCallBlock):
-        block.input = start_input(wire) or "{}"
-    return _content(block)
-
-
-def _content(block: Block) -> ContentBlock:
-    if isinstance(block, (TextBlock, ThinkingBlock, ToolCallBlock, DataBlock, ToolResultBlock,
-                          RawBlock)):
-        return block
-    raise TypeError(f"not a content block: {block!r}")
-
-
-def read_assistant_block(wire: Any) -> ContentBlock:
-    """An assistant content block of a request, as the response reader makes
-    it (:func:`response_block`) with the nulls it drops kept in metadata, so it
-    is written back exactly; anything else is kept whole."""
-    block = response_block(wire)
-    if type(wire) is not dict or isinstance(block, RawBlock):
-        return block
-    block.metadata.update({key: None for key, value in wire.items() if value is None})
-    return _content(_exactly(block, _own_block, wire))

@@ -49,10 +49,20 @@ Where each part of a :class:`Request` goes:
 
 Reading a body back gives the same :class:`Request` parts, and every field the
 model has no place for stays in ``options`` (top level) or ``metadata``
-(messages, blocks, tools) under its own name, so ``build_request`` rebuilds the
-body exactly. A wire user message that mixes ``tool_result`` parts with other
-parts becomes several messages; all but the first carry ``metadata[SAME_TURN]``
-so they are written back into the one wire message.
+(messages, blocks, tools) under its own name, as Anthropic's
+:class:`~streamkit.extras.Extras`, so ``build_request`` rebuilds the body
+exactly and no other wire's builder writes them. A wire user message that
+mixes ``tool_result`` parts with other parts becomes several messages; all but
+the first carry ``metadata[SAME_TURN]`` (in those extras) so they are written
+back into the one wire message. The ids the reader makes up come from the body
+(:class:`~streamkit.ids.StreamIds`): two reads of a body are equal.
+
+Building writes only what this wire's readers kept or what was set by hand
+(:func:`~streamkit.extras.extras_for`): another wire's message, block and tool
+extras, and its options beyond the uniform ones, are left out; a tool or a
+user part another wire's reader kept whole has no Anthropic form and raises
+:class:`~streamkit.errors.UnsupportedFeatureError`, as everything else this
+wire cannot take does.
 """
 
 from __future__ import annotations
@@ -61,6 +71,9 @@ import copy
 from typing import Any, cast
 
 from ...blocks import TextBlock
+from ...errors import InvalidBodyError, UnsupportedFeatureError
+from ...extras import Extras, extras_for, origin_of
+from ...ids import StreamIds
 from ...messages import (
     AssistantMessage,
     FunctionExecutionResult,
@@ -75,6 +88,7 @@ from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..function_tools import function_fields
+from ..lossless import unread
 from ..options import (
     finished_body,
     prepared_options,
@@ -82,19 +96,16 @@ from ..options import (
     write_renamed,
 )
 from ..turns import is_own_turn
+from .assistant import assistant_blocks, read_assistant_block
 from .content import (
     Wire,
-    assistant_blocks,
-    read_assistant_block,
     read_tool_result,
     read_user_part,
     text_part,
     tool_result,
     user_part,
 )
-
-#: The registry name of this wire format's own API.
-PROVIDER = "anthropic"
+from .wire import NAME, PROVIDER
 
 #: Metadata key of a message read from the same wire message as the one before it.
 SAME_TURN = "same_turn"
@@ -136,7 +147,7 @@ _EFFORT = {"minimal": "low"}
 
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The Messages API body for ``request`` (see the module docstring)."""
-    options, foreign_thinking = prepared_options(request, _UNSUPPORTED, _IMPLIED)
+    options, foreign_thinking = prepared_options(request, NAME, _UNSUPPORTED, _IMPLIED)
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
@@ -154,8 +165,10 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
         body["stream"] = request.stream
     body = finished_body(body, options)  # everything else, under its own name
     if "max_tokens" not in body:
-        raise ValueError("Anthropic requires max_tokens (the output budget): "
-                         "pass max_tokens=... to build_request")
+        raise UnsupportedFeatureError(
+            NAME, "a request without max_tokens",
+            "Anthropic requires max_tokens (the output budget): pass max_tokens=... "
+            "to build_request")
     return body
 
 
@@ -167,12 +180,16 @@ def _write_thinking(body: dict[str, Any], options: dict[str, Any]) -> None:
     thinking = options.pop("thinking", None)
     if budget is not None:
         if thinking is not None:
-            raise ValueError("give thinking_budget or a thinking object, not both")
+            raise UnsupportedFeatureError(
+                NAME, "thinking_budget with a thinking object",
+                "give thinking_budget or a thinking object, not both")
         thinking = {"type": "enabled", "budget_tokens": budget} if budget else {"type": "disabled"}
     if shown is not None:
         if not isinstance(thinking, dict):
-            raise ValueError("include_thoughts needs thinking on: pass thinking_budget=N or "
-                             "thinking={'type': 'adaptive'}")
+            raise UnsupportedFeatureError(
+                NAME, "include_thoughts without thinking",
+                "include_thoughts needs thinking on: pass thinking_budget=N or "
+                "thinking={'type': 'adaptive'}")
         thinking = {**thinking, "display": _DISPLAY[bool(shown)]}
     if thinking is not None:
         body["thinking"] = thinking
@@ -188,16 +205,24 @@ def _write_output_config(body: dict[str, Any], options: dict[str, Any],
         put_field(config, "effort", _EFFORT.get(effort, effort))
     if isinstance(json_output, JsonSchemaOutput):
         put_field(config, "format", {"type": "json_schema", "schema": json_output.schema,
-                                **json_output.metadata})
+                                     **extras_for(json_output.metadata, NAME)})
     if config or given:
         body["output_config"] = config
 
 
 def _tool(entry: Tool | dict[str, Any]) -> dict[str, Any]:
-    """A custom tool; a dict (a server tool, or a tool already in wire form) as it is."""
+    """A custom tool (with this wire's extras only); a dict (a server tool, or a
+    tool already in wire form) as it is, unless another wire's reader kept it."""
     if isinstance(entry, dict):
+        origin = origin_of(entry)
+        if origin is not None and origin != NAME:
+            kind = entry.get("type")
+            named = kind if isinstance(kind, str) else next(iter(entry), "empty")
+            raise UnsupportedFeatureError(
+                NAME, f"the {named!r} tool read from {origin}",
+                "declare it as a streamkit Tool, or give Anthropic's own form as a dict")
         return entry
-    return function_fields(entry, schema_field="input_schema")
+    return function_fields(entry, NAME, schema_field="input_schema")
 
 
 def _write_tools(body: dict[str, Any], tools: list[dict[str, Any]], choice: str | None,
@@ -205,13 +230,17 @@ def _write_tools(body: dict[str, Any], tools: list[dict[str, Any]], choice: str 
     """``tools`` and ``tool_choice`` (the forced :data:`JSON_TOOL` for ``json_output=True``)."""
     if json_output is True:
         if choice is not None:
-            raise ValueError("json_output=True is a forced tool on Anthropic: it cannot be "
-                             f"combined with tool_choice={choice!r}")
+            raise UnsupportedFeatureError(
+                NAME, f"json_output=True with tool_choice={choice!r}",
+                "json_output=True is a forced tool on Anthropic: it cannot be combined "
+                "with another tool_choice")
         thinking = body.get("thinking")
         if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive"):
-            raise ValueError("json_output=True is a forced tool on Anthropic, and forced tool "
-                             "use is incompatible with extended thinking: pass a schema "
-                             "(JsonSchemaOutput or a pydantic model) for output_config.format")
+            raise UnsupportedFeatureError(
+                NAME, "json_output=True with thinking on",
+                "json_output=True is a forced tool on Anthropic, and forced tool use is "
+                "incompatible with extended thinking: pass a schema (JsonSchemaOutput or a "
+                "pydantic model) for output_config.format")
         tools = [*tools, {"name": JSON_TOOL, "description": _JSON_TOOL_DESCRIPTION,
                           "input_schema": {"type": "object"}}]
         choice = JSON_TOOL
@@ -239,6 +268,11 @@ def _tool_choice(choice: str | None, parallel: bool | None, has_tools: bool) -> 
 # ---------------------------------------------------------------- messages
 
 
+def _own_metadata(message: Message) -> dict[str, Any]:
+    """A message's extras this wire may write (see :func:`~streamkit.extras.extras_for`)."""
+    return dict(extras_for(message.metadata, NAME))
+
+
 def _leading_system(messages: list[Message]) -> tuple[str | list[Wire] | None, list[Message]]:
     """The top-level ``system`` of the leading system messages, and the rest."""
     count = 0
@@ -247,7 +281,8 @@ def _leading_system(messages: list[Message]) -> tuple[str | list[Wire] | None, l
     leading = cast(list[SystemMessage], messages[:count])
     if not leading:
         return None, messages
-    if len(leading) == 1 and isinstance(leading[0].content, str) and not leading[0].metadata:
+    if len(leading) == 1 and isinstance(leading[0].content, str) and not _own_metadata(
+            leading[0]):
         return leading[0].content, messages[count:]
     blocks: list[Wire] = []
     for message in leading:
@@ -256,14 +291,15 @@ def _leading_system(messages: list[Message]) -> tuple[str | list[Wire] | None, l
 
 
 def _system_blocks(message: SystemMessage) -> list[Wire]:
-    """A system message as text blocks; its ``metadata`` (``cache_control``)
-    goes on its last block, the place a breakpoint marks."""
+    """A system message as text blocks; its extras (``cache_control``) go on
+    its last block, the place a breakpoint marks."""
     if isinstance(message.content, str):
         blocks = [{"type": "text", "text": message.content}]
     else:
         blocks = [text_part(block) for block in message.content]
-    if message.metadata and blocks:
-        blocks[-1] = {**blocks[-1], **message.metadata}
+    metadata = _own_metadata(message)
+    if metadata and blocks:
+        blocks[-1] = {**blocks[-1], **metadata}
     return blocks
 
 
@@ -272,7 +308,7 @@ def _messages(messages: list[Message], foreign_thinking: ForeignThinking) -> lis
     for message in messages:
         if isinstance(message, ChatResponse):  # its metadata is the response's, not wire extras
             message = as_assistant(message)
-        metadata = dict(message.metadata)
+        metadata = _own_metadata(message)
         same_turn = metadata.pop(SAME_TURN, False)
         wire = _message(message, metadata, foreign_thinking)
         if wire is None:
@@ -328,7 +364,7 @@ def _assistant(message: AssistantMessage, metadata: dict[str, Any],
 def is_own(provider: str | None) -> bool:
     """Whether a turn written by ``provider`` is this wire format's own
     (``None``: built by hand or read from an Anthropic request)."""
-    return is_own_turn(provider, "anthropic")
+    return is_own_turn(provider, NAME)
 
 
 # ---------------------------------------------------------------- reading
@@ -336,19 +372,24 @@ def is_own(provider: str | None) -> bool:
 
 def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     """The :class:`Request` a Messages API body stands for (see the module docstring)."""
+    if not isinstance(body, dict):
+        raise InvalidBodyError(f"an Anthropic request is a JSON object, not "
+                               f"{type(body).__name__}", wire=NAME)
+    reader = _Reader(body)
     rest = copy.deepcopy(body)  # the Request shares no object with the body
     wire_messages = rest.pop("messages", [])
     if not isinstance(wire_messages, list):
-        raise ValueError(f"messages must be a list, not {type(wire_messages).__name__}")
+        raise InvalidBodyError(f"messages must be a list, not {type(wire_messages).__name__}",
+                               wire=NAME, where="messages")
     messages: list[Message] = []
     if "system" in rest:
-        system = _read_system(rest["system"])
+        system = reader.system(rest["system"])
         if system is not None:
             del rest["system"]
             messages.append(system)
-    for wire in wire_messages:
-        messages += _read_message(wire)
-    request = Request(messages=messages)
+    for number, wire in enumerate(wire_messages):
+        messages += reader.message(wire, number)
+    request = Request(messages=messages, options=Extras(NAME))
     if isinstance(rest.get("model"), str):
         request.model = rest.pop("model")
     if isinstance(rest.get("stream"), bool):
@@ -363,99 +404,108 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     return request
 
 
-def _read_system(system: Any) -> SystemMessage | None:
-    """Top-level ``system`` as a :class:`SystemMessage` (``None``: not one
-    streamkit can write back exactly, so it stays an option)."""
-    if isinstance(system, str):
-        return SystemMessage(system)
-    if not isinstance(system, list):
-        return None
-    blocks = [read_user_part(part) for part in system]
-    texts = [block for block in blocks if isinstance(block, TextBlock)]
-    if len(texts) != len(blocks):
-        return None
-    message = SystemMessage(texts)
-    return message if _leading_system([message])[0] == system else None
+def _extras(wire: Wire) -> Extras:
+    """A wire message's fields beside its role and content."""
+    return unread(wire, "role", "content", wire=NAME)
 
 
-def _read_message(wire: Any) -> list[Message]:
-    if not isinstance(wire, dict) or wire.get("role") not in _ROLE_READERS:
-        raise ValueError(f"not an Anthropic message: {str(wire)[:200]}")
-    return _ROLE_READERS[wire["role"]](wire)
+class _Reader:
+    """Reads one body's messages, making up the ids the body does not give
+    from the body itself, so two reads of it are equal."""
+
+    def __init__(self, body: dict[str, Any]) -> None:
+        self.ids = StreamIds.of_body(body)
+
+    def system(self, system: Any) -> SystemMessage | None:
+        """Top-level ``system`` as a :class:`SystemMessage` (``None``: not one
+        streamkit can write back exactly, so it stays an option)."""
+        if isinstance(system, str):
+            return SystemMessage(system)
+        if not isinstance(system, list):
+            return None
+        blocks = [read_user_part(part, self.ids) for part in system]
+        texts = [block for block in blocks if isinstance(block, TextBlock)]
+        if len(texts) != len(blocks):
+            return None
+        message = SystemMessage(texts)
+        return message if _leading_system([message])[0] == system else None
+
+    def message(self, wire: Any, number: int) -> list[Message]:
+        if not isinstance(wire, dict) or wire.get("role") not in _ROLES:
+            raise InvalidBodyError(f"not an Anthropic message: {str(wire)[:200]}", wire=NAME,
+                                   where=f"messages[{number}]")
+        role: str = wire["role"]
+        if role == "user":
+            return self.user(wire)
+        if role == "assistant":
+            return self.assistant(wire)
+        return self.system_message(wire, number)
+
+    def user(self, wire: Wire) -> list[Message]:
+        """A ``user`` message: its runs of ``tool_result`` parts become
+        :class:`FunctionExecutionResultMessage` s, the other runs
+        :class:`UserMessage` s (the later ones marked :data:`SAME_TURN`)."""
+        content = wire.get("content")
+        if isinstance(content, str):
+            return [UserMessage(content, metadata=_extras(wire))]
+        if not isinstance(content, list):
+            return [UserMessage([], metadata=Extras(NAME, {**_extras(wire), "content": content}))]
+        runs: list[list[UserContent] | list[FunctionExecutionResult]] = []
+        for part in content:
+            result = read_tool_result(part, self.ids) if isinstance(part, dict) and part.get(
+                "type") == "tool_result" else None
+            if result is not None:
+                if not runs or not _is_results(runs[-1]):
+                    runs.append([])
+                cast(list[FunctionExecutionResult], runs[-1]).append(result)
+            else:
+                if not runs or _is_results(runs[-1]):
+                    runs.append([])
+                cast(list[UserContent], runs[-1]).append(read_user_part(part, self.ids))
+        messages: list[Message] = []
+        for run in runs or [[]]:
+            metadata = _extras(wire) if not messages else Extras(NAME, {SAME_TURN: True})
+            if _is_results(run):
+                messages.append(FunctionExecutionResultMessage(
+                    cast(list[FunctionExecutionResult], run), metadata=metadata))
+            else:
+                messages.append(UserMessage(cast(list[UserContent], run), metadata=metadata))
+        return messages
+
+    def assistant(self, wire: Wire) -> list[Message]:
+        content = wire.get("content")
+        if isinstance(content, str):
+            return [AssistantMessage(content, provider=PROVIDER, metadata=_extras(wire))]
+        if not isinstance(content, list):
+            return [AssistantMessage([], provider=PROVIDER,
+                                     metadata=Extras(NAME, {**_extras(wire), "content": content}))]
+        return [AssistantMessage([read_assistant_block(block, self.ids) for block in content],
+                                 provider=PROVIDER, metadata=_extras(wire))]
+
+    def system_message(self, wire: Wire, number: int) -> list[Message]:
+        """A mid-conversation ``{"role": "system"}`` message."""
+        content = wire.get("content")
+        message = self.system(content)
+        if message is None:
+            raise InvalidBodyError(f"system message content streamkit cannot hold: "
+                                   f"{str(content)[:200]}", wire=NAME,
+                                   where=f"messages[{number}].content")
+        message.metadata = _extras(wire)
+        return [message]
 
 
-def _extras(wire: Wire) -> dict[str, Any]:
-    return {k: v for k, v in wire.items() if k not in ("role", "content")}
-
-
-def _read_user(wire: Wire) -> list[Message]:
-    """A ``user`` message: its runs of ``tool_result`` parts become
-    :class:`FunctionExecutionResultMessage` s, the other runs
-    :class:`UserMessage` s (the later ones marked :data:`SAME_TURN`)."""
-    content = wire.get("content")
-    if isinstance(content, str):
-        return [UserMessage(content, metadata=_extras(wire))]
-    if not isinstance(content, list):
-        return [UserMessage([], metadata=dict(_extras(wire), content=content))]
-    runs: list[list[UserContent] | list[FunctionExecutionResult]] = []
-    for part in content:
-        result = read_tool_result(part) if isinstance(part, dict) and part.get(
-            "type") == "tool_result" else None
-        if result is not None:
-            if not runs or not _is_results(runs[-1]):
-                runs.append([])
-            cast(list[FunctionExecutionResult], runs[-1]).append(result)
-        else:
-            if not runs or _is_results(runs[-1]):
-                runs.append([])
-            cast(list[UserContent], runs[-1]).append(read_user_part(part))
-    messages: list[Message] = []
-    for run in runs or [[]]:
-        metadata = _extras(wire) if not messages else {SAME_TURN: True}
-        if _is_results(run):
-            messages.append(FunctionExecutionResultMessage(
-                cast(list[FunctionExecutionResult], run), metadata=metadata))
-        else:
-            messages.append(UserMessage(cast(list[UserContent], run), metadata=metadata))
-    return messages
+_ROLES = frozenset({"user", "assistant", "system"})
 
 
 def _is_results(run: list[Any]) -> bool:
     return bool(run) and isinstance(run[0], FunctionExecutionResult)
 
 
-def _read_assistant(wire: Wire) -> list[Message]:
-    content = wire.get("content")
-    if isinstance(content, str):
-        return [AssistantMessage(content, provider=PROVIDER, metadata=_extras(wire))]
-    if not isinstance(content, list):
-        return [AssistantMessage([], provider=PROVIDER,
-                                 metadata=dict(_extras(wire), content=content))]
-    return [AssistantMessage([read_assistant_block(block) for block in content],
-                             provider=PROVIDER, metadata=_extras(wire))]
-
-
-def _read_system_message(wire: Wire) -> list[Message]:
-    """A mid-conversation ``{"role": "system"}`` message."""
-    content = wire.get("content")
-    message = _read_system(content)
-    if message is None:
-        raise ValueError(f"system message content streamkit cannot hold: {str(content)[:200]}")
-    message.metadata = _extras(wire)
-    return [message]
-
-
-_ROLE_READERS = {
-    "user": _read_user,
-    "assistant": _read_assistant,
-    "system": _read_system_message,
-}
-
-
 def _read_tools(rest: dict[str, Any], request: Request) -> None:
     """``tools`` (custom ones as :class:`Tool` s) and ``tool_choice``."""
     if isinstance(rest.get("tools"), list):
-        request.tools = [_read_tool(entry) for entry in rest.pop("tools")]
+        request.tools = [_read_tool(entry, number)
+                         for number, entry in enumerate(rest.pop("tools"))]
     choice = rest.get("tool_choice")
     if isinstance(choice, dict):
         word, parallel = _read_tool_choice(choice)
@@ -466,23 +516,26 @@ def _read_tools(rest: dict[str, Any], request: Request) -> None:
             del rest["tool_choice"]
 
 
-def _read_tool(entry: Any) -> Tool | dict[str, Any]:
-    """A custom tool as a :class:`Tool` when it writes back exactly; else as it is."""
+def _read_tool(entry: Any, number: int) -> Tool | dict[str, Any]:
+    """A custom tool as a :class:`Tool` when it writes back exactly; else as it
+    is, kept as Anthropic's."""
     if not isinstance(entry, dict):
-        raise ValueError(f"not an Anthropic tool: {str(entry)[:200]}")
+        raise InvalidBodyError(f"not an Anthropic tool: {str(entry)[:200]}", wire=NAME,
+                               where=f"tools[{number}]")
+    kept = Extras(NAME, entry)
     if entry.get("type", "custom") != "custom":
-        return entry
+        return kept
     name, schema = entry.get("name"), entry.get("input_schema")
     if not isinstance(name, str) or not isinstance(schema, dict):
-        return entry
+        return kept
     description = entry.get("description")
     description = description if isinstance(description, str) and description else None
     strict = entry.get("strict") if isinstance(entry.get("strict"), bool) else None
-    read = {"name", "input_schema"} | ({"description"} if description else set()) | (
-        {"strict"} if strict is not None else set())
+    read = ["name", "input_schema"] + (["description"] if description else []) + (
+        ["strict"] if strict is not None else [])
     tool = Tool(name=name, description=description or "", parameters=schema, strict=strict,
-                metadata={k: v for k, v in entry.items() if k not in read})
-    return tool if _tool(tool) == entry else entry
+                metadata=unread(entry, *read, wire=NAME))
+    return tool if _tool(tool) == entry else kept
 
 
 def _read_tool_choice(choice: Wire) -> tuple[str | None, bool | None]:
@@ -513,7 +566,7 @@ def _read_output_config(rest: dict[str, Any], request: Request) -> None:
         schema = output["schema"]
         request.json_output = JsonSchemaOutput(
             name=str(schema.get("title", "output")), schema=schema,
-            metadata={k: v for k, v in output.items() if k not in ("type", "schema")})
+            metadata=unread(output, "type", "schema", wire=NAME))
         del config["format"]
     if config or not rest["output_config"]:
         rest["output_config"] = config

@@ -1,72 +1,76 @@
 """Anthropic Messages non-streamed responses (``stream: false``): the JSON
-``Message`` as the same :class:`~streamkit.ChatResponse` its stream gives.
+``Message`` read as the stream that would have carried it.
 
-A ``Message`` is what the stream's events add up to: ``message_start`` carries
-the id, model and first usage, each ``content_block_start`` a block, and
-``message_delta`` the stop reason, ``stop_sequence`` and final usage. So every
-part is read with the rules the stream parser uses (:mod:`.wire`): the same
-block for each content block (a tool call's ``input`` as compact JSON text,
-``{}`` when empty), the same usage table and finish words, and the message's
-other fields (``stop_sequence``, ``container``, ``context_management``...) in
-``metadata``, nulls and the constant ``type``/``role`` left out. The response
-is complete: ``is_last`` and ``terminated`` are set.
+A ``Message`` is what the stream's events add up to, so :func:`payloads`
+turns it back into them: ``message_start`` with the message's fields (id,
+model, usage, ``container``...), a ``content_block_start`` and
+``content_block_stop`` per content block (complete: a tool call's whole
+``input``, a text's citations), ``message_delta`` with the stop reason,
+``stop_sequence``, ``stop_details`` and the usage, and ``message_stop``: a
+stream the official SDK accumulates back into the same ``Message`` (tested).
+The stream parser reads them (:func:`~streamkit.providers.body.read_body`),
+so a body and the stream of the same message give the same
+:class:`~streamkit.ChatResponse` by construction: the same blocks (a tool
+call's input as compact JSON text, ``{}`` when empty), usage, finish words and
+metadata (nulls and the constant ``type`` / ``role`` left out); the response
+is complete (``is_last``, ``terminated``).
 
-An error body (``{"type": "error", "error": {...}}``) raises
-:class:`~streamkit.errors.ProviderError` with the status its type implies.
+An error body (``{"type": "error", "error": {...}}``) is the stream's ``error``
+event: :class:`~streamkit.errors.ProviderError` with the status its type
+implies.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
-from ...errors import ProviderError
-from ...finish import FinishReason
-from ...response import ChatResponse
-from ..coerce import as_dict, as_list, as_str
-from ..error_payloads import error_event
-from ..usage_fields import usage_from
-from .content import response_block
-from .wire import USAGE_FIELDS, extras, map_stop_reason
+import msgspec
 
-# Fields of a Message that equal these say nothing worth keeping (as in the stream).
-_MESSAGE_DEFAULTS = {"type": "message", "role": "assistant"}
+from ...errors import InvalidBodyError
+from ...response import ChatResponse
+from ..body import read_body
+from .stream import AnthropicParser
+from .wire import NAME, PROVIDER
+
+_ENCODE = msgspec.json.encode
+
+# Message fields the stream sends in message_delta, as the end of the message.
+_ENDING = ("stop_reason", "stop_sequence", "stop_details")
 
 
 def parse_response(body: dict[str, Any], dialect: str | None) -> ChatResponse:
     """The :class:`~streamkit.ChatResponse` of a non-streamed Messages API response."""
+    if type(body) is not dict:
+        raise InvalidBodyError(f"an Anthropic response is a JSON object, not "
+                               f"{type(body).__name__}", wire=NAME)
+    try:
+        seed = _ENCODE(body)
+    except (TypeError, ValueError) as exc:  # a dict built by hand, holding no JSON value
+        raise InvalidBodyError(f"an Anthropic response must be JSON: {exc}", wire=NAME) from None
+    parser = AnthropicParser(provider=PROVIDER)
+    parser.ids.seed(seed)  # the ids it makes up come from the whole body
+    return read_body(parser, payloads(body))[0]
+
+
+def payloads(body: dict[str, Any]) -> Iterator[tuple[str, bytes]]:
+    """The ``(SSE event name, data)`` payloads of the stream ``body`` stands for."""
     if body.get("type") == "error":
-        raise _provider_error(body)
-    response_id = as_str(body.get("id"))
-    model = as_str(body.get("model"))
-    usage = as_dict(body.get("usage"))
-    content = as_list(body.get("content"))
-    stop_reason = as_str(body.get("stop_reason"))
-    response = ChatResponse(
-        content=[response_block(block) for block in content or []],
-        is_last=True,
-        model=model,
-        usage=usage_from(USAGE_FIELDS, usage) if usage is not None else None,
-        finished_reason=map_stop_reason(stop_reason) or FinishReason.UNKNOWN,
-        metadata=_metadata(body, {"id": response_id, "model": model, "usage": usage,
-                                  "content": content, "stop_reason": stop_reason}),
-        stop_reason=stop_reason,
-        terminated=True,
-    )
-    if response_id:
-        response.id = response_id
-    return response
-
-
-def _metadata(body: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]:
-    """The message's fields streamkit has no slot for."""
-    metadata = extras(body, read)
-    for key, default in _MESSAGE_DEFAULTS.items():
-        if metadata.get(key) == default:
-            del metadata[key]
-    return metadata
-
-
-def _provider_error(body: dict[str, Any]) -> ProviderError:
-    event = error_event(body.get("error", body), body)
-    return ProviderError(event.message, status=event.status, code=event.code,
-                         error_type=event.error_type, raw=body)
+        yield "error", _ENCODE(body)
+        return
+    content = body.get("content")
+    blocks = content if type(content) is list else []
+    message = {key: value for key, value in body.items() if key not in _ENDING}
+    if type(content) is list:
+        message["content"] = []  # as message_start has it: the blocks follow
+    yield "message_start", _ENCODE({"type": "message_start", "message": message})
+    for index, block in enumerate(blocks):
+        yield "content_block_start", _ENCODE({"type": "content_block_start", "index": index,
+                                              "content_block": block})
+        yield "content_block_stop", _ENCODE({"type": "content_block_stop", "index": index})
+    ending: dict[str, Any] = {"type": "message_delta",
+                              "delta": {key: body[key] for key in _ENDING if key in body}}
+    if type(body.get("usage")) is dict:  # the final counts, as message_delta repeats them
+        ending["usage"] = body["usage"]
+    yield "message_delta", _ENCODE(ending)
+    yield "message_stop", b'{"type":"message_stop"}'

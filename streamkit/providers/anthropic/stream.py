@@ -8,18 +8,22 @@ The wire format is a sequence of typed SSE events::
 with ``ping`` keep-alives anywhere and an ``error`` event when the API fails
 mid-stream. The payload's own ``type`` names the event (the SSE event name only
 when the payload has none). Anthropic numbers its content blocks itself
-(``index``), so the parser only maps Anthropic's index to streamkit's (they are
-the same unless a vendor breaks the protocol) and remembers, per open block,
-the little it needs to finish the block correctly (:class:`_OpenBlock`).
+(``index``): that index is the part key of the
+:class:`~streamkit.providers.ledger.BlockLedger`, which keeps the response's
+lifecycle, maps Anthropic's index to streamkit's (they are the same unless a
+vendor breaks the protocol) and makes up the ids the wire does not give. This
+module keeps only what each event means, and, per open block
+(:class:`_OpenBlock`), the little it needs to finish the block correctly.
 
 What each event becomes:
 
 - ``message_start`` -> :class:`ResponseStart` (id, model, the message's other
   fields as metadata) and its usage; a repeated one only adds metadata. A block
-  that comes first starts the response with the provider only; the late
-  ``message_start`` then gives :class:`ResponseMetadata` (id, model, fields).
+  that comes first starts the response with the provider (and a made-up id);
+  the late ``message_start`` then gives :class:`ResponseMetadata` (id, model,
+  fields).
 - ``content_block_start`` -> :class:`BlockStart` with the block
-  :func:`~.wire.content_block` makes of it.
+  :func:`~.assistant.content_block` makes of it.
 - ``content_block_delta`` -> one :class:`BlockDelta` (see :data:`_DELTAS`). A
   delta whose kind does not match the open block (a vendor changing the block
   kind mid-stream), or for an index that was never started, opens a new block
@@ -32,9 +36,9 @@ What each event becomes:
   ``stop_details``, ``container``...) and usage; ``error`` ->
   :func:`~streamkit.providers.error_payloads.error_event`.
 - ``message_stop`` -> :class:`ResponseEnd` (``terminated=True``). Without it, a
-  clean end of input closes every open block in :meth:`AnthropicParser.finish`
-  and ends with the stop reason ``message_delta`` gave (``unknown`` if none)
-  and ``terminated=False``.
+  clean end of input ends the response in :meth:`AnthropicParser.finish` (the
+  ledger's one finish: the stop reason ``message_delta`` gave, ``unknown`` if
+  none, ``terminated=False``).
 
 Hostile or broken input never raises anything but a
 :class:`~streamkit.errors.ProtocolError` (for a payload that is not JSON, or is
@@ -56,7 +60,6 @@ stream).
 from __future__ import annotations
 
 from collections.abc import Callable
-from enum import Enum
 from typing import Any, ClassVar, NamedTuple
 
 import msgspec
@@ -64,45 +67,34 @@ import msgspec
 from ...blocks import Block, TextBlock, ThinkingBlock, ToolCallBlock
 from ...events import (
     BlockDelta,
-    BlockEnd,
-    BlockStart,
     CitationDelta,
     Delta,
     Event,
     MetadataDelta,
-    ResponseEnd,
     ResponseMetadata,
-    ResponseStart,
     SignatureDelta,
     TextDelta,
     ThinkingDelta,
     ToolInputDelta,
     UsageUpdate,
 )
-from ...finish import FinishReason
+from ...ids import StreamIds
 from ..base import Framing, Payloads, decode_json, feed_fast_first
 from ..coerce import as_dict, as_int, as_str
 from ..error_payloads import error_event
+from ..ledger import BlockLedger, OpenBlock, Phase
+from ..lossless import unmodelled
 from ..unknown import unknown_payload
 from ..usage_fields import usage_from
-from .wire import USAGE_FIELDS, content_block, extras, map_stop_reason, start_input
+from .assistant import content_block, start_input
+from .citations import read_citation
+from .wire import MESSAGE_DEFAULTS, PROVIDER, USAGE_FIELDS, map_stop_reason
 
 __all__ = ["AnthropicParser", "map_stop_reason"]
 
-# Fields of a message_start's message that equal these say nothing worth keeping.
-_MESSAGE_DEFAULTS = {"type": "message", "role": "assistant"}
 
-
-class _Phase(Enum):
-    """Where the stream is in its one lifecycle."""
-
-    BEFORE_MESSAGE = "no message_start yet"
-    IN_MESSAGE = "after message_start"
-    STOPPED = "message_stop seen: the response ended, terminated"
-    CUT_OFF = "finish() ended the response without message_stop"
-
-
-_ENDED = frozenset({_Phase.STOPPED, _Phase.CUT_OFF})
+def _citation_delta(citation: dict[str, Any]) -> CitationDelta:
+    return CitationDelta(read_citation(citation))
 
 
 class _DeltaRule(NamedTuple):
@@ -125,7 +117,7 @@ _DELTAS: dict[str, _DeltaRule] = {
     "signature_delta": _DeltaRule("signature", as_str, None, "thinking", SignatureDelta),
     "input_json_delta": _DeltaRule("partial_json", as_str, ToolCallBlock, "tool_use",
                                    ToolInputDelta),
-    "citations_delta": _DeltaRule("citation", as_dict, TextBlock, "text", CitationDelta),
+    "citations_delta": _DeltaRule("citation", as_dict, TextBlock, "text", _citation_delta),
 }
 
 
@@ -154,26 +146,25 @@ class _FastDelta(msgspec.Struct, tag_field="type", tag="content_block_delta",
 _FAST_DECODE = msgspec.json.Decoder(_FastDelta).decode
 
 
-class _OpenBlock:
-    """What the parser remembers about one open Anthropic content block: its
-    streamkit index and block class; the fast-path fragment kind it takes
+class _OpenBlock(OpenBlock):
+    """What the parser remembers about one open Anthropic content block beyond
+    the ledger's index and kind: the fast-path fragment kind it takes
     (``fast_kind``, made into an event by ``fast_make``: text for a text block,
     JSON for a tool call once its arguments stream, else none); and, for a tool
     call, what its :class:`BlockEnd` may need (id, name, the complete input of
     its start, and whether argument deltas came, which makes that input stale)."""
 
-    __slots__ = ("arguments_streamed", "block_type", "call_id", "fast_kind", "fast_make",
-                 "index", "name", "start_input")
+    __slots__ = ("arguments_streamed", "call_id", "fast_kind", "fast_make", "name",
+                 "start_input")
 
-    def __init__(self, index: int, block_type: type[Block]) -> None:
-        self.index = index
-        self.block_type = block_type
+    def __init__(self, index: int, kind: type[Block]) -> None:
+        super().__init__(index, kind)
         self.call_id = ""
         self.name = ""
         self.start_input: str | None = None
         self.arguments_streamed = False
         self.fast_kind: type[_FastText | _FastJSON] | None = (
-            _FastText if block_type is TextBlock else None)
+            _FastText if kind is TextBlock else None)
         self.fast_make: Callable[[str], Delta] = TextDelta
 
     def stream_arguments(self) -> None:
@@ -182,23 +173,33 @@ class _OpenBlock:
         self.fast_kind, self.fast_make = _FastJSON, ToolInputDelta
 
 
+def _snapshot(state: _OpenBlock) -> Block | None:
+    """What a block's :class:`BlockEnd` says it finally is: for a tool call that
+    got no argument deltas, the call with its input (``{}``, or the input its
+    start sent; cut-off JSON is marked by the accumulator); else nothing."""
+    if state.kind is not ToolCallBlock or state.arguments_streamed:
+        return None
+    return ToolCallBlock(state.call_id, state.name, state.start_input or "{}")
+
+
 class AnthropicParser:
     """Anthropic Messages SSE -> streamkit events (see the module docstring).
 
-    ``fast_decode=False`` sends every payload through the general path (the
-    agreement test runs every fixture both ways).
+    ``provider`` is the registry name the responses report (a vendor speaking
+    this wire); ``fast_decode=False`` sends every payload through the general
+    path (the agreement test runs every fixture both ways).
     """
 
-    name: ClassVar[str] = "anthropic"
     framing: ClassVar[Framing] = "sse"
 
-    def __init__(self, *, fast_decode: bool = True) -> None:
+    def __init__(self, *, provider: str = PROVIDER, fast_decode: bool = True) -> None:
+        self.name = provider
         self._fast_decode = fast_decode
-        self._phase = _Phase.BEFORE_MESSAGE
-        self._open: dict[int | None, _OpenBlock] = {}  # Anthropic index -> open block
-        self._next_index = 0
-        self._stop_reason: str | None = None
-        self._errored = False  # an error event came: the finish reason is error
+        #: The ids this stream makes up, derived from its first payload.
+        self.ids = StreamIds()
+        self._ledger: BlockLedger[_OpenBlock] = BlockLedger(provider, self.ids, slot=_OpenBlock)
+        self._blocks = self._ledger.blocks  # Anthropic index -> open block, for the hot path
+        self._message_started = False
         self._handlers: dict[str, Callable[[dict[str, Any]], list[Event]]] = {
             "content_block_delta": self._content_block_delta,
             "content_block_start": self._content_block_start,
@@ -213,7 +214,7 @@ class AnthropicParser:
     @property
     def done(self) -> bool:
         """Whether ``message_stop`` has been seen."""
-        return self._phase is _Phase.STOPPED
+        return self._ledger.phase is Phase.ENDED
 
     # ------------------------------------------------------------ driving
 
@@ -237,13 +238,14 @@ class AnthropicParser:
             fast = _FAST_DECODE(data)
         except (ValueError, RecursionError):  # another shape, or not JSON (a
             return None  # DecodeError is a ValueError): the general path decides
-        state = self._open.get(fast.index)
+        state = self._blocks.get(fast.index)
         if state is None or type(fast.delta) is not state.fast_kind or not fast.delta.content:
             return None  # an empty fragment too: no event, or "no arguments yet"
         return BlockDelta(index=state.index, delta=state.fast_make(fast.delta.content))
 
     def _payload(self, data: bytes | str, event: str | None) -> list[Event]:
         """The general path: decode the payload and dispatch on its ``type``."""
+        self.ids.seed(data)  # the first payload names the stream's made-up ids
         payload = decode_json(data, event)
         if type(payload) is dict:
             handler = self._handlers.get(as_str(payload.get("type")) or event or "")
@@ -252,16 +254,11 @@ class AnthropicParser:
         return [unknown_payload(payload, event)]
 
     def finish(self) -> list[Event]:
-        """Close open blocks; end the response if ``message_stop`` never came."""
-        out = self._close_all()
-        if self._phase not in _ENDED:
-            self._phase = _Phase.CUT_OFF
-            if self._errored:
-                reason: FinishReason | None = FinishReason.ERROR
-            else:
-                reason = map_stop_reason(self._stop_reason) or FinishReason.UNKNOWN
-            out.append(ResponseEnd(finish_reason=reason, stop_reason=self._stop_reason,
-                                   terminated=False))
+        """End the response if ``message_stop`` never came (see the module
+        docstring); a block a vendor opened after it is ended too."""
+        out: list[Event] = []
+        self._ledger.close_all(out, _snapshot)
+        self._ledger.finish(out, map_stop_reason(self._ledger.stop_reason), snapshot=_snapshot)
         return out
 
     # ------------------------------------------------------------ message events
@@ -273,21 +270,17 @@ class AnthropicParser:
         message_id = as_str(message.get("id"))
         model = as_str(message.get("model"))
         usage = as_dict(message.get("usage"))
-        metadata = extras(message, {"id": message_id, "model": model, "usage": usage})
-        for key, default in _MESSAGE_DEFAULTS.items():
+        metadata = unmodelled(message, {"id": message_id, "model": model, "usage": usage})
+        for key, default in MESSAGE_DEFAULTS.items():
             if metadata.get(key) == default:
                 del metadata[key]
         if not metadata.get("content"):  # empty today; kept when the API sends some
             metadata.pop("content", None)
-        metadata.update(extras(payload, {"type": True, "message": message}))
+        metadata.update(unmodelled(payload, {"type": True, "message": message}))
         out: list[Event] = []
-        if self._phase is _Phase.BEFORE_MESSAGE:
-            self._phase = _Phase.IN_MESSAGE
-            if self._next_index == 0:
-                out.append(ResponseStart(id=message_id, model=model, metadata=metadata,
-                                         provider=self.name))
-            else:  # blocks came first and started the response
-                out.append(ResponseMetadata(metadata=metadata, id=message_id, model=model))
+        if not self._message_started:  # the response's start, or (after a block) its id
+            self._message_started = True
+            self._ledger.start(out, id=message_id, model=model, metadata=metadata)
         elif metadata:  # a repeated message_start: keep the first id, record the rest
             out.append(ResponseMetadata(metadata=metadata))
         if usage is not None:
@@ -299,12 +292,12 @@ class AnthropicParser:
         ``stop_details``, ``container``...), and the final usage."""
         delta = as_dict(payload.get("delta"))
         usage = as_dict(payload.get("usage"))
-        metadata = extras(payload, {"type": True, "delta": delta, "usage": usage})
+        metadata = unmodelled(payload, {"type": True, "delta": delta, "usage": usage})
         if delta is not None:
             stop_reason = as_str(delta.get("stop_reason"))
             if stop_reason is not None:
-                self._stop_reason = stop_reason
-            metadata.update(extras(delta, {"stop_reason": stop_reason}))
+                self._ledger.stop_reason = stop_reason
+            metadata.update(unmodelled(delta, {"stop_reason": stop_reason}))
         out: list[Event] = []
         if metadata:
             out.append(ResponseMetadata(metadata=metadata))
@@ -313,18 +306,12 @@ class AnthropicParser:
         return out
 
     def _message_stop(self, payload: dict[str, Any]) -> list[Event]:
-        out = self._close_all()
-        metadata = extras(payload, {"type": True})  # a gateway's invocation metrics...
+        out: list[Event] = []
+        self._ledger.close_all(out, _snapshot)
+        metadata = unmodelled(payload, {"type": True})  # a gateway's invocation metrics...
         if metadata:
             out.append(ResponseMetadata(metadata=metadata))
-        if self._phase not in _ENDED:
-            if self._errored and self._stop_reason is None:
-                reason: FinishReason | None = FinishReason.ERROR
-            else:
-                reason = map_stop_reason(self._stop_reason)
-            out.append(ResponseEnd(finish_reason=reason, stop_reason=self._stop_reason,
-                                   terminated=True))
-        self._phase = _Phase.STOPPED
+        self._ledger.end(out, map_stop_reason(self._ledger.stop_reason))
         return out
 
     def _ping(self, payload: dict[str, Any]) -> list[Event]:
@@ -332,8 +319,9 @@ class AnthropicParser:
 
     def _error(self, payload: dict[str, Any]) -> list[Event]:
         """``{"type": "error", "error": {"type": ..., "message": ...}}`` mid-stream."""
-        self._errored = True
-        return [error_event(payload.get("error", payload), payload)]
+        out: list[Event] = []
+        self._ledger.error(error_event(payload.get("error", payload), payload), out)
+        return out
 
     # ------------------------------------------------------------ block events
 
@@ -343,28 +331,27 @@ class AnthropicParser:
         if block is None:  # kept whole as a raw block
             block = {"type": "unknown", "content_block": payload.get("content_block")}
         out: list[Event] = []
-        restarted = self._open.pop(key, None)
-        if restarted is not None:  # a vendor restarted an open index: end the old block
-            out += self._end(restarted)
-        self._open[key] = self._start_block(block, out)
+        self._close(key, out)  # a vendor restarted an open index: end the old block
+        self._open(key, block, out)
         return out
 
-    def _start_block(self, block: dict[str, Any], out: list[Event]) -> _OpenBlock:
-        """Open the streamkit block for an Anthropic ``content_block``. A block
-        before ``message_start`` starts the response, with the provider only:
-        the late ``message_start`` brings id and model as metadata."""
-        if self._next_index == 0 and self._phase is _Phase.BEFORE_MESSAGE:
-            out.append(ResponseStart(provider=self.name))
-        index = self._next_index
-        self._next_index += 1
-        new = content_block(block)
-        state = _OpenBlock(index, type(new))
+    def _open(self, key: int | None, block: dict[str, Any], out: list[Event]) -> _OpenBlock:
+        """Open the streamkit block for an Anthropic ``content_block`` (a block
+        before ``message_start`` starts the response: the ledger does)."""
+        new = content_block(block, self.ids)
+        state = self._ledger.open(key, new, out)
         if type(new) is ToolCallBlock:
             state.call_id = new.id
             state.name = new.name
             state.start_input = start_input(block)
-        out.append(BlockStart(index=index, block=new))
         return state
+
+    def _close(self, key: int | None, out: list[Event]) -> None:
+        """End the block open at ``key``, if any (a stop for a block that is
+        not open closes nothing)."""
+        state = self._blocks.get(key)
+        if state is not None:
+            self._ledger.close(key, out, _snapshot(state))
 
     def _content_block_delta(self, payload: dict[str, Any]) -> list[Event]:
         delta = as_dict(payload.get("delta"))
@@ -377,7 +364,7 @@ class AnthropicParser:
         out: list[Event] = []
         state = self._block_for(as_int(payload.get("index")), rule, out)
         if len(delta) > 2:  # fields beside type and content: the block keeps them
-            rest = extras(delta, {"type": True, rule.field: value})
+            rest = unmodelled(delta, {"type": True, rule.field: value})
             if rest:
                 out.append(BlockDelta(index=state.index, delta=MetadataDelta(rest)))
         if rule.block is ToolCallBlock:
@@ -391,32 +378,13 @@ class AnthropicParser:
         """The open block a delta goes to: the one at ``key`` when its class
         matches, else a new block of the right kind (a block at ``key`` of
         another kind is ended first). Nothing is dropped and nothing raises."""
-        state = self._open.get(key)
-        if state is not None and (rule.block is None or state.block_type is rule.block):
+        state = self._blocks.get(key)
+        if state is not None and (rule.block is None or state.kind is rule.block):
             return state
-        if state is not None:
-            out += self._end(self._open.pop(key))
-        state = self._open[key] = self._start_block({"type": rule.opens}, out)
-        return state
+        self._close(key, out)
+        return self._open(key, {"type": rule.opens}, out)
 
     def _content_block_stop(self, payload: dict[str, Any]) -> list[Event]:
-        state = self._open.pop(as_int(payload.get("index")), None)
-        if state is None:  # a stop for a block that is not open: nothing to close
-            return []
-        return self._end(state)
-
-    def _end(self, state: _OpenBlock) -> list[Event]:
-        """``BlockEnd`` for one block; for a tool call that got no argument
-        deltas the snapshot carries its input: ``{}``, or the input its start
-        sent (cut-off JSON is marked by the accumulator)."""
-        if state.block_type is not ToolCallBlock or state.arguments_streamed:
-            return [BlockEnd(index=state.index)]
-        snapshot = ToolCallBlock(state.call_id, state.name, state.start_input or "{}")
-        return [BlockEnd(index=state.index, snapshot=snapshot)]
-
-    def _close_all(self) -> list[Event]:
         out: list[Event] = []
-        for state in sorted(self._open.values(), key=lambda open_block: open_block.index):
-            out += self._end(state)
-        self._open.clear()
+        self._close(as_int(payload.get("index")), out)
         return out

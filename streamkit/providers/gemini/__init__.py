@@ -1,19 +1,46 @@
-"""Gemini (AI Studio and Vertex) generateContent:
-the whole wire format, both directions side by side.
+"""Gemini ``generateContent`` (the Gemini API and Vertex AI): the whole wire
+format, both directions side by side, and its record :data:`WIRE`.
 
-``stream.py`` reads its streaming output into streamkit events (chunk level),
-``candidate.py`` makes each candidate's parts into blocks, and ``rules.py``
-holds the wire words as data (finish reasons, usage fields, inline bytes).
+========================  ====================================================
+``stream.py``             the stream parser: ``alt=sse`` chunks -> events (the
+                          chunk level: identity, usage, prompt feedback, errors)
+``candidate.py``          one candidate (= choice): what each part means as
+                          blocks on its :class:`~streamkit.providers.ledger.BlockLedger`,
+                          its metadata and citations
+``request.py``            request bodies: :func:`build_request`, :func:`parse_request`
+``response.py``           a non-streamed body -> ``ChatResponse`` (through the
+                          stream parser, :func:`~streamkit.providers.body.read_body`)
+``content.py``            request parts <-> blocks, both directions, and the
+                          cross-provider turn policy
+``spelling.py``           a body's camelCase / snake_case spelling, kept as data
+``wire.py``               the wire's words as data: finish reasons, usage
+                          fields, part field types, inline bytes
+``http.py``               where the endpoint is; the model goes in the URL
+========================  ====================================================
 
-The other direction: ``request.py`` builds and reads request bodies
-(:func:`streamkit.build_request` / :func:`streamkit.parse_request`),
-``response.py`` reads a non-streamed answer (:func:`streamkit.parse_response`),
-``content.py`` turns blocks into the wire's parts and back, ``http.py`` says
-where the endpoint is; ``spelling.py`` keeps a body's
-camelCase / snake_case spelling.
+Vertex AI (registry name ``vertex``) speaks this wire with no dialect: the
+parser reports the vendor it was built for as the responses' provider.
 """
 
-from .rules import FINISH_REASONS, USAGE_FIELDS, map_finish_reason, map_usage
+from ..wire_format import WireFormat
+from .http import MODEL_IN_BODY, endpoint
+from .request import build_request, parse_request
+from .response import parse_response
 from .stream import GeminiParser
+from .wire import FINISH_REASONS, NAME, USAGE_FIELDS, map_finish_reason, map_usage
 
-__all__ = ["FINISH_REASONS", "USAGE_FIELDS", "GeminiParser", "map_finish_reason", "map_usage"]
+WIRE = WireFormat(
+    name=NAME,
+    title="Gemini generateContent",
+    parser=GeminiParser,
+    build_request=build_request,
+    parse_request=parse_request,
+    parse_response=parse_response,
+    finish_reasons=FINISH_REASONS,
+    usage_fields=USAGE_FIELDS,
+    endpoint=endpoint,
+    model_in_body=MODEL_IN_BODY,
+)
+
+__all__ = ["FINISH_REASONS", "USAGE_FIELDS", "WIRE", "GeminiParser", "map_finish_reason",
+           "map_usage"]

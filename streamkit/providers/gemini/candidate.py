@@ -1,8 +1,11 @@
-"""One Gemini candidate (one choice): its parts made into blocks, its fields
-into response metadata, its end.
+"""One Gemini candidate (one choice): what each of its parts means as blocks,
+its fields as response metadata, its citations.
 
 Gemini has no block structure on the wire: each chunk's ``parts`` are simply
-appended. A :class:`Candidate` makes blocks out of them:
+appended, so a candidate has at most one open block, kept in its
+:class:`~streamkit.providers.ledger.BlockLedger` (which also keeps the
+lifecycle, the indexes and the made-up ids). This module is the table of what
+a part does to it:
 
 - consecutive text parts merge into one text block, consecutive ``thought: true``
   parts into one thinking block; a change of kind closes the open block;
@@ -12,7 +15,7 @@ appended. A :class:`Candidate` makes blocks out of them:
   block; a text part bringing a second signature starts a new block so that no
   signature replaces another;
 - ``functionCall`` with complete ``args`` is a complete tool call (Gemini sends
-  no call id on the public API: one is generated); Vertex
+  no call id on the public API: one is made up from the stream); Vertex
   ``streamFunctionCallArguments`` (``willContinue`` + ``partialArgs`` updates,
   closed by an empty ``functionCall``) is streamed as argument JSON text through
   :class:`~streamkit.partial_json.JSONPathBuilder`; an update it cannot place
@@ -23,9 +26,14 @@ appended. A :class:`Candidate` makes blocks out of them:
   :class:`~streamkit.blocks.DataBlock` as raw bytes (TTS streams); other inline
   data (images) are complete blocks; ``fileData`` is a URL data block; anything
   else (``executableCode``, ``codeExecutionResult``, future part kinds) is a
-  :class:`~streamkit.blocks.RawBlock` holding the whole part.
+  :class:`~streamkit.blocks.RawBlock` holding the whole part;
+- ``citationMetadata.citations`` become typed
+  :class:`~streamkit.blocks.Citation` s of the open text block (``uri`` ->
+  ``url``, ``startIndex`` / ``endIndex`` -> ``start`` / ``end``, the object in
+  ``raw``), or, with no text block open, the raw objects in the response's
+  ``metadata["citations"]``.
 
-Wrongly typed fields (see :data:`~streamkit.providers.gemini.rules.FIELD_TYPES`)
+Wrongly typed fields (see :data:`~streamkit.providers.gemini.wire.FIELD_TYPES`)
 are treated as absent and kept: a part whose content cannot be read (``text``
 not a string, ``inlineData.data`` not base64, ``functionCall`` not an
 object...) becomes a ``RawBlock`` of the whole part with
@@ -37,7 +45,6 @@ under its own name.
 from __future__ import annotations
 
 from collections.abc import Callable
-from enum import Enum
 from typing import Any, NamedTuple
 
 import msgspec
@@ -45,6 +52,7 @@ import msgspec
 from ...blocks import (
     Base64Source,
     Block,
+    Citation,
     DataBlock,
     RawBlock,
     TextBlock,
@@ -54,15 +62,12 @@ from ...blocks import (
 )
 from ...events import (
     BlockDelta,
-    BlockEnd,
-    BlockStart,
     CitationDelta,
     DataDelta,
     Delta,
     Event,
     MetadataAppendDelta,
     MetadataDelta,
-    ResponseEnd,
     ResponseMetadata,
     SignatureDelta,
     TextDelta,
@@ -71,13 +76,18 @@ from ...events import (
 )
 from ...finish import FinishReason
 from ...partial_json import JSONPathBuilder, JSONPathValue
-from ..coerce import as_str
-from .rules import decode_base64, is_audio, unread_fields
+from ..coerce import as_int, as_str
+from ..ledger import BlockLedger, OpenBlock
+from ..lossless import unmodelled
+from .wire import FIELD_TYPES, NAME, decode_base64, is_audio
 
 _ENCODE = msgspec.json.encode
 
+#: The ledger key of a candidate's one open block (Gemini parts have no ids).
+_PART = "part"
+
 # The fields each part or object reader reads (the rest is kept as metadata).
-_CANDIDATE_READ = frozenset({"content", "index", "finishReason", "citationMetadata"})
+_CANDIDATE_READ = dict.fromkeys(("content", "index", "finishReason", "citationMetadata"), True)
 _CONTENT_READ = frozenset({"parts", "role"})
 _TEXT_READ = frozenset({"text", "thought", "thoughtSignature"})
 _CALL_READ = frozenset({"name", "args", "id", "partialArgs", "willContinue"})
@@ -97,68 +107,65 @@ _ARGUMENT_VALUES: dict[str, tuple[type, ...]] = {
 }
 
 
-class BlockKind(Enum):
-    """What the block a candidate has open is, i.e. which parts extend it."""
-
-    TEXT = "text"
-    THINKING = "thinking"
-    CALL = "call"  # a complete function call, open so that a trailing signature can attach
-    STREAMED_CALL = "streamed_call"  # a Vertex call still receiving partialArgs
-    AUDIO = "audio"  # inline audio that further parts of the same media type extend
-    COMPLETE = "complete"  # an image, a file or a raw part: nothing extends it
-
-
-_TEXT = BlockKind.TEXT  # read per part: an Enum member lookup costs ~0.2 µs on 3.11
-
-
-class Phase(Enum):
-    """A candidate's lifecycle."""
-
-    STREAMING = "streaming"
-    FINISHED = "finished"  # its own finishReason came (the provider's terminator)
-    BLOCKED = "blocked"  # the prompt was blocked: ended as content_filter
-    CUT = "cut"  # the input ended without a finishReason
-
-
 class TextKind(NamedTuple):
-    """Text and thought parts differ only by these names."""
+    """Text and thought parts differ only by these: the block class, its id
+    prefix and its delta."""
 
-    kind: BlockKind
-    block: Callable[[], Block]
+    block: type[TextBlock] | type[ThinkingBlock]
+    prefix: str
     delta: Callable[[str], Delta]
 
 
 _TEXT_KINDS = {
-    False: TextKind(BlockKind.TEXT, TextBlock, TextDelta),
-    True: TextKind(BlockKind.THINKING, ThinkingBlock, ThinkingDelta),
+    False: TextKind(TextBlock, "text", TextDelta),
+    True: TextKind(ThinkingBlock, "think", ThinkingDelta),
 }
 
 
-class OpenBlock:
-    """The block a candidate has open: its kind, streamkit index and what the
-    parts that may extend it must match."""
+def unread_fields(fields: dict[str, Any], read: frozenset[str]) -> dict[str, Any]:
+    """The rule of :func:`~streamkit.providers.lossless.unmodelled` (null
+    fields dropped; a field read as absent because its value has not its
+    :data:`FIELD_TYPES` type kept under its own name), in one pass over the
+    part: thought parts go through here once per token."""
+    return {key: value for key, value in fields.items() if value is not None and (
+        key not in read or type(value) is not FIELD_TYPES.get(key, type(value)))}
 
-    __slots__ = ("builder", "index", "kind", "media_type", "signed", "unassembled")
 
-    def __init__(self, kind: BlockKind, index: int) -> None:
-        self.kind = kind
-        self.index = index
+def read_citation(citation: Any) -> Citation:
+    """A ``citationMetadata.citations`` item as a :class:`Citation` (the item
+    kept whole in ``raw``; an item that is not an object as ``{"value": item}``)."""
+    if type(citation) is not dict:
+        return Citation(raw={"value": citation}, wire=NAME)
+    return Citation(url=as_str(citation.get("uri")), title=as_str(citation.get("title")),
+                    start=as_int(citation.get("startIndex")),
+                    end=as_int(citation.get("endIndex")), raw=citation, wire=NAME)
+
+
+class GeminiBlock(OpenBlock):
+    """The ledger's record of a candidate's open block, with what the parts
+    that may extend it must match."""
+
+    __slots__ = ("builder", "call_id", "media_type", "signed", "unassembled")
+
+    def __init__(self, index: int, kind: type[Block]) -> None:
+        super().__init__(index, kind)
         self.media_type = ""  # of an audio block: a part of another type starts a new one
         self.signed = False  # a thought signature is already attached
         self.builder: JSONPathBuilder | None = None  # of a streamed call
+        self.call_id = ""  # of a streamed call: the id its closing snapshot names
         self.unassembled = False  # the builder refused a partialArgs update
 
 
 class Candidate:
-    """One candidate's state: the block it has open and what it reported."""
+    """One candidate's state: its ledger (lifecycle and open block) and what
+    it reported."""
 
-    __slots__ = ("called", "choice", "citations_seen", "extras", "next_index", "open", "phase")
+    __slots__ = ("blocks", "called", "choice", "citations_seen", "extras", "ledger")
 
-    def __init__(self, choice: int) -> None:
-        self.choice = choice
-        self.phase = Phase.STREAMING
-        self.open: OpenBlock | None = None
-        self.next_index = 0
+    def __init__(self, ledger: BlockLedger[GeminiBlock]) -> None:
+        self.ledger = ledger
+        self.choice = ledger.choice
+        self.blocks = ledger.blocks  # the open block is blocks.get(_PART): read per part
         self.called = False  # a function call was produced: STOP means tool_calls
         self.extras: dict[str, Any] = {}  # candidate metadata last reported, by key
         self.citations_seen: set[bytes] = set()  # each citation (as JSON) is reported once
@@ -178,10 +185,9 @@ class Candidate:
                 self._content_extras(content, out)
         elif content is not None:
             self.extra("content", content, out)
-        if not data.keys() <= _CANDIDATE_READ:
-            for key, value in data.items():
-                if key not in _CANDIDATE_READ:
-                    self.extra(key, value, out)
+        if not data.keys() <= _CANDIDATE_READ.keys():
+            for key, value in unmodelled(data, _CANDIDATE_READ).items():
+                self.extra(key, value, out)
         citations = data.get("citationMetadata")
         if citations is not None:
             self._citations(citations, out)
@@ -218,11 +224,11 @@ class Candidate:
                 fresh.append(citation)
         if not fresh:
             return
-        current = self.open
-        if current is not None and current.kind is BlockKind.TEXT:
+        current = self.blocks.get(_PART)
+        if current is not None and current.kind is TextBlock:
             for citation in fresh:
-                item = citation if type(citation) is dict else {"value": citation}
-                out.append(BlockDelta(index=current.index, delta=CitationDelta(item),
+                out.append(BlockDelta(index=current.index,
+                                      delta=CitationDelta(read_citation(citation)),
                                       choice=self.choice))
         else:
             out.append(ResponseMetadata(append={"citations": fresh}, choice=self.choice))
@@ -232,14 +238,16 @@ class Candidate:
     def _parts(self, parts: list[Any], out: list[Event]) -> None:
         """A chunk's parts, in order (most chunks: one bare text part)."""
         choice = self.choice
+        blocks = self.blocks
         for part in parts:
             if type(part) is not dict:
                 self._raw_part({"unknown": part}, out, "a part that is not an object")
                 continue
             if len(part) == 1:  # the hot path: a bare text part continuing text
                 text = part.get("text")
-                current = self.open
-                if type(text) is str and text and current is not None and current.kind is _TEXT:
+                current = blocks.get(_PART)
+                if (type(text) is str and text and current is not None
+                        and current.kind is TextBlock):
                     out.append(BlockDelta(index=current.index, delta=TextDelta(text),
                                           choice=choice))
                     continue
@@ -270,13 +278,16 @@ class Candidate:
             return
         kind = _TEXT_KINDS[part.get("thought") is True]
         signature = as_str(part.get("thoughtSignature"))
-        current = self.open
-        if (current is None or current.kind is not kind.kind
+        current = self.blocks.get(_PART)
+        if (current is None or current.kind is not kind.block
                 or (signature is not None and current.signed)):
-            current = self._start(kind.kind, kind.block(), out)
+            current = self._text_block(kind, out)
         out.append(BlockDelta(index=current.index, delta=kind.delta(text), choice=self.choice))
         self._sign(current, signature, out)
         self._block_metadata(current, unread_fields(part, _TEXT_READ), out)
+
+    def _text_block(self, kind: TextKind, out: list[Event]) -> GeminiBlock:
+        return self._open(kind.block(id=self.ledger.made_up_id(kind.prefix)), out)
 
     def _signature_only(self, part: dict[str, Any], out: list[Event]) -> None:
         """A part with no content of its own: its signature and extras go to the
@@ -285,10 +296,9 @@ class Candidate:
         extras = unread_fields(part, _TEXT_READ)
         if signature is None and not extras:
             return  # an empty text part: nothing to keep
-        current = self.open
+        current = self.blocks.get(_PART)
         if current is None:
-            kind = _TEXT_KINDS[part.get("thought") is True]
-            current = self._start(kind.kind, kind.block(), out)
+            current = self._text_block(_TEXT_KINDS[part.get("thought") is True], out)
         self._sign(current, signature, out)
         self._block_metadata(current, extras, out)
 
@@ -300,8 +310,8 @@ class Candidate:
         self.called = True
         signature = as_str(part.get("thoughtSignature"))
         metadata = {**unread_fields(call, _CALL_READ), **unread_fields(part, _CALL_PART_READ)}
-        current = self.open
-        if current is not None and current.kind is BlockKind.STREAMED_CALL:
+        current = self.blocks.get(_PART)
+        if current is not None and current.builder is not None:  # a call streaming
             if "name" not in call:  # more arguments (or the end) of the call streaming
                 self._partial_args(current, call, out)
                 self._sign(current, signature, out)
@@ -312,22 +322,23 @@ class Candidate:
         if not call:  # a stray terminator with no call streaming: nothing to close
             self._signature_only(part, out)
             return
-        block_id, name = as_str(call.get("id")), as_str(call.get("name")) or ""
+        call_id = as_str(call.get("id")) or self.ledger.made_up_id("call")
+        name = as_str(call.get("name")) or ""
         if call.get("willContinue") is True or "partialArgs" in call:  # Vertex streamed arguments
-            current = self._start(BlockKind.STREAMED_CALL,
-                                  ToolCallBlock(block_id, name, metadata=metadata), out)
+            current = self._open(ToolCallBlock(call_id, name, metadata=metadata), out)
             current.builder = JSONPathBuilder()
+            current.call_id = call_id
             self._partial_args(current, call, out)
             self._sign(current, signature, out)
             self._end_streamed_call(call, out)
             return
         args = call.get("args")
         arguments = _ENCODE(args if args is not None else {}).decode()
-        current = self._start(BlockKind.CALL,
-                              ToolCallBlock(block_id, name, arguments, metadata=metadata), out)
+        current = self._open(ToolCallBlock(call_id, name, arguments, metadata=metadata), out)
         self._sign(current, signature, out)
 
-    def _partial_args(self, current: OpenBlock, call: dict[str, Any], out: list[Event]) -> None:
+    def _partial_args(self, current: GeminiBlock, call: dict[str, Any],
+                      out: list[Event]) -> None:
         """Vertex ``partialArgs`` updates -> argument JSON text, via the builder."""
         builder = current.builder
         updates = call.get("partialArgs")
@@ -350,7 +361,7 @@ class Candidate:
         if call.get("willContinue") is not True:
             self.close_block(out)
 
-    def _unassembled(self, current: OpenBlock, update: Any, out: list[Event]) -> None:
+    def _unassembled(self, current: GeminiBlock, update: Any, out: list[Event]) -> None:
         """An update the builder cannot place: kept in the block's metadata, and
         the call marked incomplete at its end."""
         current.unassembled = True
@@ -373,17 +384,17 @@ class Candidate:
         signature = as_str(part.get("thoughtSignature"))
         extras = {**unread_fields(inline, _INLINE_READ), **unread_fields(part, _INLINE_PART_READ)}
         if not is_audio(media_type):  # an image: complete in one part
-            image = self._start(BlockKind.COMPLETE, DataBlock(
-                media_type=media_type, name=name, source=Base64Source(raw, media_type),
-                metadata=extras), out)
+            image = self._open(DataBlock(
+                self.ledger.made_up_id("data"), media_type, name,
+                Base64Source(raw, media_type), metadata=extras), out)
             self._sign(image, signature, out)
             return
-        current = self.open
-        if (current is None or current.kind is not BlockKind.AUDIO
+        current = self.blocks.get(_PART)
+        if (current is None or current.kind is not DataBlock
                 or current.media_type != media_type
                 or (signature is not None and current.signed)):
-            current = self._start(BlockKind.AUDIO, DataBlock(media_type=media_type, name=name),
-                                  out)
+            current = self._open(DataBlock(self.ledger.made_up_id("data"), media_type, name),
+                                 out)
             current.media_type = media_type
         out.append(BlockDelta(index=current.index, delta=DataDelta(raw), choice=self.choice))
         self._block_metadata(current, extras, out)
@@ -396,9 +407,9 @@ class Candidate:
             self._raw_part(part, out, "fileData.fileUri is not a string")
             return
         media_type = as_str(data.get("mimeType")) or ""
-        current = self._start(BlockKind.COMPLETE, DataBlock(
-            media_type=media_type, name=as_str(data.get("displayName")),
-            source=URLSource(uri, media_type),
+        current = self._open(DataBlock(
+            self.ledger.made_up_id("data"), media_type, as_str(data.get("displayName")),
+            URLSource(uri, media_type),
             metadata={**unread_fields(data, _FILE_READ), **unread_fields(part, _FILE_PART_READ)},
         ), out)
         self._sign(current, as_str(part.get("thoughtSignature")), out)
@@ -409,40 +420,35 @@ class Candidate:
         says why): the whole part, kept."""
         kind = next((k for k in part if k not in _SIGNATURE_ONLY), "unknown")
         metadata = {"unreadable": unreadable} if unreadable else None
-        current = self._start(BlockKind.COMPLETE, RawBlock(kind, dict(part), metadata=metadata),
-                              out)
+        current = self._open(RawBlock(kind, dict(part), id=self.ledger.made_up_id("raw"),
+                                      metadata=metadata), out)
         self._sign(current, as_str(part.get("thoughtSignature")), out)
 
     # ------------------------------------------------------------ blocks
 
-    def _sign(self, current: OpenBlock, signature: str | None, out: list[Event]) -> None:
+    def _sign(self, current: GeminiBlock, signature: str | None, out: list[Event]) -> None:
         if signature is not None:
             current.signed = True
             out.append(BlockDelta(index=current.index, delta=SignatureDelta(signature),
                                   choice=self.choice))
 
-    def _block_metadata(self, current: OpenBlock, extras: dict[str, Any],
+    def _block_metadata(self, current: GeminiBlock, extras: dict[str, Any],
                         out: list[Event]) -> None:
         if extras:
             out.append(BlockDelta(index=current.index, delta=MetadataDelta(extras),
                                   choice=self.choice))
 
-    def _start(self, kind: BlockKind, block: Block, out: list[Event]) -> OpenBlock:
+    def _open(self, block: Block, out: list[Event]) -> GeminiBlock:
         """Close the open block and open ``block`` after it."""
-        if self.open is not None:
-            self.close_block(out)
-        current = self.open = OpenBlock(kind, self.next_index)
-        self.next_index += 1
-        out.append(BlockStart(index=current.index, block=block, choice=self.choice))
-        return current
+        self.close_block(out)
+        return self.ledger.open(_PART, block, out)
 
     def close_block(self, out: list[Event], *, cut_off: bool = False) -> None:
         """End the open block; a streamed call gets its closing JSON text, and is
         marked incomplete when ``cut_off`` (MAX_TOKENS) or when updates were refused."""
-        current = self.open
+        current = self.blocks.get(_PART)
         if current is None:
             return
-        self.open = None
         snapshot = None
         if current.builder is not None:
             tail = current.builder.close()
@@ -450,22 +456,25 @@ class Candidate:
                 out.append(BlockDelta(index=current.index, delta=ToolInputDelta(tail),
                                       choice=self.choice))
             if cut_off or current.unassembled:
-                snapshot = ToolCallBlock(incomplete=True)
-        out.append(BlockEnd(index=current.index, snapshot=snapshot, choice=self.choice))
+                snapshot = ToolCallBlock(current.call_id, incomplete=True)
+        self.ledger.close(_PART, out, snapshot)
 
     # ------------------------------------------------------------ the end
 
-    @property
-    def ended(self) -> bool:
-        return self.phase is not Phase.STREAMING
-
-    def end(self, phase: Phase, finish_reason: FinishReason, stop_reason: str | None,
-            out: list[Event]) -> None:
-        """The candidate's ResponseEnd; ``phase`` says how it ended."""
+    def end(self, reason: FinishReason, stop_reason: str | None, out: list[Event]) -> None:
+        """The provider ended the candidate (its ``finishReason``, or a blocked prompt)."""
+        if self.ledger.ended:
+            return
         self.close_block(out)
-        self.phase = phase
-        out.append(ResponseEnd(finish_reason=finish_reason, stop_reason=stop_reason,
-                               terminated=phase is not Phase.CUT, choice=self.choice))
+        self.ledger.stop_reason = stop_reason
+        self.ledger.end(out, reason)
+
+    def cut(self, out: list[Event]) -> None:
+        """The input ended first: ``unknown`` (``error`` after an error), not terminated."""
+        if self.ledger.ended:
+            return
+        self.close_block(out)
+        self.ledger.finish(out)
 
 
 def _assemble(builder: JSONPathBuilder, update: Any) -> str | None:

@@ -36,11 +36,21 @@ never sent (:data:`RECORDS`): ``snake_case`` (the spelling, see
 ``generated_id``, ``response_object``, ``base64`` and the stream parser's
 ``signature`` / ``unreadable`` / ``unassembledPartialArgs``.
 
+Provenance. Everything the request reader keeps in a block's, a message's or
+a result's metadata is :class:`~streamkit.extras.Extras` of ``gemini``, the
+records included, so they never reach another wire's body; the writers here
+read metadata only through :func:`~streamkit.extras.extras_for`, so another
+wire's extras (an Anthropic ``cache_control``, an OpenAI ``name``) never reach
+a Gemini part either. The one fact read whatever its origin is
+``generated_id``: a made-up id is never sent, whoever made it up.
+
 Function call ids. AI Studio usually sends ``functionCall`` without ``id``;
 :class:`ToolCallBlock` needs one, so the stream parser and the request parser
-make one up. A made-up id is never written back (:func:`made_up_id`): the
-matching ``functionResponse`` then goes without ``id`` too, by ``name`` and
-position, as Gemini matched them before it had ids.
+make one up, derived from the stream or the body
+(:class:`~streamkit.ids.StreamIds`: two reads of the same bytes agree). A
+made-up id is never written back (:func:`made_up_id`): the matching
+``functionResponse`` then goes without ``id`` too, by ``name`` and position,
+as Gemini matched them before it had ids.
 
 Tool results. ``response`` is a JSON object; the API reference reads an
 ``output`` key as the function's output and an ``error`` key as its failure
@@ -52,8 +62,8 @@ and files of a result go in ``functionResponse.parts`` (Gemini 3's multimodal
 function responses; earlier models refuse them).
 
 Reading a request is lossless: a part becomes a block only when writing the
-block gives the part back exactly (:func:`_exactly`), otherwise it is kept
-whole as a :class:`RawBlock` and goes back verbatim.
+block gives the part back exactly (:func:`~streamkit.providers.lossless.exactly`),
+otherwise it is kept whole as a :class:`RawBlock` and goes back verbatim.
 
 Sending an assistant turn (the cross-provider policy)
 -----------------------------------------------------
@@ -92,7 +102,7 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
@@ -110,17 +120,20 @@ from ...blocks import (
     ToolCallBlock,
     ToolResultBlock,
     URLSource,
-    new_block_id,
 )
-from ...errors import ToolArgumentsError
+from ...errors import InvalidBodyError, UnsupportedFeatureError
+from ...extras import Extras, extras_for, origin_of
+from ...ids import StreamIds
 from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_str
+from ..lossless import exactly, unread
 from ..turns import thinking_as_text
-from .rules import decode_base64
 from .spelling import SNAKE_CASE, Spelling, camel
+from .wire import NAME, decode_base64
 
 Wire = dict[str, Any]
+Metadata = Mapping[str, Any]
 
 #: Metadata key of a non-thinking block's ``thoughtSignature`` (merge.py's place for it).
 SIGNATURE = "signature"
@@ -167,25 +180,26 @@ _ENCODE = msgspec.json.encode
 # ---------------------------------------------------------------- metadata
 
 
-def _extras(metadata: dict[str, Any]) -> tuple[Wire, Wire]:
-    """Block metadata as wire fields: (those of the part, those of the object in it)."""
+def _wire_fields(metadata: Metadata) -> tuple[Wire, Wire]:
+    """Gemini's own extras of ``metadata`` as wire fields: (those of the part,
+    those of the object in it); records and another wire's extras are not fields."""
     part: Wire = {}
     inner: Wire = {}
-    for key, value in metadata.items():
+    for key, value in extras_for(metadata, NAME).items():
         if key not in RECORDS:
             (part if camel(key) in PART_FIELDS else inner)[key] = value
     return part, inner
 
 
-def absent_fields(metadata: dict[str, Any]) -> frozenset[str]:
+def absent_fields(metadata: Metadata) -> frozenset[str]:
     """The documented fields a read object left out (:data:`ABSENT`)."""
     names = metadata.get(ABSENT)
     return frozenset(name for name in names or () if isinstance(name, str))
 
 
-def _records(spelling: Spelling, absent: list[str]) -> dict[str, Any]:
+def _records(spelling: Spelling, absent: list[str]) -> Wire:
     """The records a reader keeps (only those that say something)."""
-    out: dict[str, Any] = {}
+    out: Wire = {}
     if spelling.paths:
         out[SNAKE_CASE] = spelling.record()
     if absent:
@@ -195,9 +209,9 @@ def _records(spelling: Spelling, absent: list[str]) -> dict[str, Any]:
 
 def made_up_id(block: ToolCallBlock) -> bool:
     """Whether the call's id was made up by streamkit (the provider sent none):
-    ``metadata["generated_id"]`` says so when the reader marked it; otherwise
-    an id of streamkit's own shape (``call_`` + 24 hex digits) is taken as made
-    up. (The stream parser does not mark its ids yet.)"""
+    ``metadata["generated_id"]`` says so when the reader marked it, whichever
+    wire's reader it was; otherwise an id of streamkit's own shape (``call_``
+    + 24 hex digits, what the stream parser makes up) is taken as made up."""
     marked = block.metadata.get(GENERATED_ID)
     if isinstance(marked, bool):
         return marked
@@ -214,21 +228,21 @@ def _sign(part: Wire, signature: str | None, spelling: Spelling) -> None:
 
 def text_part(block: TextBlock) -> Wire:
     """``{"text"}`` (+ its signature and extras); citations are the response's,
-    not content, and are not sent back."""
-    spelling = Spelling.of(block.metadata)
-    part_extras, inner_extras = _extras(block.metadata)
+    not content (a ``Part`` has no field for them), and are not sent back."""
+    own = extras_for(block.metadata, NAME)
+    part_extras, inner_extras = _wire_fields(own)
     part: Wire = {"text": block.text}
-    _sign(part, as_str(block.metadata.get(SIGNATURE)), spelling)
+    _sign(part, as_str(own.get(SIGNATURE)), Spelling.of(own))
     return {**part, **inner_extras, **part_extras}
 
 
 def thought_part(block: ThinkingBlock) -> Wire:
     """``{"text", "thought": true}`` with its signature, as it came."""
-    spelling = Spelling.of(block.metadata)
-    part_extras, inner_extras = _extras(block.metadata)
-    part: Wire = {} if "text" in absent_fields(block.metadata) else {"text": block.thinking}
+    own = extras_for(block.metadata, NAME)
+    part_extras, inner_extras = _wire_fields(own)
+    part: Wire = {} if "text" in absent_fields(own) else {"text": block.thinking}
     part["thought"] = True
-    _sign(part, block.signature, spelling)
+    _sign(part, block.signature, Spelling.of(own))
     return {**part, **inner_extras, **part_extras}
 
 
@@ -236,21 +250,23 @@ def arguments(block: ToolCallBlock) -> dict[str, Any]:
     """The call's ``args`` object (Gemini's ``args`` is a JSON object)."""
     value = block.arguments()
     if type(value) is not dict:
-        raise ValueError(f"tool call {block.name!r} (id {block.id!r}) has arguments that are "
-                         "not a JSON object; Gemini's functionCall.args must be one")
+        raise UnsupportedFeatureError(
+            NAME, f"tool call {block.name!r} (id {block.id!r}) with arguments that are not a "
+            "JSON object", "functionCall.args must be one")
     return value
 
 
 def call_part(block: ToolCallBlock, *, write_id: bool) -> Wire:
     """``{"functionCall": {"id"?, "name", "args"}}`` (+ its signature)."""
-    spelling = Spelling.of(block.metadata)
-    part_extras, call_extras = _extras(block.metadata)
+    own = extras_for(block.metadata, NAME)
+    spelling = Spelling.of(own)
+    part_extras, call_extras = _wire_fields(own)
     call: Wire = {"id": block.id} if write_id else {}
     call["name"] = block.name
-    if "args" not in absent_fields(block.metadata):
+    if "args" not in absent_fields(own):
         call["args"] = arguments(block)
     part: Wire = {spelling.key("functionCall"): {**call, **call_extras}}
-    _sign(part, as_str(block.metadata.get(SIGNATURE)), spelling)
+    _sign(part, as_str(own.get(SIGNATURE)), spelling)
     return {**part, **part_extras}
 
 
@@ -271,8 +287,9 @@ def _data_url(url: str) -> tuple[str, bytes] | None:
 def data_part(block: DataBlock) -> Wire:
     """Inline bytes as ``inlineData`` (a ``data:`` URL too), a URL as ``fileData``
     (a Files API URI, a ``gs://`` or web URL: the API fetches it, not streamkit)."""
-    spelling = Spelling.of(block.metadata)
-    part_extras, inner_extras = _extras(block.metadata)
+    own = extras_for(block.metadata, NAME)
+    spelling = Spelling.of(own)
+    part_extras, inner_extras = _wire_fields(own)
     source = block.source
     inline = _data_url(source.url) if isinstance(source, URLSource) else None
     media_type = inline[0] if inline is not None else block.media_type
@@ -284,10 +301,11 @@ def data_part(block: DataBlock) -> Wire:
     else:
         kind = "inlineData"
         if not media_type:
-            raise ValueError(f"data block {block.id!r} has no media type; Gemini's inlineData "
-                             "needs a mimeType")
+            raise UnsupportedFeatureError(
+                NAME, f"data block {block.id!r} without a media type",
+                "inlineData needs a mimeType: set the block's media_type")
         raw = inline[1] if inline is not None else block.data
-        urlsafe = block.metadata.get(BASE64) == "urlsafe"
+        urlsafe = own.get(BASE64) == "urlsafe"
         encoded = (base64.urlsafe_b64encode if urlsafe else base64.b64encode)(raw).decode()
         inner = {spelling.key("mimeType", "inlineData.mimeType"): media_type, "data": encoded}
     if block.name is not None:
@@ -309,24 +327,39 @@ def user_part(block: UserContent) -> Wire:
     return raw_part(block)
 
 
+def user_parts(blocks: Iterable[UserContent]) -> list[Wire]:
+    """A user's content as parts. Another wire's raw items (an Anthropic
+    document block, kept whole by its reader) are no Gemini part: left out,
+    as another wire's provider items in an assistant turn are."""
+    return [user_part(block) for block in blocks
+            if not (isinstance(block, RawBlock) and not _is_own(block))]
+
+
+def _is_own(block: Block) -> bool:
+    """Whether ``block`` is Gemini's or nobody's (made by hand, or by a stream:
+    the turn's provider says whose)."""
+    return origin_of(block.metadata) in (None, NAME)
+
+
 def result_part(result: FunctionExecutionResult, *, name: str, write_id: bool) -> Wire:
     """``{"functionResponse": {"id"?, "name", "response", "parts"?}}`` (see the
     module docstring for ``response``)."""
-    spelling = Spelling.of(result.metadata)
-    part_extras, response_extras = _extras(result.metadata)
+    own = extras_for(result.metadata, NAME)
+    spelling = Spelling.of(own)
+    part_extras, response_extras = _wire_fields(own)
     answer: Wire = {"id": result.call_id} if write_id else {}
     answer["name"] = name
-    if "response" not in absent_fields(result.metadata):
-        answer["response"] = _response(result)
+    if "response" not in absent_fields(own):
+        answer["response"] = _response(result, bool(own.get(RESPONSE_OBJECT)))
     media = [block for block in result.blocks if isinstance(block, DataBlock)]
     if media:
         answer[spelling.key("parts", "functionResponse.parts")] = [data_part(b) for b in media]
     return {spelling.key("functionResponse"): {**answer, **response_extras}, **part_extras}
 
 
-def _response(result: FunctionExecutionResult) -> Wire:
+def _response(result: FunctionExecutionResult, whole_object: bool) -> Wire:
     text = result.text
-    if result.metadata.get(RESPONSE_OBJECT):
+    if whole_object:
         value = json.loads(text)
         if type(value) is not dict:
             raise ValueError(f"tool result for {result.call_id!r}: metadata['response_object'] "
@@ -381,7 +414,7 @@ def _thinking_as_text(block: ThinkingBlock, policy: ForeignThinking) -> list[Wir
 def _foreign_call(block: ToolCallBlock, policy: ForeignThinking) -> list[Wire]:
     """Another API's call as a plain ``functionCall``; its server-side calls are
     dropped (no function response can answer them here)."""
-    if block.metadata.get("server"):
+    if block.server_side:
         return []
     call: Wire = {} if made_up_id(block) else {"id": block.id}
     return [{"functionCall": {**call, "name": block.name, "args": arguments(block)}}]
@@ -414,21 +447,28 @@ _FOREIGN_PARTS: dict[type[Block], PartWriter] = {
 def model_parts(blocks: list[ContentBlock], *, own: bool,
                 foreign_thinking: ForeignThinking) -> list[Wire]:
     """An assistant turn's blocks as the parts of a ``model`` content. Another
-    API's turn keeps text, tool calls and (as text) thinking; its first
-    function call carries :data:`FOREIGN_CALL_SIGNATURE`."""
-    writers = _OWN_PARTS if own else _FOREIGN_PARTS
+    API's turn keeps text, tool calls and (as text) thinking; so does a block
+    another wire's reader made in a turn of this wire. When the turn's first
+    function call is another API's, it carries :data:`FOREIGN_CALL_SIGNATURE`."""
     parts: list[Wire] = []
+    foreign_call: Wire | None = None
+    first_call = True
     for block in blocks:
-        parts += writers[type(block)](block, foreign_thinking)
-    if not own:
-        first_call = next((part for part in parts if "functionCall" in part), None)
-        if first_call is not None:
-            first_call["thoughtSignature"] = FOREIGN_CALL_SIGNATURE
+        foreign = not (own and _is_own(block))
+        written = (_FOREIGN_PARTS if foreign else _OWN_PARTS)[type(block)](
+            block, foreign_thinking)
+        for part in written:
+            if first_call and "functionCall" in part:
+                first_call = False
+                foreign_call = part if foreign else None
+        parts += written
+    if foreign_call is not None:
+        foreign_call["thoughtSignature"] = FOREIGN_CALL_SIGNATURE
     return parts
 
 
 def _model_part(block: Block) -> Wire:
-    """The one part an own assistant block is (for :func:`_exactly`)."""
+    """The one part an own assistant block is (for the exactness check)."""
     written = _OWN_PARTS[type(block)](block, "drop")
     if len(written) != 1:
         raise ValueError("not exactly one part")
@@ -438,31 +478,32 @@ def _model_part(block: Block) -> Wire:
 # ---------------------------------------------------------------- reading parts
 
 
-def _exactly(block: Block, write: Callable[[Any], Wire], part: Wire) -> Block:
-    """``block`` when writing it gives ``part`` back exactly, else the part kept
-    whole: reading a request never loses a field or changes a form."""
-    try:
-        if write(block) == part:
-            return block
-    except (ValueError, TypeError, ToolArgumentsError):
-        pass
-    return RawBlock(_kind(part), part)
-
-
 def _kind(part: Wire) -> str:
     """A raw part's kind: its first key that is not a signature field."""
     return next((key for key in part if key not in _SIGNATURE_FIELDS), "unknown")
 
 
+def _kept(part: Wire, ids: StreamIds) -> RawBlock:
+    """A part kept whole, as it came."""
+    return RawBlock(_kind(part), part, id=ids.make("raw"), metadata=Extras(NAME))
+
+
+def _exactly(block: Block, write: Callable[[Any], Wire], part: Wire, ids: StreamIds) -> Block:
+    """``block`` when it writes back as ``part``, else the part kept whole."""
+    return exactly(block, write, part, kind=_kind(part), wire=NAME, ids=ids)
+
+
 def _part_dict(part: Any) -> Wire:
     if type(part) is not dict:
-        raise ValueError(f"a Gemini part must be an object, not {str(part)[:200]}")
+        raise InvalidBodyError(f"a Gemini part must be an object, not {str(part)[:200]}",
+                               wire=NAME)
     return part
 
 
-def _unread(wire: Wire, *keys: str | None) -> Wire:
-    read = {key for key in keys if key is not None}
-    return {key: value for key, value in wire.items() if key not in read}
+def _unread(wire: Wire, *keys: str | None) -> Extras:
+    """:func:`~streamkit.providers.lossless.unread`, with the keys a reader did
+    not find (``None``) left out."""
+    return unread(wire, *(key for key in keys if key is not None), wire=NAME)
 
 
 def _signature(part: Wire, spelling: Spelling) -> tuple[str | None, str | None]:
@@ -471,43 +512,43 @@ def _signature(part: Wire, spelling: Spelling) -> tuple[str | None, str | None]:
     return (as_str(part[key]), key) if key is not None else (None, None)
 
 
-def _read_text(part: Wire) -> Block:
+def _read_text(part: Wire, ids: StreamIds) -> Block:
     spelling = Spelling()
     signature, signature_key = _signature(part, spelling)
     text = part.get("text")
     if part.get("thought") is True:
         absent = [] if "text" in part else ["text"]
-        metadata = {**_unread(part, "text", "thought", signature_key),
-                    **_records(spelling, absent)}
-        return ThinkingBlock(text if isinstance(text, str) else "", signature=signature,
-                             metadata=metadata)
+        metadata = _unread(part, "text", "thought", signature_key)
+        metadata.update(_records(spelling, absent))
+        return ThinkingBlock(text if isinstance(text, str) else "", id=ids.make("think"),
+                             signature=signature, metadata=metadata)
     metadata = _unread(part, "text", signature_key)
     if signature is not None:
         metadata[SIGNATURE] = signature
-    return TextBlock(text if isinstance(text, str) else "",
-                     metadata={**metadata, **_records(spelling, [])})
+    metadata.update(_records(spelling, []))
+    return TextBlock(text if isinstance(text, str) else "", id=ids.make("text"),
+                     metadata=metadata)
 
 
-def _read_call(part: Wire, key: str, spelling: Spelling) -> Block:
+def _read_call(part: Wire, key: str, spelling: Spelling, ids: StreamIds) -> Block:
     call = part[key]
     if type(call) is not dict:
         raise ValueError("functionCall is not an object")
     signature, signature_key = _signature(part, spelling)
     call_id = as_str(call.get("id"))
     args = call.get("args")
-    metadata = {**_unread(call, "id", "name", "args"), **_unread(part, key, signature_key)}
+    metadata = _unread(call, "id", "name", "args")
+    metadata.update(_unread(part, key, signature_key))
     if signature is not None:
         metadata[SIGNATURE] = signature
     if call_id is None:
         metadata[GENERATED_ID] = True
-    block = ToolCallBlock(call_id, as_str(call.get("name")) or "",
-                          _ENCODE(args if args is not None else {}).decode(),
-                          metadata={**metadata, **_records(spelling, [] if "args" in call
-                                                           else ["args"])})
-    return block
+    metadata.update(_records(spelling, [] if "args" in call else ["args"]))
+    return ToolCallBlock(call_id or ids.make("call"), as_str(call.get("name")) or "",
+                         _ENCODE(args if args is not None else {}).decode(), metadata=metadata)
 
 
-def _read_data(part: Wire, key: str, spelling: Spelling) -> Block:
+def _read_data(part: Wire, key: str, spelling: Spelling, ids: StreamIds) -> Block:
     kind = camel(key)
     inner = part[key]
     if type(inner) is not dict:
@@ -517,7 +558,7 @@ def _read_data(part: Wire, key: str, spelling: Spelling) -> Block:
     name_key = spelling.find(inner, "displayName", f"{kind}.displayName")
     media_type = as_str(inner.get(mime_key)) if mime_key else None
     name = as_str(inner.get(name_key)) if name_key else None
-    metadata: Wire = {}
+    metadata = Extras(NAME)
     source: Base64Source | URLSource
     if kind == "inlineData":
         data = inner.get("data")
@@ -535,63 +576,66 @@ def _read_data(part: Wire, key: str, spelling: Spelling) -> Block:
             raise ValueError("fileData.fileUri is not a string")
         source = URLSource(uri, media_type or "")
         read_inner = (mime_key, name_key, uri_key)
-    metadata.update({**_unread(inner, *read_inner), **_unread(part, key, signature_key)})
+    metadata.update(_unread(inner, *read_inner))
+    metadata.update(_unread(part, key, signature_key))
     if signature is not None:
         metadata[SIGNATURE] = signature
-    return DataBlock(name=name, source=source, metadata={**metadata, **_records(spelling, [])})
+    metadata.update(_records(spelling, []))
+    return DataBlock(ids.make("data"), name=name, source=source, metadata=metadata)
 
 
-def _read_content_part(part: Wire) -> Block:
+def _read_content_part(part: Wire, ids: StreamIds) -> Block:
     """A part as the block the stream parser would make of it (a raw part for
     any kind it keeps whole)."""
     if "text" in part:
-        return _read_text(part)
+        return _read_text(part, ids)
     spelling = Spelling()
     for kind, reader in _PART_READERS.items():
         key = spelling.find(part, kind)
         if key is not None:
-            return reader(part, key, spelling)
-    return RawBlock(_kind(part), part)
+            return reader(part, key, spelling, ids)
+    return _kept(part, ids)
 
 
-_PART_READERS: dict[str, Callable[[Wire, str, Spelling], Block]] = {
+_PART_READERS: dict[str, Callable[[Wire, str, Spelling, StreamIds], Block]] = {
     "functionCall": _read_call,
     "inlineData": _read_data,
     "fileData": _read_data,
 }
 
 
-def read_model_part(part: Any) -> ContentBlock:
+def read_model_part(part: Any, ids: StreamIds) -> ContentBlock:
     """A part of a ``model`` content of a request, as the block a response's
     part becomes, when it writes back exactly."""
     wire = _part_dict(part)
     try:
-        block = _read_content_part(wire)
+        block = _read_content_part(wire, ids)
     except ValueError:
-        return RawBlock(_kind(wire), wire)
+        return _kept(wire, ids)
     if isinstance(block, RawBlock):
         return block
-    exact = _exactly(block, _model_part, wire)
+    exact = _exactly(block, _model_part, wire, ids)
     assert isinstance(exact, (TextBlock, ThinkingBlock, ToolCallBlock, DataBlock, RawBlock))
     return exact
 
 
-def read_user_part(part: Any) -> UserContent:
+def read_user_part(part: Any, ids: StreamIds) -> UserContent:
     """A part of a ``user`` content (text, inline bytes, a file URI), or the
     part kept whole."""
     wire = _part_dict(part)
     try:
-        block = _read_content_part(wire)
+        block = _read_content_part(wire, ids)
     except ValueError:
-        return RawBlock(_kind(wire), wire)
+        return _kept(wire, ids)
     if not isinstance(block, (TextBlock, DataBlock)):
-        return RawBlock(_kind(wire), wire)
-    exact = _exactly(block, user_part, wire)
+        return block if isinstance(block, RawBlock) else _kept(wire, ids)
+    exact = _exactly(block, user_part, wire, ids)
     assert isinstance(exact, (TextBlock, DataBlock, RawBlock))
     return exact
 
 
-def read_result(part: Any, call_id_for: Callable[[str], str]) -> FunctionExecutionResult | None:
+def read_result(part: Any, call_id_for: Callable[[str], str],
+                ids: StreamIds) -> FunctionExecutionResult | None:
     """A ``functionResponse`` part as a :class:`FunctionExecutionResult`, or
     ``None`` when it is not one that writes back exactly (the caller keeps the
     part whole). A response without ``id`` answers the call
@@ -604,7 +648,7 @@ def read_result(part: Any, call_id_for: Callable[[str], str]) -> FunctionExecuti
         return None
     name: str = answer["name"]
     parts_key = spelling.find(answer, "parts", "functionResponse.parts")
-    media = [read_user_part(item) for item in answer[parts_key]] if (
+    media = [read_user_part(item, ids) for item in answer[parts_key]] if (
         parts_key is not None and type(answer[parts_key]) is list) else []
     if parts_key is not None and (type(answer[parts_key]) is not list or not all(
             isinstance(block, DataBlock) for block in media)):
@@ -617,8 +661,8 @@ def read_result(part: Any, call_id_for: Callable[[str], str]) -> FunctionExecuti
     metadata.update(_unread(wire, key))
     metadata.update(_records(spelling, [] if "response" in answer else ["response"]))
     content: str | list[TextBlock | DataBlock] = (
-        [TextBlock(text), *(block for block in media if isinstance(block, DataBlock))]
-        if media else text)
+        [TextBlock(text, id=ids.make("text")),
+         *(block for block in media if isinstance(block, DataBlock))] if media else text)
     result = FunctionExecutionResult(call_id if call_id is not None else call_id_for(name),
                                      content, is_error, name=name, metadata=metadata)
     try:
@@ -628,19 +672,14 @@ def read_result(part: Any, call_id_for: Callable[[str], str]) -> FunctionExecuti
     return result if written == wire else None
 
 
-def _read_response(answer: Wire) -> tuple[str, bool, Wire]:
+def _read_response(answer: Wire) -> tuple[str, bool, Extras]:
     """A ``response`` object as (text, is_error, metadata)."""
     response = answer.get("response")
     if type(response) is dict and len(response) == 1:
         ((key, value),) = response.items()
         if key in ("output", "error") and isinstance(value, str):
-            return value, key == "error", {}
+            return value, key == "error", Extras(NAME)
     if type(response) is dict:
         text = json.dumps(response, ensure_ascii=False, separators=(",", ":"))
-        return text, False, {RESPONSE_OBJECT: True}
-    return "", False, {}
-
-
-def generated_call_id() -> str:
-    """An id for a call (or the call of a result) the body gave none."""
-    return new_block_id("call")
+        return text, False, Extras(NAME, {RESPONSE_OBJECT: True})
+    return "", False, Extras(NAME)

@@ -73,6 +73,15 @@ but the first carry ``metadata["same_turn"]`` and are written back into it. A
 in the ``model`` content before it (it gets that call's id, marked
 ``generated_id``, and is written back without one).
 
+Provenance: everything a read keeps (message, block, result and tool metadata,
+dict tool entries, ``json_output.metadata``, ``options``) is
+:class:`~streamkit.extras.Extras` of ``gemini``, and the ids it makes up derive
+from the body (two reads are ``==``). Building writes only Gemini's extras (or
+a hand-made dict's): a :class:`Request` another wire read gives its uniform
+options only, and its dict tool entries (server tools of that API) and raw
+user items are left out, so neither another wire's fields nor streamkit's
+records (``snake_case``, ``same_turn``, ``schema_field``...) reach the body.
+
 Limitation: a top-level field named like a GenerationConfig field (which the
 API would refuse there) is read as that option and written inside
 ``generationConfig``.
@@ -85,6 +94,9 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from ...blocks import ContentBlock, TextBlock, ToolCallBlock
+from ...errors import InvalidBodyError, UnsupportedFeatureError
+from ...extras import Extras, extras_for, origin_of
+from ...ids import StreamIds
 from ...messages import (
     AssistantMessage,
     FunctionExecutionResult,
@@ -95,10 +107,11 @@ from ...messages import (
     UserMessage,
     as_assistant,
 )
-from ...request import ForeignThinking, JsonSchemaOutput, Request
+from ...request import UNIFORM_OPTIONS, ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..coerce import path
+from ..lossless import unread
 from ..options import (
     finished_body,
     prepared_options,
@@ -111,7 +124,6 @@ from .content import (
     RECORDS,
     Wire,
     absent_fields,
-    generated_call_id,
     made_up_id,
     model_parts,
     read_model_part,
@@ -119,15 +131,13 @@ from .content import (
     read_user_part,
     result_part,
     text_part,
-    user_part,
+    user_parts,
 )
 from .spelling import SNAKE_CASE, Spelling, camel, snake
+from .wire import NAME, PROVIDER
 
 __all__ = ["GENERATION_FIELDS", "PROVIDER", "SAME_TURN", "SCHEMA_FIELD", "TOOLS_ENTRY",
            "build_request", "is_own", "parse_request"]
-
-#: The registry name of this wire format's own API.
-PROVIDER = "gemini"
 
 #: Message metadata key: read from the same wire content as the message before it.
 SAME_TURN = "same_turn"
@@ -176,6 +186,7 @@ _MODE_WORDS = {mode: word for word, mode in _MODES.items()}
 
 _JSON = "application/json"
 _MESSAGE_RECORDS = frozenset({SAME_TURN, ABSENT})
+_UNIFORM = frozenset(UNIFORM_OPTIONS)
 
 
 # ---------------------------------------------------------------- building
@@ -184,7 +195,7 @@ _MESSAGE_RECORDS = frozenset({SAME_TURN, ABSENT})
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The body for ``request`` (see the module docstring); ``model`` and
     ``stream`` go in the URL, not here."""
-    options, foreign_thinking = prepared_options(request, {}, _IMPLIED)
+    options, foreign_thinking = prepared_options(request, NAME, implied=_IMPLIED)
     spelling = Spelling(path for path in options.pop(SNAKE_CASE, None) or ()
                         if isinstance(path, str))
     body: dict[str, Any] = {}
@@ -261,8 +272,10 @@ def _thinking_config(options: dict[str, Any], spelling: Spelling) -> Wire | None
             _put(config, spelling.key(field, f"generationConfig.thinkingConfig.{field}"), value)
     given = {camel(key) for key in config}
     if {"thinkingBudget", "thinkingLevel"} <= given:
-        raise ValueError("give thinking_budget or reasoning_effort (thinkingLevel), not both: "
-                         "the Gemini API refuses a request with both")
+        raise UnsupportedFeatureError(
+            NAME, "a thinking budget and a thinking level together",
+            "give thinking_budget or reasoning_effort (thinkingLevel), not both: the Gemini "
+            "API refuses a request with both")
     return config if config or base is not None else None
 
 
@@ -273,8 +286,8 @@ def _write_audio(config: Wire, audio: Any) -> None:
     if not isinstance(audio, dict) or not audio.keys() <= {"voice", "format"}:
         raise ValueError(f"audio must be {{'voice': ..., 'format': ...}}, not {audio!r}")
     if audio.get("format") not in (None, "pcm16"):
-        raise ValueError(f"audio format {audio['format']!r}: Gemini speaks 24 kHz 16-bit PCM "
-                         "only (format 'pcm16')")
+        raise UnsupportedFeatureError(NAME, f"audio format {audio['format']!r}",
+                                      "Gemini speaks 24 kHz 16-bit PCM only (format 'pcm16')")
     _put(config, "responseModalities", ["AUDIO"])
     voice = audio.get("voice")
     if voice is not None:
@@ -292,7 +305,7 @@ def _write_json_output(config: Wire, json_output: bool | JsonSchemaOutput | None
         return
     _put(config, spelling.key("responseMimeType", "generationConfig.responseMimeType"), _JSON)
     if isinstance(json_output, JsonSchemaOutput):
-        field = json_output.metadata.get(SCHEMA_FIELD, "responseJsonSchema")
+        field = extras_for(json_output.metadata, NAME).get(SCHEMA_FIELD, "responseJsonSchema")
         if field not in ("responseJsonSchema", "responseSchema"):
             raise ValueError(f"JsonSchemaOutput.metadata[{SCHEMA_FIELD!r}] must be "
                              f"'responseJsonSchema' or 'responseSchema', not {field!r}")
@@ -304,15 +317,17 @@ def _write_json_output(config: Wire, json_output: bool | JsonSchemaOutput | None
 
 def _tools(entries: list[Tool | dict[str, Any]]) -> list[Wire]:
     """Consecutive tools in one ``functionDeclarations`` entry (a tool marked
-    :data:`TOOLS_ENTRY` starts its own); a dict entry as it is."""
+    :data:`TOOLS_ENTRY` starts its own); a dict entry as it is, unless another
+    wire's reader kept it (its server tools are no Gemini tool entry)."""
     out: list[Wire] = []
     declarations: list[Wire] | None = None
     for entry in entries:
         if isinstance(entry, dict):
-            out.append(entry)
-            declarations = None
+            if origin_of(entry) in (None, NAME):
+                out.append(dict(entry))
+                declarations = None
             continue
-        mark = entry.metadata.get(TOOLS_ENTRY)
+        mark = extras_for(entry.metadata, NAME).get(TOOLS_ENTRY)
         if declarations is None or isinstance(mark, str):
             declarations = []
             out.append({mark if isinstance(mark, str) else "functionDeclarations": declarations})
@@ -321,8 +336,9 @@ def _tools(entries: list[Tool | dict[str, Any]]) -> list[Wire]:
 
 
 def _declaration(tool: Tool) -> Wire:
-    """``{"name", "description", "parametersJsonSchema"}`` and the tool's extras."""
-    metadata = tool.metadata
+    """``{"name", "description", "parametersJsonSchema"}`` and the tool's
+    Gemini extras."""
+    metadata = extras_for(tool.metadata, NAME)
     spelling = Spelling.of(metadata)
     absent = absent_fields(metadata)
     out: Wire = {"name": tool.name}
@@ -361,7 +377,7 @@ def _system(messages: list[SystemMessage]) -> Wire:
     for message in messages:
         parts += ([{"text": message.content}] if isinstance(message.content, str)
                   else [text_part(block) for block in message.content])
-        for key, value in message.metadata.items():
+        for key, value in extras_for(message.metadata, NAME).items():
             _put(extras, key, value)
     return {"parts": parts, **extras}
 
@@ -386,7 +402,8 @@ def _contents(messages: list[Message], calls: dict[str, ToolCallBlock],
         content = _content(message, calls, foreign_thinking)
         if content is None:
             continue
-        if (message.metadata.get(SAME_TURN) and out and content.get("role") != "model"
+        same_turn = extras_for(message.metadata, NAME).get(SAME_TURN)
+        if (same_turn and out and content.get("role") != "model"
                 and out[-1].get("role") != "model"):  # back into the user content it came from
             out[-1]["parts"] = [*out[-1]["parts"], *content["parts"]]
         else:
@@ -396,10 +413,14 @@ def _contents(messages: list[Message], calls: dict[str, ToolCallBlock],
 
 def _content(message: Message, calls: dict[str, ToolCallBlock],
              foreign_thinking: ForeignThinking) -> Wire | None:
-    """One wire content (``None``: an assistant turn with nothing Gemini can take)."""
+    """One wire content (``None``: a turn with nothing Gemini can take)."""
     if isinstance(message, UserMessage):
-        parts = ([{"text": message.content}] if isinstance(message.content, str)
-                 else [user_part(block) for block in message.content])
+        if isinstance(message.content, str):
+            parts = [{"text": message.content}]
+        else:
+            parts = user_parts(message.content)
+            if not parts and message.content:
+                return None  # all of it another API's own items: nothing to send
         return _with_metadata({"role": "user", "parts": parts}, message.metadata)
     if isinstance(message, FunctionExecutionResultMessage):
         parts = [_result(result, calls) for result in message.content]
@@ -415,11 +436,12 @@ def _content(message: Message, calls: dict[str, ToolCallBlock],
 
 
 def _with_metadata(content: Wire, metadata: dict[str, Any]) -> Wire:
-    """The content with its extras (a ``role`` other than the default, or none)."""
-    if "role" in absent_fields(metadata):
+    """The content with its Gemini extras (a ``role`` other than the default,
+    or none); another wire's message extras are not Gemini fields."""
+    own = extras_for(metadata, NAME)
+    if "role" in absent_fields(own):
         del content["role"]
-    content.update({key: value for key, value in metadata.items()
-                    if key not in _MESSAGE_RECORDS})
+    content.update({key: value for key, value in own.items() if key not in _MESSAGE_RECORDS})
     return content
 
 
@@ -429,9 +451,10 @@ def _result(result: FunctionExecutionResult, calls: dict[str, ToolCallBlock]) ->
     call = calls.get(result.call_id)
     name = result.name or (call.name if call is not None else None)
     if not name:
-        raise ValueError(f"tool result {result.call_id!r} needs a name (Gemini's "
-                         "functionResponse.name is required) and answers no call of this "
-                         "conversation: set FunctionExecutionResult.name")
+        raise UnsupportedFeatureError(
+            NAME, f"tool result {result.call_id!r} without a name",
+            "it needs a name (functionResponse.name is required) and answers no call of this "
+            "conversation: set FunctionExecutionResult.name")
     write_id = not result.metadata.get(GENERATED_ID) and not (
         call is not None and made_up_id(call))
     return result_part(result, name=name, write_id=write_id)
@@ -440,7 +463,7 @@ def _result(result: FunctionExecutionResult, calls: dict[str, ToolCallBlock]) ->
 def is_own(provider: str | None) -> bool:
     """Whether a turn written by ``provider`` is this wire format's own
     (``None``: built by hand or read from a Gemini request)."""
-    return is_own_turn(provider, "gemini")
+    return is_own_turn(provider, NAME)
 
 
 # ---------------------------------------------------------------- reading
@@ -450,19 +473,21 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     """The :class:`Request` a body stands for (see the module docstring);
     ``model`` and ``stream`` are ``None`` (the URL says them)."""
     rest = copy.deepcopy(body)  # the Request shares no object with the body
+    ids = StreamIds.of_body(body)  # the ids made up for the body derive from it: two reads agree
     spelling = Spelling()
     contents = rest.pop("contents", [])
     if not isinstance(contents, list):
-        raise ValueError(f"contents must be a list, not {type(contents).__name__}")
+        raise InvalidBodyError(f"contents must be a list, not {type(contents).__name__}",
+                               wire=NAME, where="contents")
     messages: list[Message] = []
     system_key = spelling.find(rest, "systemInstruction")
     if system_key is not None:
-        system = _read_system(rest[system_key])
+        system = _read_system(rest[system_key], ids)
         if system is not None:
             del rest[system_key]
             messages.append(system)
-    messages += _read_contents(contents)
-    request = Request(messages=messages)
+    messages += _read_contents(contents, ids)
+    request = Request(messages=messages, options=Extras(NAME))
     _read_tools(rest, request)
     _read_tool_config(rest, request, spelling)
     _read_generation_config(rest, request, spelling)
@@ -472,13 +497,13 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     return request
 
 
-def _read_system(wire: Any) -> SystemMessage | None:
+def _read_system(wire: Any, ids: StreamIds) -> SystemMessage | None:
     """``systemInstruction`` as a :class:`SystemMessage` (``None``: not one that
     writes back exactly, so it stays an option)."""
     if not isinstance(wire, dict) or not isinstance(wire.get("parts"), list):
         return None
     try:
-        blocks = [read_user_part(part) for part in wire["parts"]]
+        blocks = [read_user_part(part, ids) for part in wire["parts"]]
     except ValueError:
         return None
     texts = [block for block in blocks if isinstance(block, TextBlock)]
@@ -486,20 +511,22 @@ def _read_system(wire: Any) -> SystemMessage | None:
         return None
     plain = len(texts) == 1 and not texts[0].metadata
     message = SystemMessage(texts[0].text if plain else texts,
-                            metadata={k: v for k, v in wire.items() if k != "parts"})
+                            metadata=unread(wire, "parts", wire=NAME))
     return message if _system([message]) == wire else None
 
 
-def _read_contents(contents: list[Any]) -> list[Message]:
+def _read_contents(contents: list[Any], ids: StreamIds) -> list[Message]:
     messages: list[Message] = []
     pending: list[ToolCallBlock] = []  # the calls of the last model content, unanswered
-    for content in contents:
+    for position, content in enumerate(contents):
         if not isinstance(content, dict) or not isinstance(content.get("parts"), list):
-            raise ValueError(f"not a Gemini content: {str(content)[:200]}")
+            raise InvalidBodyError(f"not a Gemini content: {str(content)[:200]}", wire=NAME,
+                                   where=f"contents[{position}]")
         role = content.get("role")
-        extras = {k: v for k, v in content.items() if k not in ("role", "parts")}
+        extras = unread(content, "role", "parts", wire=NAME)
         if role == "model":
-            blocks: list[ContentBlock] = [read_model_part(part) for part in content["parts"]]
+            blocks: list[ContentBlock] = [read_model_part(part, ids)
+                                          for part in content["parts"]]
             messages.append(AssistantMessage(blocks, provider=PROVIDER, metadata=extras))
             pending = [block for block in blocks if isinstance(block, ToolCallBlock)]
             continue
@@ -507,19 +534,19 @@ def _read_contents(contents: list[Any]) -> list[Message]:
             extras[ABSENT] = ["role"]
         elif role != "user":
             extras["role"] = role
-        messages += _read_user_content(content["parts"], extras, pending)
+        messages += _read_user_content(content["parts"], extras, pending, ids)
     return messages
 
 
-def _read_user_content(parts: list[Any], metadata: dict[str, Any],
-                       pending: list[ToolCallBlock]) -> list[Message]:
+def _read_user_content(parts: list[Any], metadata: Extras, pending: list[ToolCallBlock],
+                       ids: StreamIds) -> list[Message]:
     """A user content: its runs of ``functionResponse`` parts become
     :class:`FunctionExecutionResultMessage` s, the other runs
     :class:`UserMessage` s (the later ones marked :data:`SAME_TURN`)."""
     runs: list[list[UserContent] | list[FunctionExecutionResult]] = []
-    call_id_for = _answering(pending)
+    call_id_for = _answering(pending, ids)
     for part in parts:
-        result = read_result(part, call_id_for) if isinstance(part, dict) else None
+        result = read_result(part, call_id_for, ids) if isinstance(part, dict) else None
         if result is not None:
             if not runs or not _is_results(runs[-1]):
                 runs.append([])
@@ -528,10 +555,10 @@ def _read_user_content(parts: list[Any], metadata: dict[str, Any],
         else:
             if not runs or _is_results(runs[-1]):
                 runs.append([])
-            cast(list[UserContent], runs[-1]).append(read_user_part(part))
+            cast(list[UserContent], runs[-1]).append(read_user_part(part, ids))
     messages: list[Message] = []
     for run in runs or [[]]:
-        extras = metadata if not messages else {SAME_TURN: True}
+        extras = metadata if not messages else Extras(NAME, {SAME_TURN: True})
         if _is_results(run):
             messages.append(FunctionExecutionResultMessage(
                 cast(list[FunctionExecutionResult], run), metadata=extras))
@@ -548,14 +575,14 @@ def _user_content(blocks: list[UserContent]) -> str | list[UserContent]:
     return blocks
 
 
-def _answering(pending: list[ToolCallBlock]) -> Callable[[str], str]:
+def _answering(pending: list[ToolCallBlock], ids: StreamIds) -> Callable[[str], str]:
     """The call id a ``functionResponse`` without ``id`` answers: the earliest
     unanswered call of its name (a new id when there is none)."""
     def call_id_for(name: str) -> str:
         for block in pending:
             if block.name == name:
                 return block.id
-        return generated_call_id()
+        return ids.make("call")
     return call_id_for
 
 
@@ -586,7 +613,8 @@ def _read_tools(rest: dict[str, Any], request: Request) -> None:
             tools[0].metadata[TOOLS_ENTRY] = next(iter(entry))
         read += tools
     if _tools(read) == entries:
-        request.tools = read
+        request.tools = [Extras(NAME, entry) if isinstance(entry, dict) else entry
+                         for entry in read]
         del rest["tools"]
 
 
@@ -612,7 +640,7 @@ def _read_declaration(declaration: Any) -> Tool | None:
     if not isinstance(declaration, dict) or not isinstance(declaration.get("name"), str):
         return None
     spelling = Spelling()
-    metadata: dict[str, Any] = {}
+    metadata = Extras(NAME)
     absent: list[str] = []
     description = declaration.get("description")
     if "description" not in declaration:
@@ -752,7 +780,8 @@ def _read_json_output(config: Wire, spelling: Spelling) -> bool | JsonSchemaOutp
             title = schema.get("title")
             return JsonSchemaOutput(
                 name=title if isinstance(title, str) else "output", schema=schema,
-                metadata={} if field == "responseJsonSchema" else {SCHEMA_FIELD: field})
+                metadata=Extras(NAME, {} if field == "responseJsonSchema"
+                                else {SCHEMA_FIELD: field}))
     return True
 
 

@@ -26,7 +26,7 @@ under their own key, spelling included, so they need no record.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 __all__ = ["SNAKE_CASE", "Spelling", "camel", "snake"]
@@ -58,7 +58,7 @@ class Spelling:
         self.paths = set(paths)
 
     @classmethod
-    def of(cls, metadata: dict[str, Any]) -> Spelling:
+    def of(cls, metadata: Mapping[str, Any]) -> Spelling:
         """The spelling recorded in ``metadata`` (none: all camelCase)."""
         recorded = metadata.get(SNAKE_CASE)
         return cls(path for path in recorded or () if isinstance(path, str))

@@ -1,14 +1,40 @@
-"""Ollama native /api/chat and /api/generate:
-the whole wire format, both directions side by side.
+"""Ollama native ``/api/chat`` and ``/api/generate``:
+the whole wire format, both directions side by side, as :data:`WIRE`.
 
-``stream.py`` reads its streaming output into streamkit events.
-
-The other direction: ``request.py`` builds and reads request bodies
-(:func:`streamkit.build_request` / :func:`streamkit.parse_request`),
-``response.py`` reads a non-streamed answer (:func:`streamkit.parse_response`),
-``http.py`` says where the endpoint is.
+- ``stream.py``: the stream parser, NDJSON lines -> streamkit events (its
+  lifecycle and blocks on the shared block ledger);
+- ``request.py``: request bodies, built and read back
+  (:func:`streamkit.build_request` / :func:`streamkit.parse_request`): the
+  body's fields and options;
+- ``content.py``: the messages and their parts (text, thinking, tool calls,
+  images, tool results) <-> streamkit messages and blocks, both directions;
+- ``tools.py``: tool definitions both ways, and the schema form Ollama's
+  server keeps;
+- ``response.py``: a non-streamed answer (:func:`streamkit.parse_response`),
+  read as the one line of a stream;
+- ``wire.py``: the wire's words as data: its name, finish words, usage counters;
+- ``http.py``: where the endpoint is, and that the model goes in the body.
 """
 
-from .stream import OllamaParser, map_done_reason, map_usage
+from ..wire_format import WireFormat
+from . import http
+from .request import build_request, parse_request
+from .response import parse_response
+from .stream import OllamaParser
+from .wire import FINISH_REASONS, NAME, USAGE_FIELDS, map_done_reason, map_usage
 
-__all__ = ["OllamaParser", "map_done_reason", "map_usage"]
+__all__ = ["FINISH_REASONS", "USAGE_FIELDS", "WIRE", "OllamaParser", "map_done_reason",
+           "map_usage"]
+
+WIRE = WireFormat(
+    name=NAME,
+    title="Ollama native /api/chat",
+    parser=OllamaParser,
+    build_request=build_request,
+    parse_request=parse_request,
+    parse_response=parse_response,
+    finish_reasons=FINISH_REASONS,
+    usage_fields=USAGE_FIELDS,
+    endpoint=http.endpoint,
+    model_in_body=http.MODEL_IN_BODY,
+)

@@ -12,20 +12,26 @@ counters (``prompt_eval_count``, ``eval_count``, durations in nanoseconds);
 ``/api/generate`` adds the ``context`` token array. A failure mid-stream is a
 line ``{"error": "..."}`` while the HTTP status stays 200.
 
-What each field becomes:
+What each field becomes (the response's lifecycle and its blocks are kept by
+the :class:`~streamkit.providers.ledger.BlockLedger`; this module is the table
+of what Ollama's fields mean):
 
-- the first line -> :class:`ResponseStart` with the model, its ``created_at``
-  and an id made up by :mod:`streamkit.ids` (Ollama gives none; stating it in
-  the event makes every accumulator of the events agree on it);
+- the first line -> :class:`ResponseStart` with the model and its
+  ``created_at``; Ollama gives no id, so the ledger makes one up, derived from
+  that first line (:class:`~streamkit.ids.StreamIds`: its ``created_at`` and
+  model tell two responses apart), as it does every block and call id: two
+  parses of the same bytes are equal, and the events carry the ids;
 - ``thinking`` / ``content`` / ``response`` -> thinking and text deltas
-  (:data:`_THINKING`, :data:`_TEXT`); a change of kind closes the open block;
-- each ``tool_calls`` entry -> a complete :class:`ToolCallBlock` (Ollama sends
-  ``arguments`` as an object: its JSON text is the input; an id is made up
-  unless one is given); each of ``images`` -> a complete data block;
+  (:data:`_THINKING`, :data:`_TEXT`: the ledger key of each kind's block); a
+  change of kind closes the open block;
+- each ``tool_calls`` entry -> a complete :class:`ToolCallBlock`, opened and
+  closed at once (Ollama sends ``arguments`` as an object: its JSON text is
+  the input; an id is made up unless one is given); each of ``images`` -> a
+  complete data block (:mod:`.content` reads both parts, as the request
+  reader does);
 - ``logprobs`` -> appended to the response's ``metadata["logprobs"]``;
-- the counters -> usage (:data:`USAGE_FIELDS`; ``total_tokens`` is the sum of
-  prompt and output tokens when both are given: Ollama counts nothing else),
-  the whole set of counters and durations in ``raw``;
+- the counters -> usage (:func:`~.wire.map_usage`), the whole set of counters
+  and durations in ``raw``;
 - ``error`` -> :func:`~streamkit.providers.error_payloads.error_event`;
 - any other field -> response metadata under its name (``message.<name>`` for
   the message's fields), reported when its value changes.
@@ -38,154 +44,89 @@ call without a ``function`` object and an image that is not valid base64 are
 kept whole in ``metadata["unknown_events"]``
 (:func:`~streamkit.providers.unknown.unknown_payload`).
 
-Terminator: the ``done: true`` line (``ResponseEnd(terminated=True)``). Ollama
-reports ``done_reason: "stop"`` also when the model called tools; that is
-reported as ``tool_calls`` (the raw reason stays in ``stop_reason``), as for
-Gemini. ``load`` / ``unload`` (a request that only loaded or unloaded the model)
-end as ``stop``. Without a ``done`` line, :meth:`OllamaParser.finish` ends with
-``unknown`` (``error`` after an error line) and ``terminated=False``.
+Terminator: the ``done: true`` line (``ResponseEnd(terminated=True)``), its
+reason read by :mod:`.wire` (``stop`` after tool calls is ``tool_calls``, the
+raw word stays in ``stop_reason``; ``load`` / ``unload`` end as ``stop``).
+Without a ``done`` line, :meth:`OllamaParser.finish` ends with ``unknown``
+(``error`` after an error line) and ``terminated=False``.
 """
 
 from __future__ import annotations
 
-import binascii
 from collections.abc import Callable
-from enum import Enum
 from typing import Any, ClassVar, NamedTuple
 
 import msgspec
 
-from ...blocks import Base64Source, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock, new_block_id
+from ...blocks import Block, TextBlock, ThinkingBlock, ToolCallBlock
 from ...events import (
     BlockDelta,
-    BlockEnd,
-    BlockStart,
     Delta,
     Event,
-    ResponseEnd,
     ResponseMetadata,
-    ResponseStart,
     TextDelta,
     ThinkingDelta,
     UsageUpdate,
 )
-from ...finish import FinishReason
-from ...ids import new_id
-from ...usage import ChatUsage
+from ...ids import StreamIds
 from ..base import Framing, Payloads, decode_json, feed_each
 from ..coerce import as_dict, as_str
 from ..error_payloads import error_event
+from ..ledger import BlockLedger, OpenBlock, Phase
 from ..unknown import unknown_payload
-from ..usage_fields import UsageFields, first, usage_from
+from .content import call_metadata, image_block
+from .wire import MODEL_LOADING, NAME, USAGE_COUNTERS, map_done_reason, map_usage
 
-__all__ = ["OllamaParser", "map_done_reason", "map_usage"]
+__all__ = ["OllamaParser"]
 
-FINISH_REASONS: dict[str, FinishReason] = {
-    "stop": FinishReason.STOP,
-    "length": FinishReason.LENGTH,
-    "load": FinishReason.STOP,
-    "unload": FinishReason.STOP,
-}
-
-USAGE_FIELDS = UsageFields(input_tokens=first("prompt_eval_count"),
-                           output_tokens=first("eval_count"))
-
-# The counters and durations of a done line: usage's raw object.
-_COUNTERS = (
-    "total_duration", "load_duration", "prompt_eval_count", "prompt_eval_duration",
-    "eval_count", "eval_duration",
-)
 # Top-level fields read by name; any other is kept as response metadata.
 _HANDLED = frozenset({
     "model", "created_at", "message", "response", "thinking", "done", "done_reason",
-    "context", "error", "logprobs", *_COUNTERS,
+    "context", "error", "logprobs", *USAGE_COUNTERS,
 })
 _MESSAGE_HANDLED = frozenset({"role", "content", "thinking", "tool_calls", "images"})
 _ENCODE = msgspec.json.encode
 
-# Magic numbers of the image formats Ollama's image models return; Ollama
-# sends the bytes without a media type.
-_IMAGE_MAGIC = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF8", "image/gif"),
-)
-
 
 class _ContentKind(NamedTuple):
-    """A kind of streamed content: the block it opens and the delta it grows by."""
+    """A kind of streamed content: the ledger key of its open block, the block
+    it opens (and the prefix of its made-up id), the delta it grows by."""
 
-    block: Callable[[], TextBlock | ThinkingBlock]
+    key: str
+    block: Callable[..., TextBlock | ThinkingBlock]
+    id_prefix: str
     delta: Callable[[str], Delta]
 
 
-_TEXT = _ContentKind(TextBlock, TextDelta)
-_THINKING = _ContentKind(ThinkingBlock, ThinkingDelta)
+_TEXT = _ContentKind("text", TextBlock, "text", TextDelta)
+_THINKING = _ContentKind("thinking", ThinkingBlock, "think", ThinkingDelta)
+_TEXT_KEY = _TEXT.key  # a module constant: the hot path reads it per line
 
-
-class _Phase(Enum):
-    """Where the stream is in its one lifecycle."""
-
-    BEFORE_FIRST_LINE = "no line yet"
-    STREAMING = "the response has started"
-    DONE = "the done line came: the response ended, terminated"
-    CUT_OFF = "finish() ended the response without a done line"
-
-
-_ENDED = frozenset({_Phase.DONE, _Phase.CUT_OFF})
-
-
-def map_done_reason(reason: str | None, tool_calls: bool = False) -> FinishReason:
-    """The uniform finish reason for Ollama's ``done_reason``: ``stop`` after
-    tool calls is ``tool_calls``; a missing or unknown reason is ``unknown``."""
-    if reason is None:
-        return FinishReason.UNKNOWN
-    if reason == "stop" and tool_calls:
-        return FinishReason.TOOL_CALLS
-    return FINISH_REASONS.get(reason, FinishReason.UNKNOWN)
-
-
-def map_usage(line: dict[str, Any]) -> ChatUsage | None:
-    """The counters of a ``done`` line -> :class:`ChatUsage` (``None`` if none)."""
-    counters = {key: line[key] for key in _COUNTERS if key in line}
-    if not counters:
-        return None
-    usage = usage_from(USAGE_FIELDS, counters)
-    if usage.input_tokens is not None and usage.output_tokens is not None:
-        usage.total_tokens = usage.input_tokens + usage.output_tokens
-    return usage
-
-
-def _media_type(data: bytes) -> str:
-    """The image format of ``data`` by its magic number (Ollama names none)."""
-    for magic, media_type in _IMAGE_MAGIC:
-        if data.startswith(magic):
-            return media_type
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return "application/octet-stream"
+# Ledger keys of the blocks that arrive whole (opened and closed at once).
+_CALL = "call"
+_IMAGE = "image"
 
 
 class OllamaParser:
-    """Ollama NDJSON lines -> streamkit events (see the module docstring)."""
+    """Ollama NDJSON lines -> streamkit events (see the module docstring).
+    ``provider`` is the registry name the responses report (``ollama``)."""
 
-    name: ClassVar[str] = "ollama"
     framing: ClassVar[Framing] = "ndjson"
 
-    def __init__(self) -> None:
-        self._phase = _Phase.BEFORE_FIRST_LINE
+    def __init__(self, *, provider: str = NAME) -> None:
+        self.name = provider
+        self._ids = StreamIds()
+        self._ledger: BlockLedger[OpenBlock] = BlockLedger(provider, self._ids)
+        # The open block by content kind (at most one): the text hot path reads it.
+        self._blocks = self._ledger.blocks
         self._model: str | None = None
-        self._open_kind: _ContentKind | None = None  # the open text or thinking block
-        self._open_index = -1  # its streamkit index
-        self._next_index = 0
-        self._errored = False  # an error line came: the finish reason is error
         self._called = False  # a tool call came: "stop" means tool_calls
         self._kept: dict[str, Any] = {}  # metadata last reported, by key
 
     @property
     def done(self) -> bool:
         """Whether the ``done: true`` line has been seen."""
-        return self._phase is _Phase.DONE
+        return self._ledger.phase is Phase.ENDED
 
     def feed(self, data: bytes | str, event: str | None = None) -> list[Event]:
         """Events implied by one NDJSON line."""
@@ -193,7 +134,8 @@ class OllamaParser:
         if type(line) is not dict:
             return [unknown_payload(line, event)]
         message = line.get("message")
-        if (self._open_kind is _TEXT and len(line) == 4 and line.get("done") is False
+        text = self._blocks.get(_TEXT_KEY)
+        if (text is not None and len(line) == 4 and line.get("done") is False
                 and "created_at" in line and line.get("model") == self._model):
             # the hot path: {"model", "created_at", "message": {"role", "content"}, "done"}
             # or {"model", "created_at", "response", "done"}: one text fragment, one event
@@ -205,8 +147,8 @@ class OllamaParser:
             else:
                 content = None
             if type(content) is str and content:
-                return [BlockDelta(index=self._open_index, delta=TextDelta(content))]
-        return self._line(line, message)
+                return [BlockDelta(index=text.index, delta=TextDelta(content))]
+        return self._line(line, message, data)
 
     def feed_into(self, payloads: Payloads, out: list[Event]) -> None:
         """The events of one network chunk's payloads, appended to ``out``."""
@@ -218,19 +160,17 @@ class OllamaParser:
         return None
 
     def finish(self) -> list[Event]:
-        """Close the open block; end the response if no ``done`` line came."""
+        """End the response if no ``done`` line came (the ledger's one finish)."""
         out: list[Event] = []
-        self._close(out)
-        if self._phase not in _ENDED:
-            self._phase = _Phase.CUT_OFF
-            reason = FinishReason.ERROR if self._errored else FinishReason.UNKNOWN
-            out.append(ResponseEnd(finish_reason=reason, terminated=False))
+        self._ledger.close_all(out)  # lines after the done line may have opened one
+        self._ledger.finish(out)
         return out
 
     # ------------------------------------------------------------ lines
 
-    def _line(self, line: dict[str, Any], message: Any) -> list[Event]:
+    def _line(self, line: dict[str, Any], message: Any, data: bytes | str) -> list[Event]:
         out: list[Event] = []
+        self._ids.seed(data)  # the first line's: later calls change nothing
         self._start_or_model(line, out)
         if type(message) is dict:
             self._message(message, out)
@@ -248,8 +188,7 @@ class OllamaParser:
             if key not in _HANDLED:
                 self._keep(key, line[key], out)
         if "error" in line:
-            self._errored = True
-            out.append(error_event(line["error"], line))
+            self._ledger.error(error_event(line["error"], line), out)
         done = line.get("done")
         if done is True:
             self._done(line, out)
@@ -261,33 +200,26 @@ class OllamaParser:
         """Start the response at the first line; later, report a new model."""
         model = line.get("model")
         name = as_str(model)
-        if self._phase is _Phase.BEFORE_FIRST_LINE:
-            self._phase = _Phase.STREAMING
+        if not self._ledger.started:
             self._model = name
-            metadata = {"created_at": line["created_at"]} if "created_at" in line else {}
-            out.append(ResponseStart(id=new_id("resp"), model=name, metadata=metadata,
-                                     provider=self.name))
+            created = {"created_at": line["created_at"]} if "created_at" in line else None
+            self._ledger.start(out, model=name, metadata=created)
         elif name is not None and name != self._model:
             self._model = name
-            out.append(ResponseMetadata(model=name))
+            self._ledger.start(out, model=name)  # started: a ResponseMetadata
         if name is None and model is not None:
             self._keep("model", model, out)
 
     def _message(self, message: dict[str, Any], out: list[Event]) -> None:
         self._content(message, "thinking", _THINKING, "message.", out)
         self._content(message, "content", _TEXT, "message.", out)
-        calls = message.get("tool_calls")
-        if type(calls) is list:
-            for call in calls:
-                self._tool_call(call, out)
-        elif calls is not None:
-            self._keep("message.tool_calls", calls, out)
-        images = message.get("images")
-        if type(images) is list:
-            for image in images:
-                self._image(image, out)
-        elif images is not None:
-            self._keep("message.images", images, out)
+        for key, read in (("tool_calls", self._tool_call), ("images", self._image)):
+            entries = message.get(key)
+            if type(entries) is list:  # each entry a whole block
+                for entry in entries:
+                    read(entry, out)
+            elif entries is not None:
+                self._keep("message." + key, entries, out)
         for key, value in message.items():
             if key not in _MESSAGE_HANDLED or (key == "role" and value != "assistant"):
                 self._keep("message." + key, value, out)
@@ -302,15 +234,15 @@ class OllamaParser:
             return
         if not text:
             return
-        if self._open_kind is not kind:
-            self._close(out)
-            self._open_kind = kind
-            self._open_index = self._take_index()
-            out.append(BlockStart(index=self._open_index, block=kind.block()))
-        out.append(BlockDelta(index=self._open_index, delta=kind.delta(text)))
+        slot = self._blocks.get(kind.key)
+        if slot is None:  # another kind was open, or none: the open one ends
+            ledger = self._ledger
+            ledger.close_all(out)
+            slot = ledger.open(kind.key, kind.block(id=ledger.made_up_id(kind.id_prefix)), out)
+        out.append(BlockDelta(index=slot.index, delta=kind.delta(text)))
 
     def _tool_call(self, call: Any, out: list[Event]) -> None:
-        """One complete tool call: BlockStart with the whole call, then BlockEnd."""
+        """One complete tool call (a ``function`` object is all it needs)."""
         call_object = as_dict(call)
         function = as_dict(call_object.get("function")) if call_object is not None else None
         if call_object is None or function is None:
@@ -324,34 +256,37 @@ class OllamaParser:
             text = _ENCODE(arguments if arguments is not None else {}).decode()
         call_id = as_str(call_object.get("id"))
         name = as_str(function.get("name"))
-        metadata = {k: v for k, v in function.items() if k not in ("name", "arguments")}
-        metadata.update({k: v for k, v in call_object.items() if k not in ("id", "function")})
+        metadata = call_metadata(call_object, function)
         if name is None and function.get("name") is not None:  # the wrong type: kept
             metadata["name"] = function["name"]
         if call_id is None and call_object.get("id") is not None:
             metadata["id"] = call_object["id"]
-        block = ToolCallBlock(call_id or new_block_id("call"), name or "", text, metadata=metadata)
-        self._complete_block(block, out)
+        block = ToolCallBlock(call_id or self._ledger.made_up_id("call"), name or "", text,
+                              metadata=metadata)
+        self._whole(_CALL, block, out)
 
     def _image(self, image: Any, out: list[Event]) -> None:
         """One image the model made, as bytes (an entry that is not base64 is kept)."""
-        try:
-            data = binascii.a2b_base64(image) if type(image) is str else None
-        except ValueError:  # binascii.Error, and text that is not ASCII
-            data = None
-        if data is None:
+        block = image_block(image, self._ids)
+        if block is None:
             out.append(unknown_payload(image, "message.images"))
-            return
-        media_type = _media_type(data)
-        self._complete_block(DataBlock(media_type=media_type,
-                                       source=Base64Source(data, media_type)), out)
+        else:
+            self._whole(_IMAGE, block, out)
+
+    def _whole(self, key: str, block: Block, out: list[Event]) -> None:
+        """A block that arrives whole: the open one ends, this one opens and ends."""
+        ledger = self._ledger
+        ledger.close_all(out)
+        ledger.open(key, block, out)
+        ledger.close(key, out)
 
     def _done(self, line: dict[str, Any], out: list[Event]) -> None:
-        self._close(out)
+        ledger = self._ledger
+        ledger.close_all(out)
         given = line.get("done_reason")
         reason = as_str(given)
         metadata: dict[str, Any] = {}
-        if reason in ("load", "unload") or (reason is None and given is not None):
+        if reason in MODEL_LOADING or (reason is None and given is not None):
             metadata["done_reason"] = given  # load / unload, or a reason of the wrong type
         if "context" in line:
             metadata["context"] = line["context"]
@@ -360,29 +295,8 @@ class OllamaParser:
         usage = map_usage(line)
         if usage is not None:
             out.append(UsageUpdate(usage=usage))
-        if self._phase not in _ENDED:
-            out.append(ResponseEnd(finish_reason=map_done_reason(reason, self._called),
-                                   stop_reason=reason, terminated=True))
-        self._phase = _Phase.DONE
-
-    # ------------------------------------------------------------ blocks
-
-    def _take_index(self) -> int:
-        index = self._next_index
-        self._next_index += 1
-        return index
-
-    def _complete_block(self, block: ToolCallBlock | DataBlock, out: list[Event]) -> None:
-        """A block that arrives whole: the open one is closed, this one opened and ended."""
-        self._close(out)
-        index = self._take_index()
-        out.append(BlockStart(index=index, block=block))
-        out.append(BlockEnd(index=index))
-
-    def _close(self, out: list[Event]) -> None:
-        if self._open_kind is not None:
-            out.append(BlockEnd(index=self._open_index))
-            self._open_kind = None
+        ledger.stop_reason = reason
+        ledger.end(out, map_done_reason(reason, self._called))
 
     def _keep(self, key: str, value: Any, out: list[Event]) -> None:
         """Metadata the parser does not model, reported only when it changes."""

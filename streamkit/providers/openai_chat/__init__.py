@@ -1,20 +1,52 @@
-"""OpenAI Chat Completions and every OpenAI-compatible dialect:
-the whole wire format, both directions side by side.
+"""OpenAI Chat Completions and every OpenAI-compatible dialect: the whole wire
+format, both directions side by side, exported as its record :data:`WIRE`.
 
-``stream.py`` reads its streaming output into streamkit events (with
-``choice.py``, ``tools.py``, ``reasoning.py``, ``audio.py`` for the parts of a
-choice, ``fast.py`` for the per-token chunk); ``wire.py`` holds the usage field
-table; ``dialects.py`` what each vendor bends.
+The verbs every wire package has (:mod:`streamkit.providers.wire_format`):
 
-The other direction: ``request.py`` builds and reads request bodies
-(:func:`streamkit.build_request` / :func:`streamkit.parse_request`),
-``response.py`` reads a non-streamed answer (:func:`streamkit.parse_response`),
-``content.py`` turns blocks into the wire's parts and back, ``http.py`` says
-where the endpoint is; ``assistant.py`` and ``history.py``
-encode an earlier turn by the vendor rules table.
+- ``stream.py``: the stream parser (:class:`OpenAIChatParser`), one payload at
+  a time, on a :class:`~streamkit.providers.ledger.BlockLedger` per choice;
+- ``request.py``: request bodies, built from a :class:`~streamkit.Request` and
+  read back (:func:`streamkit.build_request` / :func:`streamkit.parse_request`);
+- ``response.py``: a non-streamed answer, read as the one chunk that streams it
+  (:func:`streamkit.parse_response`);
+- ``content.py``: the wire's content parts <-> blocks, and annotations ->
+  citations;
+- ``wire.py``: the wire's words as data (its name, finish words, usage fields,
+  what ends a stream);
+- ``http.py``: where the endpoint is under a base URL.
+
+And the concepts this wire has beyond the verbs, each in its own file:
+
+- ``dialects.py``: what each OpenAI-compatible dialect bends, reading and
+  writing, one record per dialect (the vendors speaking each are the registry's);
+- ``choice.py``: one choice of a stream (``choices[]`` entries -> block events),
+  with ``tools.py`` (tool-call fragments), ``reasoning.py`` (OpenRouter's
+  reasoning details), ``audio.py`` (spoken answers) for the delta fields that
+  are items of their own, and ``fast.py`` (the strict decode of the per-token
+  chunk);
+- ``assistant.py``: an assistant turn, both ways; ``history.py``: who wrote a
+  turn, seen from the dialect it goes to, and what building one request carries.
 """
 
+from ..wire_format import WireFormat
+from . import http
+from .request import build_request, parse_request
+from .response import parse_response
 from .stream import OpenAIChatParser
-from .wire import map_usage
+from .wire import FINISH_REASONS, USAGE_FIELDS, WIRE_NAME, map_usage
 
-__all__ = ["OpenAIChatParser", "map_usage"]
+WIRE = WireFormat(
+    name=WIRE_NAME,
+    title="OpenAI Chat Completions",
+    parser=OpenAIChatParser,
+    build_request=build_request,
+    parse_request=parse_request,
+    parse_response=parse_response,
+    finish_reasons=FINISH_REASONS,
+    usage_fields=USAGE_FIELDS,
+    endpoint=http.endpoint,
+    model_in_body=http.MODEL_IN_BODY,
+    dialects=True,
+)
+
+__all__ = ["WIRE", "OpenAIChatParser", "map_usage"]

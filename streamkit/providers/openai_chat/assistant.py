@@ -14,7 +14,7 @@ TextBlock                       ``content`` (a string; an array of text parts
                                 when the turn needs one)
 TextBlock(refusal=True)         ``refusal`` (another vendor's: text)
 ThinkingBlock                   per the target's ``reasoning_echo``
-                                (:mod:`.history`): ``reasoning_content`` /
+                                (:mod:`.dialects`): ``reasoning_content`` /
                                 ``reasoning``, OpenRouter ``reasoning_details``
                                 (signature, encrypted data, ids), ``<think>``
                                 text in ``content``, Mistral ``thinking`` chunks
@@ -32,7 +32,8 @@ Who wrote the turn decides what goes back (:func:`~.history.source_of`):
 - the target itself (or nobody said: a turn built by hand): everything above,
   block metadata included (a Gemini ``extra_content`` thought signature on a
   call, OpenRouter detail ``format``), and the message's own ``metadata``
-  written over the result;
+  written over the result; metadata another wire format's reader kept
+  (:class:`~streamkit.extras.Extras` of another wire) is never written;
 - another OpenAI-compatible vendor (same wire, other dialect): text and calls
   without their metadata; visible reasoning in the target's plain field
   (``reasoning_content``, ``reasoning``, think tags, Mistral chunks) or, for a
@@ -57,13 +58,16 @@ every field the rebuilt message has but the body had not is listed in
 ``metadata["absent"]``. Keys of this module's own, never sent: ``absent``,
 ``content_parts`` (the content was an array) and, on a thinking block,
 ``reasoning_form`` (the field it was read from, which it is written back to).
+All of it is this wire's :class:`~streamkit.extras.Extras`, so no other wire's
+builder ever writes it; the ids the reader makes up come from the body
+(:attr:`.history.BuildContext.ids`).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
 from ...blocks import (
@@ -75,12 +79,26 @@ from ...blocks import (
     ToolCallBlock,
     ToolResultBlock,
 )
+from ...extras import extras_for
+from ...ids import StreamIds
 from ...messages import AssistantMessage
 from ...partial_json import PartialJSONError
+from ..lossless import unread
 from ..turns import thinking_as_text
-from .content import RAW_KIND, STREAMKIT_KEYS, Wire, read_text_part, text_part
-from .history import PLAIN_ECHOES, BuildContext, Source, source_of
-from .wire import json_text
+from .content import (
+    RAW_KIND,
+    STREAMKIT_KEYS,
+    Wire,
+    kept_exactly,
+    own,
+    own_extras,
+    raw_block,
+    read_text_part,
+    text_part,
+)
+from .dialects import PLAIN_ECHOES
+from .history import BuildContext, Source, source_of
+from .wire import WIRE_NAME, json_text
 
 __all__ = [
     "ABSENT",
@@ -189,7 +207,7 @@ def _thinking(block: ThinkingBlock, source: Source, context: BuildContext) -> li
     """Reasoning, where the target wants it (see the module docstring)."""
     echo = context.rules.reasoning_echo
     if source is Source.NATIVE:
-        form = block.metadata.get(REASONING_FORM, echo)
+        form = extras_for(block.metadata, WIRE_NAME).get(REASONING_FORM, echo)
         if form == "reasoning_details":
             return [_Item("detail", _details(block, context))]
         return _plain(block.thinking, form, block.metadata)
@@ -200,14 +218,14 @@ def _thinking(block: ThinkingBlock, source: Source, context: BuildContext) -> li
     return [_Item("tagged", block.thinking)]
 
 
-def _plain(text: str, form: Any, metadata: dict[str, Any]) -> list[_Item]:
+def _plain(text: str, form: Any, metadata: Mapping[str, Any]) -> list[_Item]:
     """Visible reasoning in a plain form (``form`` ``None``: the vendor takes none back)."""
     if not text or form is None:
         return []
     if form == "think_tags":
         return [_Item("tagged", text)]
     if form == "thinking_chunks":
-        return [_Item("chunk", (text, _wire_extras(metadata)))]
+        return [_Item("chunk", (text, own_extras(metadata, skip=RESERVED)))]
     return [_Item("field", (str(form), text))]
 
 
@@ -220,7 +238,7 @@ def _details(block: ThinkingBlock, context: BuildContext) -> list[Wire]:
     the encrypted one; the detail's id (an id streamkit made up is not sent)
     and its other fields (``format``...) on each; ``index`` counts the turn's
     detail blocks."""
-    metadata = block.metadata
+    metadata = extras_for(block.metadata, WIRE_NAME)
     kind = metadata.get("reasoning_type", "reasoning.text")
     detail_id = metadata.get("id")
     if detail_id is None and not _MADE_UP_THINKING_ID.fullmatch(block.id):
@@ -228,7 +246,7 @@ def _details(block: ThinkingBlock, context: BuildContext) -> list[Wire]:
     index = context.details_written
     context.details_written += 1
     common: Wire = {"id": detail_id} if detail_id is not None else {}
-    common.update(_wire_extras(metadata, _DETAIL_CONSUMED))
+    common.update(own_extras(metadata, skip=_DETAIL_CONSUMED))
     common["index"] = index
     out: list[Wire] = []
     text_field = _DETAIL_TEXT.get(kind)
@@ -245,7 +263,7 @@ def _details(block: ThinkingBlock, context: BuildContext) -> list[Wire]:
 def _tool_call(block: ToolCallBlock, native: bool, context: BuildContext) -> _Item:
     """One ``tool_calls[]`` entry (the target's own call keeps its metadata:
     Gemini's ``extra_content`` thought signature, a custom tool's type)."""
-    metadata = block.metadata if native else {}
+    metadata = extras_for(block.metadata, WIRE_NAME) if native else {}
     arguments = _arguments(block)
     if metadata.get("legacy") == "function_call":
         context.legacy_calls[block.id] = block.name
@@ -256,7 +274,7 @@ def _tool_call(block: ToolCallBlock, native: bool, context: BuildContext) -> _It
         entry["custom"] = {"name": block.name, "input": block.input}
     else:
         entry["function"] = {"name": block.name, "arguments": arguments}
-    entry.update(_wire_extras(metadata, _CALL_CONSUMED))
+    entry.update(own_extras(metadata, skip=_CALL_CONSUMED))
     for key in metadata.get(ABSENT, ()):
         entry.pop(key, None)
     return _Item("call", entry)
@@ -282,7 +300,7 @@ def _arguments(block: ToolCallBlock) -> str:
 def _data(block: DataBlock, native: bool) -> list[_Item]:
     """OpenAI's spoken answer by its id (the audio itself is not sent back);
     for another vendor, what it said."""
-    audio_id = block.metadata.get("audio_id")
+    audio_id = extras_for(block.metadata, WIRE_NAME).get("audio_id")
     if native and isinstance(audio_id, str):
         return [_Item("audio", {"id": audio_id})]
     if block.transcript:
@@ -340,18 +358,15 @@ def _placeholder_reasoning(wire: Wire, has_calls: bool, context: BuildContext) -
         wire[field] = placeholder
 
 
-def _wire_extras(metadata: dict[str, Any], consumed: Iterable[str] = RESERVED) -> Wire:
-    skip = set(consumed) | RESERVED
-    return {key: value for key, value in metadata.items() if key not in skip}
-
-
-def apply_metadata(wire: Wire, metadata: dict[str, Any]) -> None:
+def apply_metadata(wire: Wire, metadata: Mapping[str, Any]) -> None:
     """Write a message's wire extras over ``wire`` and remove the fields the
-    body it was read from did not have."""
-    for key, value in metadata.items():
+    body it was read from did not have (only this wire's extras, or metadata
+    set by hand: another wire's reader's fields mean nothing here)."""
+    own_fields = extras_for(metadata, WIRE_NAME)
+    for key, value in own_fields.items():
         if key not in RESERVED:
             wire[key] = value
-    for key in metadata.get(ABSENT, ()):
+    for key in own_fields.get(ABSENT, ()):
         wire.pop(key, None)
 
 
@@ -372,33 +387,35 @@ def patch(metadata: dict[str, Any], wire: Wire, built: Wire) -> None:
 def read_assistant(wire: Wire, context: BuildContext, provider: str) -> AssistantMessage:
     """An assistant message of a request body as the turn it stands for,
     attributed to ``provider`` (see the module docstring)."""
+    ids = context.ids
     blocks: list[ContentBlock] = []
-    metadata = {key: value for key, value in wire.items() if key not in _ASSISTANT_FIELDS}
+    metadata = unread(wire, *_ASSISTANT_FIELDS, wire=WIRE_NAME)
     details = wire.get("reasoning_details")
     if isinstance(details, list) and all(isinstance(detail, dict) for detail in details):
-        blocks += _read_details(details)
+        blocks += _read_details(details, ids)
     if not any(block.thinking for block in blocks if isinstance(block, ThinkingBlock)):
         blocks += _read_reasoning_fields(wire, context)
     content = wire.get("content")
     if isinstance(content, str) and content:
-        blocks.append(TextBlock(content))
+        blocks.append(TextBlock(content, id=ids.make("text"), metadata=own()))
     elif isinstance(content, list):
         metadata[CONTENT_PARTS] = True
-        blocks += [_read_content_part(part) for part in content]
+        blocks += [_read_content_part(part, ids) for part in content]
     refusal = wire.get("refusal")
     if isinstance(refusal, str) and refusal:
-        blocks.append(TextBlock(refusal, refusal=True))
+        blocks.append(TextBlock(refusal, id=ids.make("text"), refusal=True, metadata=own()))
     calls = wire.get("tool_calls")
     if isinstance(calls, list):
-        blocks += [call for call in map(_read_tool_call, calls) if call is not None]
-    blocks += _read_legacy_call(wire.get("function_call"))
+        blocks += [call for call in (_read_tool_call(entry, ids) for entry in calls)
+                   if call is not None]
+    blocks += _read_legacy_call(wire.get("function_call"), ids)
     audio = wire.get("audio")
     if isinstance(audio, dict) and isinstance(audio.get("id"), str):
-        blocks.append(DataBlock(metadata={"audio_id": audio["id"]}))
+        blocks.append(DataBlock(ids.make("data"), metadata=own({"audio_id": audio["id"]})))
     name = wire.get("name")
     message = AssistantMessage(blocks, provider=provider,
                                name=name if isinstance(name, str) else None, metadata=metadata)
-    check = BuildContext(context.dialect, context.rules)
+    check = BuildContext(context.dialect)
     patch(message.metadata, wire, assistant_message(message, check))
     return message
 
@@ -410,11 +427,12 @@ def _read_reasoning_fields(wire: Wire, context: BuildContext) -> list[ThinkingBl
     for field in context.dialect.reasoning_fields:
         value = wire.get(field)
         if isinstance(value, str) and value and all(value != block.thinking for block in out):
-            out.append(ThinkingBlock(value, metadata={REASONING_FORM: field}))
+            out.append(ThinkingBlock(value, id=context.ids.make("think"),
+                                     metadata=own({REASONING_FORM: field})))
     return out
 
 
-def _read_details(details: list[Wire]) -> list[ThinkingBlock]:
+def _read_details(details: list[Wire], ids: StreamIds) -> list[ThinkingBlock]:
     """OpenRouter details as the stream parser groups them: one thinking block
     per detail ``index`` (an encrypted detail joins the text detail of its index)."""
     blocks: dict[Any, ThinkingBlock] = {}
@@ -425,8 +443,8 @@ def _read_details(details: list[Wire]) -> list[ThinkingBlock]:
         if block is None:
             detail_id = detail.get("id")
             block = blocks[key] = ThinkingBlock(
-                id=detail_id if isinstance(detail_id, str) and detail_id else None,
-                metadata={REASONING_FORM: "reasoning_details", "reasoning_type": kind})
+                id=detail_id if isinstance(detail_id, str) and detail_id else ids.make("think"),
+                metadata=own({REASONING_FORM: "reasoning_details", "reasoning_type": kind}))
             block.metadata.update((k, v) for k, v in detail.items()
                                   if k not in ("type", "index", "id", "text", "summary",
                                                "signature", "data"))
@@ -444,37 +462,34 @@ def _read_details(details: list[Wire]) -> list[ThinkingBlock]:
     return list(blocks.values())
 
 
-def _read_content_part(part: Any) -> ContentBlock:
+def _read_content_part(part: Any, ids: StreamIds) -> ContentBlock:
     """One part of an assistant content array; a part that would not write
     back exactly stays whole as a RawBlock."""
     kind = part.get("type") if isinstance(part, dict) else None
-    block: ContentBlock | None = None
     if kind == "text" and isinstance(part.get("text"), str):
-        block = read_text_part(part)
-        if text_part(block) != part:
-            block = None
-    elif kind == "refusal" and isinstance(part.get("refusal"), str) and len(part) == 2:
-        block = TextBlock(part["refusal"], refusal=True)
-    elif kind == "thinking":
-        block = _read_thinking_chunk(part)
-    if block is not None:
-        return block
-    return RawBlock(RAW_KIND + (kind if isinstance(kind, str) else "unknown"),
-                    part if isinstance(part, dict) else {"part": part})
+        return kept_exactly(read_text_part(part, ids), text_part, part, ids)
+    if kind == "refusal" and isinstance(part.get("refusal"), str) and len(part) == 2:
+        return TextBlock(part["refusal"], id=ids.make("text"), refusal=True, metadata=own())
+    if kind == "thinking":
+        chunk = _read_thinking_chunk(part, ids)
+        if chunk is not None:
+            return chunk
+    return raw_block(part, ids)
 
 
-def _read_thinking_chunk(part: Wire) -> ThinkingBlock | None:
+def _read_thinking_chunk(part: Wire, ids: StreamIds) -> ThinkingBlock | None:
     """Mistral ``{"type": "thinking", "thinking": [{"type": "text", "text"}]}``."""
     items = part.get("thinking")
     if not (isinstance(items, list) and len(items) == 1 and isinstance(items[0], dict)
             and items[0].get("type") == "text" and isinstance(items[0].get("text"), str)
             and len(items[0]) == 2):
         return None
-    extras = {key: value for key, value in part.items() if key not in ("type", "thinking")}
-    return ThinkingBlock(items[0]["text"], metadata={REASONING_FORM: "thinking_chunks", **extras})
+    extras = unread(part, "type", "thinking", wire=WIRE_NAME)
+    extras[REASONING_FORM] = "thinking_chunks"
+    return ThinkingBlock(items[0]["text"], id=ids.make("think"), metadata=extras)
 
 
-def _read_tool_call(entry: Any) -> ToolCallBlock | None:
+def _read_tool_call(entry: Any, ids: StreamIds) -> ToolCallBlock | None:
     """One ``tool_calls[]`` entry, with the metadata the stream parser gives
     the same call (extra fields; a ``type`` other than ``function``)."""
     if not isinstance(entry, dict):
@@ -486,23 +501,22 @@ def _read_tool_call(entry: Any) -> ToolCallBlock | None:
     arguments = inner.get("input") if kind == "custom" else inner.get("arguments")
     text = arguments if isinstance(arguments, str) else (
         json_text(arguments) if arguments is not None else "")
-    metadata = {key: value for key, value in entry.items()
-                if key not in ("id", "type", "function", "custom")}
+    metadata = unread(entry, "id", "type", "function", "custom", wire=WIRE_NAME)
     if "type" not in entry:
         metadata[ABSENT] = ["type"]
     elif kind != "function":
         metadata["type"] = kind
     call_id = entry.get("id")
-    return ToolCallBlock(call_id if isinstance(call_id, str) and call_id else None,
+    return ToolCallBlock(call_id if isinstance(call_id, str) and call_id else ids.make("call"),
                          inner["name"], text, metadata=metadata)
 
 
-def _read_legacy_call(function_call: Any) -> list[ToolCallBlock]:
+def _read_legacy_call(function_call: Any, ids: StreamIds) -> list[ToolCallBlock]:
     """The deprecated ``function_call`` ({name, arguments}): one call, marked
     as the stream parser marks it."""
     if not isinstance(function_call, dict) or not isinstance(function_call.get("name"), str):
         return []
     arguments = function_call.get("arguments")
-    return [ToolCallBlock(None, function_call["name"],
+    return [ToolCallBlock(ids.make("call"), function_call["name"],
                           arguments if isinstance(arguments, str) else "",
-                          metadata={"legacy": "function_call"})]
+                          metadata=own({"legacy": "function_call"}))]

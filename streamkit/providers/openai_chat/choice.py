@@ -1,8 +1,12 @@
 """One choice of a Chat Completions stream: its ``choices[]`` entries -> block events.
 
-A :class:`Choice` knows which provider item maps to which of its block indexes
-and reads every field of an entry in one order (:meth:`Choice.read`,
-:meth:`Choice.delta`):
+A :class:`Choice` reads every field of an entry in one order
+(:meth:`Choice.read`, :meth:`Choice.delta`) and keeps what the wire needs to
+know which block a fragment continues; its lifecycle and open blocks are its
+:class:`~streamkit.providers.ledger.BlockLedger` 's (one per choice, the ids
+shared by the stream). The wire names none of its parts with a key that ends
+them: every block stays open until the choice ends, so a block's ledger key
+is the index it opened at.
 
 - ``content`` / ``text`` -> text, ``refusal`` -> a ``TextBlock(refusal=True)``,
   reasoning strings -> thinking. These are *sequential* (:class:`Kind`): a
@@ -12,11 +16,12 @@ and reads every field of an entry in one order (:meth:`Choice.read`,
   ``thinking`` / ``text`` chunks.
 - ``reasoning_details`` (:mod:`.reasoning`), ``tool_calls`` and
   ``function_call`` (:mod:`.tools`), ``audio`` (:mod:`.audio`).
-- ``annotations`` -> citations and ``logprobs`` -> appended to
-  ``metadata["logprobs"]``, of the latest text (or refusal) block.
+- ``annotations`` -> citations (:func:`.content.read_citation`) and
+  ``logprobs`` -> appended to ``metadata["logprobs"]``, of the latest text (or
+  refusal) block.
 - Groq's ``channel`` -> ``metadata["channel"]`` of the block the chunk wrote
   to, replaced when it changes (never concatenated).
-- ``finish_reason`` is remembered for the end; the entry's other keys
+- ``finish_reason`` is the ledger's ``stop_reason``, for the end; the entry's other keys
   (``native_finish_reason``, vLLM's ``stop_reason``...) are response metadata,
   reported when they change.
 
@@ -34,21 +39,20 @@ from typing import Any, Final, NamedTuple
 from ...blocks import Block, DataBlock, TextBlock, ThinkingBlock
 from ...events import (
     BlockDelta,
-    BlockEnd,
-    BlockStart,
     CitationDelta,
     Delta,
     Event,
     MetadataAppendDelta,
     MetadataDelta,
-    ResponseEnd,
     ResponseMetadata,
     TextDelta,
     ThinkingDelta,
 )
 from ...finish import FinishReason
 from ..coerce import as_str
+from ..ledger import BlockLedger, OpenBlock
 from .audio import Audio
+from .content import read_citation
 from .dialects import REASONING_FIELDS
 from .reasoning import ReasoningDetails
 from .tools import ToolCalls
@@ -80,14 +84,15 @@ class Kind(Enum):
 
 
 class _KindRule(NamedTuple):
-    new_block: Callable[[], Block]
+    new_block: Callable[[str], Block]  # given its made-up id
+    id_prefix: str
     delta: Callable[[str], Delta]
 
 
 _KINDS: Final[dict[Kind, _KindRule]] = {
-    Kind.TEXT: _KindRule(TextBlock, TextDelta),
-    Kind.THINKING: _KindRule(ThinkingBlock, ThinkingDelta),
-    Kind.REFUSAL: _KindRule(lambda: TextBlock(refusal=True), TextDelta),
+    Kind.TEXT: _KindRule(lambda id: TextBlock(id=id), "text", TextDelta),
+    Kind.THINKING: _KindRule(lambda id: ThinkingBlock(id=id), "think", ThinkingDelta),
+    Kind.REFUSAL: _KindRule(lambda id: TextBlock(id=id, refusal=True), "text", TextDelta),
 }
 
 # The block a ``logprobs`` list belongs to.
@@ -106,16 +111,14 @@ class Choice:
     """Parser state of one choice (``choices[].index``, the events' ``choice``)."""
 
     __slots__ = (
-        "audio", "channel", "channel_labels", "finish_reason", "index", "kept", "kind",
-        "kind_block", "latest", "metadata", "next_index", "open_blocks", "options",
-        "reasoning", "tools", "written",
+        "audio", "channel", "channel_labels", "index", "kept", "kind", "kind_block", "latest",
+        "ledger", "metadata", "options", "reasoning", "tools", "written",
     )
 
-    def __init__(self, index: int, options: ChoiceOptions) -> None:
-        self.index = index
+    def __init__(self, ledger: BlockLedger[OpenBlock], options: ChoiceOptions) -> None:
+        self.ledger = ledger
+        self.index = ledger.choice
         self.options = options
-        self.next_index = 0
-        self.open_blocks: list[int] = []  # in opening order; all stay open until the end
         self.kind: Kind | None = None  # the kind of the latest sequential fragment...
         self.kind_block = -1  # ...and the block it wrote to
         self.latest: dict[Kind, int] = {}  # the latest block of each kind
@@ -127,18 +130,19 @@ class Choice:
         self.channel_labels: dict[int, Any] = {}  # ...and the one each block was given
         self.metadata: dict[str, Any] = {}  # entry-level metadata reported so far
         self.kept: dict[str, Any] = {}  # the latest value kept in extras, by field
-        self.finish_reason: str | None = None
 
     # ------------------------------------------------------------ blocks
 
     def open(self, block: Block, out: list[Event]) -> int:
-        """Start ``block`` at the next index."""
-        index = self.next_index
-        self.next_index = index + 1
-        self.open_blocks.append(index)
+        """Start ``block`` at the next index (its ledger key: see the module docstring)."""
+        ledger = self.ledger
+        index = ledger.open(ledger.next_index, block, out).index
         self.written = index
-        out.append(BlockStart(index=index, block=block, choice=self.index))
         return index
+
+    def made_up_id(self, prefix: str) -> str:
+        """An id for a block the wire gave none, derived from the stream."""
+        return self.ledger.made_up_id(prefix)
 
     def sequential(self, kind: Kind, out: list[Event]) -> int:
         """The block a fragment of ``kind`` goes to: the current one when it is of
@@ -146,7 +150,8 @@ class Choice:
         if self.kind is kind:
             self.written = self.kind_block
             return self.kind_block
-        index = self.open(_KINDS[kind].new_block(), out)
+        rule = _KINDS[kind]
+        index = self.open(rule.new_block(self.made_up_id(rule.id_prefix)), out)
         self.continue_in(kind, index)
         return index
 
@@ -224,7 +229,7 @@ class Choice:
                 continue
             if key == "finish_reason":
                 if type(value) is str:
-                    self.finish_reason = value
+                    self.ledger.stop_reason = value
                 else:
                     self.keep("finish_reason", value, out)
             elif key == "logprobs":
@@ -342,7 +347,7 @@ class Choice:
             self.keep("audio", audio, out)
             return
         if self.audio is None:
-            block = DataBlock(as_str(audio.get("id")) or None,
+            block = DataBlock(as_str(audio.get("id")) or self.made_up_id("data"),
                               media_type=self.options.audio_media_type)
             self.audio = Audio(self.open(block, out))
             self.kind = None  # text after the audio is a new block, after it
@@ -357,7 +362,7 @@ class Choice:
         index = self.latest_block(Kind.TEXT, out)
         for annotation in annotations:
             if type(annotation) is dict:
-                out.append(BlockDelta(index=index, delta=CitationDelta(annotation),
+                out.append(BlockDelta(index=index, delta=CitationDelta(read_citation(annotation)),
                                       choice=self.index))
             else:
                 self.keep("annotations", annotation, out)
@@ -388,28 +393,28 @@ class Choice:
 
     # ------------------------------------------------------------ the end
 
-    def close(self, out: list[Event], *, terminated: bool, errored: bool) -> None:
-        """End the choice: open header-only tool calls, close every block with what
-        deltas could not carry, report the finish reason."""
+    def end(self, out: list[Event], *, terminated: bool, errored: bool) -> None:
+        """End the choice (``terminated``: ``[DONE]`` came): open header-only tool
+        calls, close every block with what deltas could not carry, report the
+        finish reason (``error`` once the stream reported an error)."""
         self.tools.open_waiting(self, out)
-        snapshots = {**self.tools.snapshots(), **self.reasoning.snapshots()}
+        snapshots = {**self.tools.snapshots(self), **self.reasoning.snapshots(self)}
         if self.audio is not None:
             self.audio.close(self, out)
-        for index in self.open_blocks:
-            out.append(BlockEnd(index=index, choice=self.index, snapshot=snapshots.get(index)))
-        self.open_blocks.clear()
-        out.append(ResponseEnd(finish_reason=self._finish_reason(errored),
-                               stop_reason=self.finish_reason, terminated=terminated,
-                               choice=self.index))
+        reason = FinishReason.ERROR if errored else self._finish_reason()
+        snapshot = (lambda slot: snapshots.get(slot.index)) if snapshots else None
+        if terminated:
+            self.ledger.end(out, reason, snapshot=snapshot)
+        else:
+            self.ledger.finish(out, reason, snapshot=snapshot)
 
-    def _finish_reason(self, errored: bool) -> FinishReason:
-        """The uniform reason: ``error`` once the stream reported an error; a
-        ``stop`` with nothing but refusal text is ``refusal``."""
-        if errored:
-            return FinishReason.ERROR
-        if self.finish_reason is None:
+    def _finish_reason(self) -> FinishReason:
+        """The uniform reason of the stop word; a ``stop`` with nothing but
+        refusal text is ``refusal``."""
+        stop_reason = self.ledger.stop_reason
+        if stop_reason is None:
             return FinishReason.UNKNOWN
-        reason = self.options.finish_reasons.get(self.finish_reason, FinishReason.UNKNOWN)
+        reason = self.options.finish_reasons.get(stop_reason, FinishReason.UNKNOWN)
         only_refused = (Kind.REFUSAL in self.latest and Kind.TEXT not in self.latest
                         and not self.tools.opened())
         return FinishReason.REFUSAL if reason is FinishReason.STOP and only_refused else reason

@@ -1,4 +1,5 @@
-"""Content parts of Chat Completions messages <-> streamkit blocks, both ways.
+"""Content parts of Chat Completions messages <-> streamkit blocks, both ways,
+and a response's ``annotations`` -> :class:`~streamkit.blocks.Citation`.
 
 One function per part kind, each with its inverse:
 
@@ -16,24 +17,52 @@ RawBlock ``openai-chat:*``  the part it holds, verbatim
 ==========================  ==================================================
 
 A block's ``metadata`` holds the part's fields streamkit has no slot for, under
-their own names, and is written back into the part (``detail`` goes inside
-``image_url``, ``file_id`` inside ``file``). Reading a part checks that it
-writes back exactly; one that would not (an unknown type, base64 that is not
+their own names, as this wire's :class:`~streamkit.extras.Extras`, and is
+written back into the part (``detail`` goes inside ``image_url``, ``file_id``
+inside ``file``); another wire's extras are never written
+(:func:`~streamkit.extras.extras_for`). Reading a part checks that it writes
+back exactly; one that would not (an unknown type, base64 that is not
 canonical, a field in an odd place) becomes a :class:`~streamkit.blocks.RawBlock`
-of kind ``openai-chat:<type>`` holding the part, sent back as it is. A RawBlock
-of any other kind is another wire format's item: this wire has no place for it,
-so it is dropped. Sans-IO: a URL is never fetched, so audio and files must be
-inline (or a ``file_id``); a web URL is only possible for images.
+of kind ``openai-chat:<type>`` holding the part, sent back as it is
+(:func:`~streamkit.providers.lossless.exactly`). A RawBlock of any other kind is
+another wire format's item: this wire has no place for it, so it is dropped.
+Sans-IO: a URL is never fetched, so audio and files must be inline (or a
+``file_id``); a web URL is only possible for images; anything else is an
+:class:`~streamkit.errors.UnsupportedFeatureError`.
+
+The ids a reader makes up come from the request's
+:class:`~streamkit.ids.StreamIds` (seeded with the body), so two reads of the
+same body are ``==``.
+
+Citations: an annotation ``{"type": "url_citation", "url_citation": {"url",
+"title", "start_index", "end_index"}}`` is a :class:`~streamkit.blocks.Citation`
+with the annotation itself as ``raw`` (:func:`read_citation`).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any, Final
+from collections.abc import Callable, Mapping
+from typing import Any, Final, TypeVar
 
-from ...blocks import PCM_RATE_ASSUMED, Base64Source, DataBlock, RawBlock, TextBlock, URLSource
+from ...blocks import (
+    PCM_RATE_ASSUMED,
+    Base64Source,
+    Block,
+    Citation,
+    DataBlock,
+    RawBlock,
+    TextBlock,
+    URLSource,
+)
+from ...errors import UnsupportedFeatureError
+from ...extras import Extras, extras_for
+from ...ids import StreamIds
 from ...messages import UserContent
+from ..coerce import as_int, as_str
+from ..lossless import exactly
+from .wire import WIRE_NAME
 
 __all__ = [
     "ANY_IMAGE",
@@ -42,6 +71,11 @@ __all__ = [
     "Wire",
     "data_part",
     "data_url",
+    "kept_exactly",
+    "own",
+    "own_extras",
+    "raw_block",
+    "read_citation",
     "read_data_url",
     "read_text_part",
     "read_user_part",
@@ -72,7 +106,7 @@ _INNER_KEYS: Final = {"image_url": ("detail",), "file": ("file_id",)}
 
 def text_part(block: TextBlock) -> Wire:
     """``{"type": "text", "text"}`` with the block's wire extras."""
-    return {"type": "text", "text": block.text, **_extras(block.metadata)}
+    return {"type": "text", "text": block.text, **own_extras(block.metadata)}
 
 
 def user_part(block: UserContent) -> Wire | None:
@@ -90,7 +124,7 @@ def user_part(block: UserContent) -> Wire | None:
 def data_part(block: DataBlock) -> Wire:
     """An image, audio or file part, by the block's media type (a file id in
     its metadata makes it a file part whatever the type)."""
-    if "file_id" in block.metadata:
+    if "file_id" in extras_for(block.metadata, WIRE_NAME):
         return _file_part(block)
     kind = block.media_type.split("/", 1)[0].strip().lower()
     if kind == "audio":
@@ -110,91 +144,123 @@ def _image_part(block: DataBlock) -> Wire:
     url = source.url if isinstance(source, URLSource) else data_url(source)
     if isinstance(source, URLSource) and block.media_type not in ("", ANY_IMAGE) \
             and not block.media_type.startswith("image/"):
-        raise ValueError(f"data block {block.id!r} is a {block.media_type!r} URL: Chat "
-                         f"Completions takes only images by URL (send files inline)")
+        raise UnsupportedFeatureError(
+            WIRE_NAME, f"a {block.media_type!r} file by URL (data block {block.id!r})",
+            "Chat Completions takes only images by URL (send files inline)")
     image: Wire = {"url": url}
-    if "detail" in block.metadata:
-        image["detail"] = block.metadata["detail"]
-    return {"type": "image_url", "image_url": image, **_extras(block.metadata, "image_url")}
+    extras = extras_for(block.metadata, WIRE_NAME)
+    if "detail" in extras:
+        image["detail"] = extras["detail"]
+    return {"type": "image_url", "image_url": image, **own_extras(extras, "image_url")}
 
 
 def _audio_part(block: DataBlock) -> Wire:
     """Base64 wav or mp3; PCM samples are wrapped as WAV first."""
     if not isinstance(block.source, Base64Source):
-        raise ValueError(f"data block {block.id!r} is audio by URL: Chat Completions takes "
-                         f"audio only inline (input_audio), and nothing is fetched here")
+        raise UnsupportedFeatureError(
+            WIRE_NAME, f"audio by URL (data block {block.id!r})",
+            "Chat Completions takes audio only inline (input_audio), and nothing is fetched here")
     data = block.source.data
     audio_format = _FORMAT_OF.get(block.media_type.split(";", 1)[0].strip().lower())
     if audio_format is None and block.is_pcm:
         data, audio_format = base64.b64encode(block.to_wav()).decode("ascii"), "wav"
     if audio_format is None:
-        raise ValueError(f"data block {block.id!r} is {block.media_type!r} audio: Chat "
-                         f"Completions takes wav or mp3 (input_audio.format)")
+        raise UnsupportedFeatureError(
+            WIRE_NAME, f"{block.media_type!r} audio (data block {block.id!r})",
+            "Chat Completions takes wav or mp3 (input_audio.format)")
     return {"type": "input_audio", "input_audio": {"data": data, "format": audio_format},
-            **_extras(block.metadata)}
+            **own_extras(block.metadata)}
 
 
 def _file_part(block: DataBlock) -> Wire:
     """``file_data`` (a ``data:`` URL) and ``filename``, or a ``file_id``."""
     file: Wire = {}
-    if "file_id" in block.metadata:
-        file["file_id"] = block.metadata["file_id"]
+    extras = extras_for(block.metadata, WIRE_NAME)
+    if "file_id" in extras:
+        file["file_id"] = extras["file_id"]
     elif isinstance(block.source, Base64Source):
         file["file_data"] = data_url(block.source)
     else:
-        raise ValueError(f"data block {block.id!r} is a {block.media_type!r} file by URL: "
-                         f"Chat Completions takes files inline (file_data) or by file_id")
+        raise UnsupportedFeatureError(
+            WIRE_NAME, f"a {block.media_type!r} file by URL (data block {block.id!r})",
+            "Chat Completions takes files inline (file_data) or by file_id")
     if block.name is not None:
         file["filename"] = block.name
-    return {"type": "file", "file": file, **_extras(block.metadata, "file")}
+    return {"type": "file", "file": file, **own_extras(extras, "file")}
 
 
-def _extras(metadata: dict[str, Any], inner: str | None = None) -> Wire:
-    """A block's wire extras: its metadata without streamkit's own keys and
-    without the keys that go inside the part's object."""
-    skip = _INNER_KEYS.get(inner, ()) if inner is not None else ()
-    return {key: value for key, value in metadata.items()
-            if key not in STREAMKIT_KEYS and key not in skip}
+def own_extras(metadata: Mapping[str, Any], inner: str | None = None,
+               skip: frozenset[str] = frozenset()) -> Wire:
+    """A block's wire extras: its metadata when it is this wire's own (or set
+    by hand; another wire's is never written), without streamkit's own keys,
+    the keys that go inside the part's object and ``skip``."""
+    left_out = STREAMKIT_KEYS | skip | frozenset(_INNER_KEYS.get(inner, ()) if inner else ())
+    return {key: value for key, value in extras_for(metadata, WIRE_NAME).items()
+            if key not in left_out}
 
 
 # ---------------------------------------------------------------- reading
 
-def read_text_part(part: Wire) -> TextBlock:
-    """A text part (its other fields are the block's metadata)."""
-    return TextBlock(part["text"], metadata={k: v for k, v in part.items()
-                                             if k not in ("type", "text")})
+def own(fields: Mapping[str, Any] | None = None) -> Extras:
+    """``fields`` (none: an empty record) as this wire's extras: what a reader keeps."""
+    return Extras(WIRE_NAME, fields or {})
 
 
-def read_user_part(part: Any) -> UserContent:
-    """One part of user content as a block; a part that would not write back
-    exactly is kept whole as a RawBlock (see the module docstring)."""
-    block = _read_part(part) if isinstance(part, dict) else None
-    if block is not None:
-        try:
-            if user_part(block) == part:
-                return block
-        except ValueError:
-            pass
+BlockT = TypeVar("BlockT", bound=Block)
+
+
+def raw_block(part: Any, ids: StreamIds) -> RawBlock:
+    """A part kept whole, sent back as it is: a RawBlock of kind
+    ``openai-chat:<type>`` (``unknown`` when it has none; a part that is not an
+    object is kept as ``{"part": part}``)."""
     kind = part.get("type") if isinstance(part, dict) else None
     return RawBlock(RAW_KIND + (kind if isinstance(kind, str) else "unknown"),
-                    part if isinstance(part, dict) else {"part": part})
+                    part if isinstance(part, dict) else {"part": part},
+                    id=ids.make("raw"), metadata=own())
 
 
-def _read_part(part: Wire) -> TextBlock | DataBlock | None:
+def kept_exactly(block: BlockT | None, write: Callable[[BlockT], Any], part: Any,
+                 ids: StreamIds) -> BlockT | RawBlock:
+    """``block`` when writing it gives ``part`` back exactly, else the part kept
+    whole (:func:`~streamkit.providers.lossless.exactly`), as a part no block
+    stands for is (:func:`raw_block`)."""
+    if block is None or not isinstance(part, dict):
+        return raw_block(part, ids)
+    kind = part.get("type")
+    kept = exactly(block, write, part, wire=WIRE_NAME, ids=ids,
+                   kind=RAW_KIND + (kind if isinstance(kind, str) else "unknown"))
+    assert kept is block or isinstance(kept, RawBlock)
+    return kept
+
+
+def read_text_part(part: Wire, ids: StreamIds) -> TextBlock:
+    """A text part (its other fields are the block's metadata)."""
+    return TextBlock(part["text"], id=ids.make("text"),
+                     metadata=own({k: v for k, v in part.items() if k not in ("type", "text")}))
+
+
+def read_user_part(part: Any, ids: StreamIds) -> UserContent:
+    """One part of user content as a block; a part that would not write back
+    exactly is kept whole as a RawBlock (see the module docstring)."""
+    block = _read_part(part, ids) if isinstance(part, dict) else None
+    return kept_exactly(block, user_part, part, ids)
+
+
+def _read_part(part: Wire, ids: StreamIds) -> TextBlock | DataBlock | None:
     kind = part.get("type")
     if kind == "text" and isinstance(part.get("text"), str):
-        return read_text_part(part)
+        return read_text_part(part, ids)
     if kind == "image_url" and isinstance(part.get("image_url"), dict):
-        return _read_image(part)
+        return _read_image(part, ids)
     if kind == "input_audio" and isinstance(part.get("input_audio"), dict):
-        return _read_audio(part)
+        return _read_audio(part, ids)
     if kind == "file" and isinstance(part.get("file"), dict):
-        return _read_file(part)
+        return _read_file(part, ids)
     return None
 
 
-def _outer(part: Wire, inner: str) -> Wire:
-    return {key: value for key, value in part.items() if key not in ("type", inner)}
+def _outer(part: Wire, inner: str) -> Extras:
+    return own({key: value for key, value in part.items() if key not in ("type", inner)})
 
 
 def read_data_url(url: str) -> tuple[str, bytes] | None:
@@ -211,7 +277,7 @@ def read_data_url(url: str) -> tuple[str, bytes] | None:
         return None
 
 
-def _read_image(part: Wire) -> DataBlock | None:
+def _read_image(part: Wire, ids: StreamIds) -> DataBlock | None:
     image = part["image_url"]
     url = image.get("url")
     if not isinstance(url, str):
@@ -221,12 +287,12 @@ def _read_image(part: Wire) -> DataBlock | None:
         metadata["detail"] = image["detail"]
     inline = read_data_url(url)
     if inline is None:
-        return DataBlock(source=URLSource(url, ANY_IMAGE), metadata=metadata)
+        return DataBlock(ids.make("data"), source=URLSource(url, ANY_IMAGE), metadata=metadata)
     media_type, data = inline
-    return DataBlock(source=Base64Source(data, media_type), metadata=metadata)
+    return DataBlock(ids.make("data"), source=Base64Source(data, media_type), metadata=metadata)
 
 
-def _read_audio(part: Wire) -> DataBlock | None:
+def _read_audio(part: Wire, ids: StreamIds) -> DataBlock | None:
     audio = part["input_audio"]
     data, audio_format = audio.get("data"), audio.get("format")
     media_type = _AUDIO_FORMATS.get(audio_format) if isinstance(audio_format, str) else None
@@ -236,10 +302,11 @@ def _read_audio(part: Wire) -> DataBlock | None:
         raw = base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
         return None
-    return DataBlock(source=Base64Source(raw, media_type), metadata=_outer(part, "input_audio"))
+    return DataBlock(ids.make("data"), source=Base64Source(raw, media_type),
+                     metadata=_outer(part, "input_audio"))
 
 
-def _read_file(part: Wire) -> DataBlock | None:
+def _read_file(part: Wire, ids: StreamIds) -> DataBlock | None:
     file = part["file"]
     metadata = _outer(part, "file")
     name = file.get("filename")
@@ -247,10 +314,26 @@ def _read_file(part: Wire) -> DataBlock | None:
         return None
     if "file_id" in file:
         metadata["file_id"] = file["file_id"]
-        return DataBlock(name=name, metadata=metadata)
+        return DataBlock(ids.make("data"), name=name, metadata=metadata)
     file_data = file.get("file_data")
     inline = read_data_url(file_data) if isinstance(file_data, str) else None
     if inline is None:
         return None
     media_type, data = inline
-    return DataBlock(name=name, source=Base64Source(data, media_type), metadata=metadata)
+    return DataBlock(ids.make("data"), name=name, source=Base64Source(data, media_type),
+                     metadata=metadata)
+
+
+# ---------------------------------------------------------------- citations
+
+def read_citation(annotation: dict[str, Any]) -> Citation:
+    """A response annotation as a :class:`~streamkit.blocks.Citation`: a
+    ``url_citation`` keeps its facts under its type's name (a vendor that puts
+    them next to ``type`` is read the same way); the annotation itself is
+    ``raw``, for this wire only."""
+    kind = annotation.get("type")
+    inner = annotation.get(kind) if isinstance(kind, str) else None
+    facts = inner if type(inner) is dict else annotation
+    return Citation(url=as_str(facts.get("url")), title=as_str(facts.get("title")),
+                    start=as_int(facts.get("start_index")), end=as_int(facts.get("end_index")),
+                    raw=annotation, wire=WIRE_NAME)

@@ -126,7 +126,7 @@ class ReasoningDetails:
             out.append(BlockDelta(index=current, delta=MetadataDelta(metadata),
                                   choice=choice.index))
             return False
-        block = ThinkingBlock(id=entry.block_id or None, encrypted=data,
+        block = ThinkingBlock(id=entry.block_id or choice.made_up_id("think"), encrypted=data,
                               redacted=data is not None and text is None,
                               metadata=dict(entry.metadata))
         entry.block_id = block.id
@@ -134,11 +134,11 @@ class ReasoningDetails:
         self.described.add(entry.block)
         return True
 
-    def snapshots(self) -> dict[int, Block]:
+    def snapshots(self, choice: Choice) -> dict[int, Block]:
         """The ``BlockEnd`` snapshots of details whose encrypted data came after
         their block opened."""
         return {
-            entry.block: ThinkingBlock(id=entry.block_id or None,
+            entry.block: ThinkingBlock(id=entry.block_id or choice.made_up_id("think"),
                                        encrypted="".join(entry.encrypted),
                                        redacted=not entry.visible)
             for entry in self.by_index.values() if entry.encrypted and entry.block is not None

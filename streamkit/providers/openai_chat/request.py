@@ -47,28 +47,39 @@ Top-level fields:
   "description"?}}``;
 - uniform options: ``max_tokens`` -> the dialect's budget field
   (``max_completion_tokens`` for OpenAI and Azure, whose newer models refuse
-  ``max_tokens``; ``max_tokens`` elsewhere: :mod:`.history`); a body with the
-  other spelling keeps it: the option :data:`MAX_TOKENS_FIELD` names the field
-  (consumed, never sent). ``include_usage`` -> ``stream_options.include_usage``
-  (only in a streaming request: OpenAI refuses ``stream_options`` otherwise).
+  ``max_tokens``; ``max_tokens`` elsewhere: the dialect's ``history`` rules in
+  :mod:`.dialects`); a body with the other spelling keeps it: the option
+  :data:`MAX_TOKENS_FIELD` names the field (consumed, never sent).
+  ``include_usage`` -> ``stream_options.include_usage`` (only in a streaming
+  request: OpenAI refuses ``stream_options`` otherwise).
   ``audio`` ({voice, format}) -> ``audio`` plus ``modalities: ["text",
   "audio"]`` unless given. ``temperature``, ``top_p``, ``stop``, ``seed``,
   ``reasoning_effort``, ``parallel_tool_calls`` have the wire's own names.
   ``thinking_budget`` -> the dialect's budget field (Qwen's
-  ``thinking_budget``); a dialect without one raises, as does
+  ``thinking_budget``); a dialect without one raises
+  :class:`~streamkit.errors.UnsupportedFeatureError`, as does
   ``include_thoughts`` (no Chat Completions switch: pass the vendor's own
   field, e.g. ``reasoning={...}`` for OpenRouter). ``foreign_thinking``
   (``"text"`` / ``"drop"``) is the cross-provider policy of :mod:`.assistant`.
   Any other option goes through under its own name (``n``,
-  ``frequency_penalty``, ``thinking``, ``chat_template_kwargs``...).
+  ``frequency_penalty``, ``thinking``, ``chat_template_kwargs``...), unless
+  another wire format's reader read it (``Request.options`` an
+  :class:`~streamkit.extras.Extras` of another wire: a gateway's request): those
+  options are that wire's words, and only the uniform ones are written.
 
 Reading a body back keeps every field the model has no place for: unknown
 top-level fields in ``options``, unknown message fields in the message's
 ``metadata`` (written back over the rebuilt message, see
 :func:`.assistant.patch`), unknown part fields in the block's ``metadata``,
 parts that would not write back exactly as RawBlocks, tool entries that would
-not as the dicts they are. Messages carry no provider, so the metadata of a
-system, user or tool message is taken as this wire's own and written back.
+not as the dicts they are. All of it is this wire's
+:class:`~streamkit.extras.Extras` (``options`` itself is one), and the builder
+writes only its own wire's extras or metadata set by hand
+(:func:`~streamkit.extras.extras_for`): what an Anthropic or Gemini reader kept
+never reaches a Chat Completions body. A tool entry another wire's reader kept
+is refused (:class:`~streamkit.errors.UnsupportedFeatureError`): this wire has
+no such tool. The ids the reader makes up are derived from the body, so two
+reads of one body are ``==``.
 """
 
 from __future__ import annotations
@@ -77,6 +88,9 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from ...blocks import DataBlock, TextBlock, ToolCallBlock
+from ...errors import InvalidBodyError, UnsupportedFeatureError
+from ...extras import extras_for, origin_of
+from ...ids import StreamIds
 from ...messages import (
     AssistantMessage,
     FunctionExecutionResult,
@@ -87,15 +101,19 @@ from ...messages import (
     UserMessage,
     as_assistant,
 )
+from ...registry import PROVIDERS
 from ...request import JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..function_tools import function_fields
+from ..lossless import unread
+from ..options import own_options
 from ..turns import foreign_thinking_policy
 from .assistant import apply_metadata, assistant_message, patch, read_assistant
-from .content import Wire, data_part, read_text_part, read_user_part, text_part, user_part
-from .dialects import Dialect, get_dialect
-from .history import BuildContext, HistoryRules, history_rules
+from .content import Wire, data_part, own, read_text_part, read_user_part, text_part, user_part
+from .dialects import Dialect, HistoryRules, get_dialect
+from .history import BuildContext
+from .wire import WIRE_NAME
 
 __all__ = [
     "MAX_TOKENS_FIELD",
@@ -119,8 +137,15 @@ _SPOKEN: Final = ["text", "audio"]
 
 
 def provider_name(dialect: str | None) -> str:
-    """The registry name a turn read from a body of ``dialect`` is attributed to."""
-    return dialect.lower() if dialect is not None else "openai"
+    """The registry name a turn read from a body of ``dialect`` is attributed to:
+    the first vendor of this wire that speaks it (``glm`` -> ``zai``; ``None``,
+    OpenAI's own -> ``openai``), so that sending the turn back to any vendor of
+    the same dialect keeps all of it. A dialect no vendor speaks keeps its name."""
+    if dialect is None:
+        return "openai"
+    name = dialect.lower()
+    return next((entry.name for entry in PROVIDERS.values()
+                 if entry.wire == WIRE_NAME and entry.dialect == name), name)
 
 
 # ================================================================ build
@@ -128,13 +153,13 @@ def provider_name(dialect: str | None) -> str:
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The Chat Completions body for ``request`` (see the module docstring)."""
     target = get_dialect(dialect)
-    rules = history_rules(target)
-    options = dict(request.options)
+    rules = target.history
+    options = own_options(request.options, WIRE_NAME)
     foreign_thinking = foreign_thinking_policy(options.pop("foreign_thinking", "text"))
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
-    context = BuildContext(target, rules, foreign_thinking)
+    context = BuildContext(target, foreign_thinking)
     body["messages"] = build_messages(request.messages, context)
     if request.tools is not None:
         body["tools"] = [_tool(item) for item in request.tools]
@@ -165,19 +190,30 @@ def _write_options(body: dict[str, Any], options: dict[str, Any], target: Dialec
         body["modalities"] = options.pop("modalities", list(_SPOKEN))
     if "thinking_budget" in options:
         if rules.thinking_budget_field is None:
-            raise ValueError(f"{target.name} has no reasoning budget field on Chat Completions: "
-                             f"use reasoning_effort, or the vendor's own field")
+            raise UnsupportedFeatureError(
+                WIRE_NAME, f"thinking_budget ({target.name})",
+                f"{target.name} has no reasoning budget field on Chat Completions: use "
+                f"reasoning_effort, or the vendor's own field")
         body[rules.thinking_budget_field] = options.pop("thinking_budget")
     if "include_thoughts" in options:
-        raise ValueError("Chat Completions has no include_thoughts switch: pass the vendor's "
-                         "own field (OpenRouter reasoning={...}, Z.ai thinking={...})")
+        raise UnsupportedFeatureError(
+            WIRE_NAME, "include_thoughts",
+            "Chat Completions has no include_thoughts switch: pass the vendor's own field "
+            "(OpenRouter reasoning={...}, Z.ai thinking={...})")
 
 
 def _tool(item: Tool | dict[str, Any]) -> dict[str, Any]:
-    """A function tool; a dict (the wire's own entry) as it is."""
+    """A function tool (with only this wire's extras); a dict (the wire's own
+    entry) as it is. Another wire's entry (a server tool an Anthropic or
+    Responses reader kept) has no form here: refused, not dropped."""
     if isinstance(item, dict):
-        return item
-    return {"type": "function", "function": function_fields(item)}
+        origin = origin_of(item)
+        if origin not in (None, WIRE_NAME):
+            raise UnsupportedFeatureError(
+                WIRE_NAME, f"the {origin} tool {item.get('type', item.get('name'))!r}",
+                "give a streamkit Tool, or this wire's own tool entry")
+        return dict(item)
+    return {"type": "function", "function": function_fields(item, WIRE_NAME)}
 
 
 def _tool_names(tools: Sequence[Tool | dict[str, Any]]) -> list[str]:
@@ -210,7 +246,7 @@ def _response_format(json_output: bool | JsonSchemaOutput | None) -> dict[str, A
         schema["strict"] = json_output.strict
     if json_output.description is not None:
         schema["description"] = json_output.description
-    schema.update(json_output.metadata)
+    schema.update(extras_for(json_output.metadata, WIRE_NAME))
     return {"type": "json_schema", "json_schema": schema}
 
 
@@ -294,16 +330,22 @@ def _tool_message(result: FunctionExecutionResult, context: BuildContext) -> Wir
 
 def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     """The :class:`~streamkit.request.Request` a Chat Completions body stands for."""
+    if not isinstance(body, dict):
+        raise InvalidBodyError(f"a Chat Completions request is a JSON object, not "
+                               f"{type(body).__name__}", wire=WIRE_NAME)
     target = get_dialect(dialect)
-    rules = history_rules(target)
+    rules = target.history
     rest = dict(body)
     request = Request(messages=[])
     if isinstance(rest.get("model"), str):
         request.model = rest.pop("model")
     messages = rest.pop("messages", [])
     if not isinstance(messages, list):
-        raise ValueError(f"'messages' must be a list, not {type(messages).__name__}")
-    request.messages = parse_messages(messages, target, provider_name(dialect))
+        raise InvalidBodyError(f"'messages' must be a list, not {type(messages).__name__}",
+                               wire=WIRE_NAME, where="messages")
+    context = BuildContext(target)
+    context.ids = StreamIds.of_body(body)
+    request.messages = parse_messages(messages, context, provider_name(dialect))
     tools = rest.get("tools")
     if isinstance(tools, list) and all(isinstance(item, dict) for item in tools):
         request.tools = [_read_tool(item) for item in tools]
@@ -312,7 +354,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     _read_response_format(rest, request)
     if isinstance(rest.get("stream"), bool):
         request.stream = rest.pop("stream")
-    options: dict[str, Any] = {}
+    options = own()
     _read_options(rest, options, rules, request.stream is True)
     options.update(rest)
     request.options = options
@@ -347,12 +389,12 @@ def _read_options(rest: dict[str, Any], options: dict[str, Any], rules: HistoryR
 
 def _read_tool(entry: dict[str, Any]) -> Tool | dict[str, Any]:
     """A function entry as a :class:`~streamkit.tools.Tool` when it writes back
-    exactly; any other entry as the dict it is."""
+    exactly; any other entry as the dict it is (this wire's extras)."""
     function = entry.get("function")
     if entry.get("type") != "function" or set(entry) != {"type", "function"} \
             or not isinstance(function, dict) or not isinstance(function.get("name"), str) \
             or not isinstance(function.get("parameters"), dict):
-        return entry
+        return own(entry)
     description = function.get("description")
     strict = function.get("strict")
     read = {"name", "parameters"} | ({"description"} if isinstance(description, str)
@@ -362,8 +404,8 @@ def _read_tool(entry: dict[str, Any]) -> Tool | dict[str, Any]:
                 description=description if isinstance(description, str) else "",
                 parameters=function["parameters"],
                 strict=strict if isinstance(strict, bool) else None,
-                metadata={k: v for k, v in function.items() if k not in read})
-    return tool if _tool(tool) == entry else entry
+                metadata=unread(function, *read, wire=WIRE_NAME))
+    return tool if _tool(tool) == entry else own(entry)
 
 
 def _read_tool_choice(rest: dict[str, Any], request: Request) -> None:
@@ -401,7 +443,7 @@ def _read_response_format(rest: dict[str, Any], request: Request) -> None:
         name=schema["name"], schema=schema["schema"],
         strict=strict if isinstance(strict, bool) else None,
         description=description if isinstance(description, str) else None,
-        metadata={k: v for k, v in schema.items() if k not in read})
+        metadata=unread(schema, *read, wire=WIRE_NAME))
     if _response_format(output) == given:
         request.json_output = output
         del rest["response_format"]
@@ -409,15 +451,16 @@ def _read_response_format(rest: dict[str, Any], request: Request) -> None:
 
 # ---------------------------------------------------------------- messages
 
-def parse_messages(items: list[Any], dialect: Dialect, provider: str) -> list[Message]:
+def parse_messages(items: list[Any], context: BuildContext, provider: str) -> list[Message]:
     """The ``messages`` array as streamkit messages (consecutive tool messages
     are one :class:`~streamkit.messages.FunctionExecutionResultMessage`);
-    assistant turns are attributed to ``provider``."""
-    context = BuildContext(dialect, history_rules(dialect))
+    assistant turns are attributed to ``provider``; made-up ids come from
+    ``context.ids``."""
     out: list[Message] = []
     for index, item in enumerate(items):
         if not isinstance(item, dict):
-            raise ValueError(f"message {index} is not an object: {str(item)[:200]}")
+            raise InvalidBodyError(f"message {index} is not an object: {str(item)[:200]}",
+                                   wire=WIRE_NAME, where=f"messages[{index}]")
         role = item.get("role")
         if role in ("tool", "function"):
             result = _read_tool_message(item, context)
@@ -433,40 +476,41 @@ def parse_messages(items: list[Any], dialect: Dialect, provider: str) -> list[Me
                     context.legacy_calls[block.id] = block.name
             out.append(message)
         elif role in ("system", "developer"):
-            out.append(_read_system(item))
+            out.append(_read_system(item, context))
         else:  # "user", or a role this wire does not know (kept in metadata)
-            out.append(_read_user(item))
+            out.append(_read_user(item, context))
     return out
 
 
-def _unknown(item: Wire, known: Sequence[str]) -> dict[str, Any]:
-    return {key: value for key, value in item.items() if key not in known}
-
-
-def _read_system(item: Wire) -> SystemMessage:
-    content = item.get("content")
-    text: str | list[TextBlock] = ""
+def _text_content(content: Any, context: BuildContext) -> str | list[TextBlock]:
+    """The ``content`` of a message that takes only text: a string, or text
+    parts (anything else reads as ``""`` and stays in the message's metadata)."""
     if isinstance(content, str):
-        text = content
-    elif isinstance(content, list) and all(
+        return content
+    if isinstance(content, list) and all(
             isinstance(part, dict) and part.get("type") == "text"
             and isinstance(part.get("text"), str) for part in content):
-        text = [read_text_part(part) for part in content]
-    message = SystemMessage(content=text, metadata=_unknown(item, ("role", "content")))
+        return [read_text_part(part, context.ids) for part in content]
+    return ""
+
+
+def _read_system(item: Wire, context: BuildContext) -> SystemMessage:
+    text = _text_content(item.get("content"), context)
+    message = SystemMessage(content=text, metadata=unread(item, "role", "content", wire=WIRE_NAME))
     patch(message.metadata, item, _system(message))
     return message
 
 
-def _read_user(item: Wire) -> UserMessage:
+def _read_user(item: Wire, context: BuildContext) -> UserMessage:
     content = item.get("content")
     blocks: str | list[UserContent] = ""
     if isinstance(content, str):
         blocks = content
     elif isinstance(content, list):
-        blocks = [read_user_part(part) for part in content]
+        blocks = [read_user_part(part, context.ids) for part in content]
     name = item.get("name")
     message = UserMessage(content=blocks, name=name if isinstance(name, str) else None,
-                          metadata=_unknown(item, ("role", "content", "name")))
+                          metadata=unread(item, "role", "content", "name", wire=WIRE_NAME))
     patch(message.metadata, item, _user(message))
     return message
 
@@ -474,14 +518,8 @@ def _read_user(item: Wire) -> UserMessage:
 def _read_tool_message(item: Wire, context: BuildContext) -> FunctionExecutionResult:
     """A ``tool`` message (or a legacy ``function`` one, answering the latest
     legacy call of that name) as one result; ``name`` stays in its metadata."""
-    content = item.get("content")
-    blocks: str | list[TextBlock | DataBlock] = ""
-    if isinstance(content, str):
-        blocks = content
-    elif isinstance(content, list) and all(
-            isinstance(part, dict) and part.get("type") == "text"
-            and isinstance(part.get("text"), str) for part in content):
-        blocks = [read_text_part(part) for part in content]
+    text = _text_content(item.get("content"), context)
+    blocks: str | list[TextBlock | DataBlock] = text if isinstance(text, str) else [*text]
     name = item.get("name")
     call_id = item.get("tool_call_id")
     if item.get("role") == "function":
@@ -490,6 +528,6 @@ def _read_tool_message(item: Wire, context: BuildContext) -> FunctionExecutionRe
     result = FunctionExecutionResult(
         call_id=call_id if isinstance(call_id, str) else "", content=blocks,
         name=name if isinstance(name, str) else None,
-        metadata=_unknown(item, ("role", "content", "tool_call_id")))
+        metadata=unread(item, "role", "content", "tool_call_id", wire=WIRE_NAME))
     patch(result.metadata, item, _tool_message(result, context))
     return result

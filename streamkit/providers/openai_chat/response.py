@@ -5,15 +5,17 @@ A ``chat.completion`` body is what a stream's chunks add up to: each
 ``choices[].message`` is the sum of that choice's ``delta`` s, and the body's
 other fields are the chunks' (``id``, ``model``, ``created``, ``usage``,
 ``system_fingerprint``, a vendor's extras). So the body is read as ONE chunk
-by the stream parser itself (:class:`~.stream.OpenAIChatParser`), through the
-same :class:`~streamkit.pipeline.Pipeline` a stream goes through, then
-``[DONE]``: the same blocks in the same order (reasoning, text, refusal, tool
-calls, audio), the same metadata keys, usage table, finish words and the
-dialect's ``<think>`` handling, by construction rather than by a second copy of
-the field mapping. The only rewriting: ``message`` is the chunk's ``delta``,
-and a tool call without an ``index`` gets its position (a stream's fragments
-carry one; without it two calls whose ids are ``""``, as Gemini's endpoint
-sends, would read as one).
+by the stream parser itself (:class:`~.stream.OpenAIChatParser`), then
+``[DONE]``, through the one path every wire reads a body by
+(:func:`~streamkit.providers.body.read_body`): the same blocks in the same
+order (reasoning, text, refusal, tool calls, audio), the same metadata keys,
+usage table, finish words and made-up ids, by construction rather than by a
+second copy of the field mapping. A dialect whose server leaves reasoning
+inline as ``<think>`` tags (vLLM, LM Studio) has them split as a stream's
+pipeline splits them by default (:class:`_InlineThinking`). The only
+rewriting: ``message`` is the chunk's ``delta``, and a tool call without an
+``index`` gets its position (a stream's fragments carry one; without it two
+calls whose ids are ``""``, as Gemini's endpoint sends, would read as one).
 
 ``n > 1``: a ChatResponse is one choice. The response is choice 0, as a
 stream's is; the other choices are kept whole in ``metadata["choices"]``
@@ -22,7 +24,11 @@ stream's is; the other choices are kept whole in ``metadata["choices"]``
 from the stream's choice-0 response.
 
 An error body (``{"error": {...}}``, vLLM's ``{"object": "error"}``) raises
-:class:`~streamkit.errors.ProviderError` with the response as ``partial``.
+:class:`~streamkit.errors.ProviderError` with choice 0's response as ``partial``;
+a body that is not a JSON object, :class:`~streamkit.errors.InvalidBodyError`.
+
+The responses name the vendor of the dialect (:func:`.request.provider_name`);
+:func:`streamkit.parse_response` then names the exact vendor it was asked for.
 """
 
 from __future__ import annotations
@@ -31,12 +37,15 @@ from typing import Any, Final
 
 import msgspec
 
-from ...errors import ProviderError
-from ...pipeline import Pipeline
+from ...errors import InvalidBodyError
+from ...events import Event
 from ...response import ChatResponse
+from ...think_blocks import ThinkTagFilter
+from ..body import read_body
+from .dialects import get_dialect
 from .request import provider_name
 from .stream import OpenAIChatParser
-from .wire import DONE_MARKERS
+from .wire import DONE_MARKERS, WIRE_NAME
 
 __all__ = ["OTHER_CHOICES", "as_chunk", "parse_response"]
 
@@ -48,20 +57,38 @@ _ENCODE = msgspec.json.encode
 
 def parse_response(body: dict[str, Any], dialect: str | None) -> ChatResponse:
     """The :class:`~streamkit.ChatResponse` of a non-streamed response body."""
-    pipeline = Pipeline(OpenAIChatParser(dialect))
-    pipeline.feed_payload(_ENCODE(as_chunk(body)))
-    pipeline.feed_payload(DONE_MARKERS[1])
-    pipeline.finish()
-    response = pipeline.response
-    response.provider = provider_name(dialect)
-    others = [choice.to_dict() for choice in pipeline.responses[1:]]
+    if not isinstance(body, dict):
+        raise InvalidBodyError(f"a Chat Completions response is a JSON object, not "
+                               f"{type(body).__name__}", wire=WIRE_NAME)
+    try:
+        chunk = _ENCODE(as_chunk(body))
+    except (TypeError, ValueError) as exc:  # a dict built by hand, holding no JSON value
+        raise InvalidBodyError(f"a Chat Completions response must be JSON: {exc}",
+                               wire=WIRE_NAME) from None
+    provider = provider_name(dialect)
+    parser = (_InlineThinking if get_dialect(dialect).think_tags else OpenAIChatParser)(
+        dialect, provider=provider)
+    response, *others = read_body(parser, [(None, chunk), (None, DONE_MARKERS[1])])
     if others:
-        response.metadata[OTHER_CHOICES] = others
-    if pipeline.errors:
-        error = pipeline.errors[0]
-        raise ProviderError(error.message, status=error.status, code=error.code,
-                            error_type=error.error_type, raw=error.raw, partial=response)
+        response.metadata[OTHER_CHOICES] = [choice.to_dict() for choice in others]
     return response
+
+
+class _InlineThinking(OpenAIChatParser):
+    """The parser of a dialect whose server leaves reasoning inline as
+    ``<think>`` tags, with the tags split into thinking blocks, as the stream
+    pipeline splits them by default for that dialect: a body reads as its
+    stream."""
+
+    def __init__(self, *args: Any, **options: Any) -> None:
+        super().__init__(*args, **options)
+        self._tags = ThinkTagFilter()
+
+    def feed(self, data: bytes | str, event: str | None = None) -> list[Event]:
+        return self._tags.process(super().feed(data, event))
+
+    def finish(self) -> list[Event]:
+        return self._tags.process(super().finish())
 
 
 def as_chunk(body: dict[str, Any]) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 One parser serves OpenAI and the OpenAI-compatible vendors; their quirks are
 listed in :mod:`.dialects` and all of them are handled whatever ``dialect``
 says (a dialect only tunes defaults), because a proxy can put any vendor behind
-any name. The package reads the stream in layers:
+any name. ``provider`` is the vendor's registry name, which the responses
+report. The package reads the stream in layers:
 
 - this module: one payload at a time. ``[DONE]``, keep-alives, errors (a
   top-level ``error`` key, vLLM's ``{"object": "error"}``, Groq's ``event:
@@ -12,7 +13,12 @@ any name. The package reads the stream in layers:
   whole request);
 - :mod:`.choice`: each ``choices[]`` entry (``choices[].index`` is the events'
   ``choice``) into block events, with :mod:`.tools`, :mod:`.reasoning` and
-  :mod:`.audio` for the fields that are items of their own;
+  :mod:`.audio` for the fields that are items of their own; each choice's
+  lifecycle and open blocks are a :class:`~streamkit.providers.ledger.BlockLedger`
+  (choice 0's is the stream's: its phase is the parser's), and every id the
+  stream does not give (a response, a block, a call) is made up from the first
+  payload (:class:`~streamkit.ids.StreamIds`, one per stream), so two parses of
+  the same bytes give the same ids;
 - :mod:`.fast`: the strict decode of the per-token chunk (``fast_decode=True``,
   the default); every other payload, and every payload when
   ``fast_decode=False``, takes the general path, which gives the same events
@@ -22,8 +28,9 @@ Terminator: only ``[DONE]``. The finish-reason chunk is *not* the end, because
 OpenAI sends the audio ``expires_at``, the include_usage chunk and the gpt-5
 moderation chunk after it. So every block stays open (addressable) until
 ``[DONE]``, where all blocks are closed and each choice gets its
-``ResponseEnd`` with the finish reason seen earlier. Without ``[DONE]``,
-:meth:`OpenAIChatParser.finish` does the same with ``terminated=False``.
+``ResponseEnd`` with the finish reason seen earlier (the ledger's ``end``).
+Without ``[DONE]``, :meth:`OpenAIChatParser.finish` does the same with
+``terminated=False`` (the ledger's ``finish``).
 
 Lossless by default: response-level extras (``system_fingerprint``,
 ``service_tier``, ``created``, ``x_groq``, OpenRouter's ``provider``,
@@ -51,7 +58,6 @@ and the per-choice metadata events are bounded by the number of choices.
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Any, ClassVar, Final
 
 import msgspec
@@ -59,16 +65,18 @@ import msgspec
 from ...errors import ProtocolError
 from ...events import (
     BlockDelta,
+    ErrorEvent,
     Event,
     ResponseMetadata,
-    ResponseStart,
     TextDelta,
     ToolInputDelta,
     UsageUpdate,
 )
+from ...ids import StreamIds
 from ..base import Framing, Payloads, decode_json, feed_fast_first
 from ..coerce import as_dict, as_int, as_str
 from ..error_payloads import error_event
+from ..ledger import BlockLedger, OpenBlock, Phase
 from ..unknown import unknown_payload
 from .choice import Choice, ChoiceOptions, Kind
 from .dialects import Dialect, get_dialect
@@ -84,56 +92,50 @@ _TOP_LEVEL_READ: Final = frozenset({"id", "model", "object", "created", "choices
                                     "obfuscation"})
 
 
-class _Phase(Enum):
-    """Where the stream is in its one lifecycle."""
-
-    WAITING = "no chunk yet"
-    STREAMING = "chunks are arriving"
-    DONE = "[DONE] seen: every choice ended, terminated"
-    CUT_OFF = "finish() ended every choice without [DONE]"
-
-
-_ENDED: Final = frozenset({_Phase.DONE, _Phase.CUT_OFF})
-#: The enum member the general path's refresh of the fast path tests, and the
-#: block kind the per-token path tests, as module globals: reading
-#: ``Kind.TEXT`` goes through the enum class (~60 ns), a global ~8 ns.
-_STREAMING: Final = _Phase.STREAMING
+#: The phase the general path's refresh of the fast path tests, and the block
+#: kind the per-token path tests, as module globals: reading ``Kind.TEXT``
+#: goes through the enum class (~60 ns), a global ~8 ns.
+_STREAMING: Final = Phase.STREAMING
 _TEXT: Final = Kind.TEXT
 
 
 class OpenAIChatParser:
     """Chat Completions chunks -> :mod:`streamkit.events` (see the module docstring).
 
-    ``dialect`` names an OpenAI-compatible vendor (:mod:`.dialects`); it only
-    tunes defaults, and :attr:`name` reports it (``"openai-chat"`` without
-    one). ``audio_media_type`` is the media type of ``delta.audio`` data: the
-    API does not say it in the stream, the request's ``audio.format`` does
-    (``pcm16`` -> ``audio/pcm;rate=24000``, the default). ``fast_decode=False``
-    sends every payload through the general path.
+    ``dialect`` names the dialect an OpenAI-compatible vendor speaks
+    (:mod:`.dialects`); it only tunes defaults. ``provider`` is the vendor's
+    registry name (:data:`streamkit.PROVIDERS`), reported as :attr:`name` and
+    as every response's provider. ``audio_media_type`` is the media type of
+    ``delta.audio`` data: the API does not say it in the stream, the request's
+    ``audio.format`` does (``pcm16`` -> ``audio/pcm;rate=24000``, the default).
+    ``fast_decode=False`` sends every payload through the general path.
     """
 
-    name: str = "openai-chat"
+    name: str = "openai"
     framing: ClassVar[Framing] = "sse"
 
     def __init__(self, dialect: str | Dialect | None = None,
                  audio_media_type: str = "audio/pcm;rate=24000", *,
-                 fast_decode: bool = True) -> None:
+                 provider: str = "openai", fast_decode: bool = True) -> None:
         self.dialect = get_dialect(dialect)
-        if dialect is not None:  # the name it was asked by: a registry name rebuilds it
-            self.name = dialect.lower() if isinstance(dialect, str) else dialect.name
+        #: The vendor's registry name: the responses' provider.
+        self.name = provider
         #: Whether the pipeline splits inline ``<think>`` tags by default.
         self.think_tags = self.dialect.think_tags
         self.audio_media_type = audio_media_type
         self._fast_decode = fast_decode
         self._options = ChoiceOptions(self.dialect.reasoning_fields, audio_media_type,
                                       self.dialect.finish_reason_map())
-        self._phase = _Phase.WAITING
+        self._ids = StreamIds()  # one per stream, shared by every choice's ledger
+        #: Choice 0's ledger: the stream's lifecycle (the parser's phase) and
+        #: errors (an error ends every choice as ``error``).
+        self._ledger: BlockLedger[OpenBlock] = BlockLedger(provider, self._ids)
         self._choices: dict[int, Choice] = {}
+        self._chunked = False  # a chunk came: later ones report only what changed
         self._metadata: dict[str, Any] = {}  # response-level metadata reported so far
         self._id: str | None = None
         self._model: str | None = None
         self._last_usage: Any = None
-        self._errored = False  # the stream reported an error: every finish reason is error
         # what fast_delta reads (see _refresh_fast_path)
         self._fast_ready = False
         self._fingerprint: Any = None
@@ -142,7 +144,7 @@ class OpenAIChatParser:
     @property
     def done(self) -> bool:
         """Whether ``[DONE]`` has been seen."""
-        return self._phase is _Phase.DONE
+        return self._ledger.phase is Phase.ENDED
 
     # ------------------------------------------------------------ driving
 
@@ -208,7 +210,7 @@ class OpenAIChatParser:
         decoding on, streaming, the response's id, model and ``created`` known),
         and the metadata a chunk must repeat to take it. Only the general path
         changes these, so the hot path reads three attributes, not the dict."""
-        self._fast_ready = (self._fast_decode and self._phase is _STREAMING
+        self._fast_ready = (self._fast_decode and self._ledger.phase is _STREAMING
                             and self._id is not None and self._model is not None
                             and "created" in self._metadata)
         self._fingerprint = self._metadata.get("system_fingerprint")
@@ -218,19 +220,18 @@ class OpenAIChatParser:
         """At a clean end of input: unless ``[DONE]`` already did, close every
         block and end each choice with ``terminated=False`` and the finish
         reason the stream gave (``unknown`` if none)."""
-        if self._phase in _ENDED:
+        if self._ledger.ended:
             return []
-        self._phase = _Phase.CUT_OFF
         self._fast_ready = False
         out: list[Event] = []
-        self._close_all(out, terminated=False)
+        self._end_all(out, terminated=False)
         return out
 
     # ------------------------------------------------------------ payloads
 
     def _payload(self, data: bytes | str, event: str | None) -> list[Event]:
         """The general path for one payload."""
-        if self._phase is _Phase.CUT_OFF:
+        if self._ledger.phase is Phase.CUT_OFF:
             return []
         if data in DONE_MARKERS:
             return self._end_of_stream()
@@ -243,7 +244,8 @@ class OpenAIChatParser:
             if not text.strip():  # an empty keep-alive ``data:`` line
                 return []
             raise
-        if self._phase is _Phase.DONE:
+        self._ids.seed(data)  # the first JSON payload: what the made-up ids derive from
+        if self._ledger.phase is Phase.ENDED:
             return self._after_done(payload, event)
         if type(payload) is not dict:
             return self._unknown(payload, event)
@@ -257,7 +259,7 @@ class OpenAIChatParser:
     def _chunk(self, payload: dict[str, Any]) -> list[Event]:
         """A ``chat.completion.chunk`` (also one without ``object``)."""
         out: list[Event] = []
-        if self._phase is _Phase.WAITING:
+        if not self._chunked:
             self._first_chunk(payload, out)
         else:
             if self._id is None or self._model is None or "created" not in self._metadata:
@@ -327,9 +329,8 @@ class OpenAIChatParser:
     def _error(self, payload: dict[str, Any]) -> list[Event]:
         """An error payload (its ``error`` object, or the fields at the top)."""
         out: list[Event] = []
-        self._errored = True
         self._choice(0, out)
-        out.append(error_event(payload.get("error", payload), payload))
+        self._ledger.error(error_event(payload.get("error", payload), payload), out)
         return out
 
     def _after_done(self, payload: Any, event: str | None) -> list[Event]:
@@ -351,17 +352,18 @@ class OpenAIChatParser:
 
     def _end_of_stream(self) -> list[Event]:
         """``[DONE]``: close every block, end every choice (``terminated=True``)."""
-        if self._phase in _ENDED:
+        if self._ledger.ended:
             return []
-        self._phase = _Phase.DONE
         out: list[Event] = []
-        self._close_all(out, terminated=True)
+        self._end_all(out, terminated=True)
         return out
 
-    def _close_all(self, out: list[Event], *, terminated: bool) -> None:
+    def _end_all(self, out: list[Event], *, terminated: bool) -> None:
+        """End every choice, choice 0 (the stream's lifecycle) first."""
         self._choice(0, out)  # a stream without a chunk still has its one response
+        errored = self._ledger.errored
         for index in sorted(self._choices):
-            self._choices[index].close(out, terminated=terminated, errored=self._errored)
+            self._choices[index].end(out, terminated=terminated, errored=errored)
 
     # ------------------------------------------------------------ response level
 
@@ -373,27 +375,25 @@ class OpenAIChatParser:
             return choice
         if index != 0 and 0 not in self._choices:
             self._choice(0, out)
-        choice = self._choices[index] = Choice(index, self._options)
-        out.append(ResponseStart(id=self._id, model=self._model, metadata=dict(self._metadata),
-                                 provider=self.name,
-                                 choice=index))
+        ledger = self._ledger if index == 0 else BlockLedger(self.name, self._ids, choice=index)
+        choice = self._choices[index] = Choice(ledger, self._options)
+        ledger.start(out, id=self._id, model=self._model, metadata=dict(self._metadata))
         return choice
 
     def _first_chunk(self, payload: dict[str, Any], out: list[Event]) -> None:
         """The first chunk: choice 0's ``ResponseStart`` with the chunk's top-level
         keys (``created`` included) as metadata, or, when an error or a
         content-filter frame already started the response, ``ResponseMetadata``."""
-        self._phase = _Phase.STREAMING
+        self._chunked = True
         collected: dict[str, Any] = {}
         created = payload.get("created")
         if created:  # 0 is a placeholder (Azure frames, id-less first chunks)
             collected["created"] = created
-        errors: list[Event] = []
+        errors: list[ErrorEvent] = []
         for key, value in payload.items():
             if value is None or key in _TOP_LEVEL_READ:
                 continue
             if key == "error":
-                self._errored = True
                 errors.append(error_event(value, payload))
             else:
                 collected[key] = value
@@ -403,10 +403,11 @@ class OpenAIChatParser:
         if 0 not in self._choices:
             self._choice(0, out)
         else:
-            for index in self._choices:
-                out.append(ResponseMetadata(metadata=dict(collected), id=self._id,
-                                            model=self._model, choice=index))
-        out += errors
+            for choice in self._choices.values():
+                choice.ledger.start(out, id=self._id, model=self._model,
+                                    metadata=dict(collected))
+        for error in errors:
+            self._ledger.error(error, out)
         if "x_groq" in collected:
             self._x_groq_usage(collected["x_groq"], payload, out)
 
@@ -434,9 +435,8 @@ class OpenAIChatParser:
                     or self._metadata.get(key, _MISSING) == value:
                 continue
             if key == "error":
-                self._errored = True
                 self._choice(0, out)
-                out.append(error_event(value, payload))
+                self._ledger.error(error_event(value, payload), out)
                 continue
             self._metadata[key] = value
             for index in self._choices:

@@ -10,7 +10,8 @@ name-only header waits, and a call still waiting at the end is opened then.
 Arguments sent as a parsed object are kept as their JSON text. ``type`` other
 than the default ``"function"`` (a custom tool), unknown fragment fields and an
 id or name that arrived after the block opened go to the block's metadata; a
-late name also reaches the block through its ``BlockEnd`` snapshot.
+late name also reaches the block through its ``BlockEnd`` snapshot. A call
+without an id gets one made up from the stream (two parses agree on it).
 """
 
 from __future__ import annotations
@@ -162,7 +163,8 @@ class ToolCalls:
 
     @staticmethod
     def _open(choice: Choice, call: ToolCall, out: list[Event]) -> None:
-        block = ToolCallBlock(call.id or None, call.name, metadata=dict(call.metadata))
+        block = ToolCallBlock(call.id or choice.made_up_id("call"), call.name,
+                              metadata=dict(call.metadata))
         call.block = choice.open(block, out)
         call.late_name = False
         choice.kind = None  # text after a new call is a new block, after it
@@ -173,7 +175,7 @@ class ToolCalls:
             if call.block is None:
                 self._open(choice, call, out)
 
-    def snapshots(self) -> dict[int, Block]:
+    def snapshots(self, choice: Choice) -> dict[int, Block]:
         """The ``BlockEnd`` snapshots of calls whose name came after their block opened."""
-        return {call.block: ToolCallBlock(call.id or None, call.name)
+        return {call.block: ToolCallBlock(call.id or choice.made_up_id("call"), call.name)
                 for call in self.calls if call.late_name and call.block is not None}

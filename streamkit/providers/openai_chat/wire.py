@@ -1,22 +1,41 @@
-"""The Chat Completions wire as data: where usage counts live, what ends a stream.
+"""The Chat Completions wire as data: its name, its finish words, where usage
+counts live, what ends a stream.
 
-Every OpenAI-compatible vendor names its token counts a little differently;
-:data:`USAGE_FIELDS` lists, per count of
-:class:`~streamkit.usage.ChatUsage`, the paths tried in order (or summed, for
-audio split into prompt and completion). Everything else the usage object holds
-(``cost``, cache misses, Groq timings) stays in ``raw``.
+:data:`FINISH_REASONS` are OpenAI's own ``finish_reason`` words; the words a
+vendor adds are its dialect's (:mod:`.dialects`). Every OpenAI-compatible
+vendor names its token counts a little differently; :data:`USAGE_FIELDS`
+lists, per count of :class:`~streamkit.usage.ChatUsage`, the paths tried in
+order (or summed, for audio split into prompt and completion). Everything else
+the usage object holds (``cost``, cache misses, Groq timings) stays in ``raw``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, Final
 
 import msgspec
 
+from ...finish import FinishReason
 from ...usage import ChatUsage
 from ..usage_fields import UsageFields, first, total, usage_from
 
-__all__ = ["DONE_MARKERS", "MAX_CHOICES", "USAGE_FIELDS", "json_text", "map_usage"]
+__all__ = ["DONE_MARKERS", "FINISH_REASONS", "MAX_CHOICES", "USAGE_FIELDS", "WIRE_NAME",
+           "json_text", "map_usage"]
+
+#: The wire format's name: what its readers tag the extras they keep with
+#: (:class:`~streamkit.extras.Extras`) and its citations with.
+WIRE_NAME: Final = "openai-chat"
+
+#: OpenAI's own finish reasons (``function_call`` is the legacy tool-call word).
+FINISH_REASONS: Mapping[str, FinishReason] = MappingProxyType({
+    "stop": FinishReason.STOP,
+    "length": FinishReason.LENGTH,
+    "tool_calls": FinishReason.TOOL_CALLS,
+    "function_call": FinishReason.TOOL_CALLS,
+    "content_filter": FinishReason.CONTENT_FILTER,
+})
 
 #: The data of the terminating event (padded variants are recognised after decoding fails).
 DONE_MARKERS: Final = ("[DONE]", b"[DONE]")

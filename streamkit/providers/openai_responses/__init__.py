@@ -1,18 +1,43 @@
-"""OpenAI Responses:
-the whole wire format, both directions side by side.
+"""OpenAI Responses (``POST /v1/responses``; also Perplexity's Agent API and
+DeepSeek's, OpenRouter's, Bedrock Mantle's ``/responses``): the whole wire
+format, both directions side by side, exported as :data:`WIRE`.
 
-``stream.py`` reads its streaming output into streamkit events: the parser and
-its lifecycle; ``deltas.py`` is the table of the streamed content kinds
-(``*.delta`` / ``*.done``); ``items.py`` the output items, their positions and
-the blocks they imply.
-
-The other direction: ``request.py`` builds and reads request bodies
-(:func:`streamkit.build_request` / :func:`streamkit.parse_request`),
-``response.py`` reads a non-streamed answer (:func:`streamkit.parse_response`),
-``content.py`` turns blocks into the wire's parts and back, ``http.py`` says
-where the endpoint is.
+- ``stream.py``: the stream parser (payloads -> events); its lifecycle and blocks
+  are a :class:`~streamkit.providers.ledger.BlockLedger` keyed by output part;
+- ``deltas.py``: the table of the streamed content kinds (``*.delta`` /
+  ``*.done``) and the typed decode of the per-token case;
+- ``items.py``: output items and their parts: where an event's item is, and the
+  blocks an item or part implies (read the same way from a stream, a response
+  body and a request's input items);
+- ``citations.py``: ``output_text`` annotations <-> typed citations;
+- ``request.py``: request bodies, built from a :class:`~streamkit.Request` and
+  read back into one (:func:`streamkit.build_request` / :func:`streamkit.parse_request`);
+- ``content.py``: input items and content parts <-> blocks, both directions, and
+  the policy for another API's assistant turns;
+- ``response.py``: a non-streamed ``Response`` object, read as the stream it ends
+  (:func:`streamkit.parse_response`);
+- ``wire.py``: the wire's words as data: finish words, usage fields, server tool events;
+- ``http.py``: where the endpoint is; the model goes in the body.
 """
 
-from .stream import OpenAIResponsesParser, map_usage
+from ..wire_format import WireFormat
+from . import http
+from .request import build_request, parse_request
+from .response import parse_response
+from .stream import OpenAIResponsesParser
+from .wire import FINISH_REASONS, USAGE_FIELDS, WIRE_NAME, map_usage
 
-__all__ = ["OpenAIResponsesParser", "map_usage"]
+WIRE = WireFormat(
+    name=WIRE_NAME,
+    title="OpenAI Responses",
+    parser=OpenAIResponsesParser,
+    build_request=build_request,
+    parse_request=parse_request,
+    parse_response=parse_response,
+    finish_reasons=FINISH_REASONS,
+    usage_fields=USAGE_FIELDS,
+    endpoint=http.endpoint,
+    model_in_body=http.MODEL_IN_BODY,
+)
+
+__all__ = ["WIRE", "OpenAIResponsesParser", "map_usage"]

@@ -8,7 +8,7 @@ parser:
   ``custom_tool_call_output`` items <-> :class:`FunctionExecutionResult`;
 - assistant side: ``message`` (its ``output_text`` / ``refusal`` parts),
   ``reasoning``, ``function_call`` / ``custom_tool_call`` items <-> the blocks the
-  stream parser makes of them (:func:`~.items.item_snapshots`, the one reading of
+  stream parser makes of them (:meth:`~.items.ItemReader.item`, the one reading of
   an output item both use), and every other item (``web_search_call``,
   ``mcp_call``, ``mcp_list_tools``, ``code_interpreter_call``, ``computer_call``,
   ``item_reference``...) <-> a :class:`RawBlock` holding it whole.
@@ -25,10 +25,17 @@ Consecutive blocks with the same ``item_id`` are parts of one item again.
 Reading a request is lossless: an item or part becomes blocks only when writing
 those blocks gives it back exactly; otherwise it is kept whole (a
 :class:`RawBlock`, or the original field in ``metadata``, which is written last
-and wins). A field the stream parser leaves out because it says nothing
-(``status: "completed"``) is put back into ``metadata`` when a request had it;
-``None`` there means "not on the wire" for a field the writer would otherwise
-fill in (a message's ``status``, an image's ``detail``, a file's ``filename``).
+and wins). What a block, a tool output or a message keeps of the wire is
+:class:`~streamkit.extras.Extras` of this wire, and the writers here write a
+block's metadata only when it is this wire's or has no origin
+(:func:`~streamkit.extras.extras_for`): another wire's fields never reach a
+Responses body, whichever message carries them. Ids the body does not give (a
+text part has none) are made up from the body itself, so two readings agree.
+
+A field the stream parser leaves out because it says nothing (``status:
+"completed"``) is put back into ``metadata`` when a request had it; ``None``
+there means "not on the wire" for a field the writer would otherwise fill in (a
+message's ``status``, an image's ``detail``, a file's ``filename``).
 
 Sending an assistant turn (the cross-provider policy)
 -----------------------------------------------------
@@ -63,12 +70,19 @@ one), keeps only what any Responses server takes:
 - visible thinking as an assistant message ``<think>\\n...\\n</think>``, or
   nothing with ``foreign_thinking="drop"``;
 - signatures, encrypted or redacted reasoning, tool results inside an
-  assistant turn and provider items (:class:`RawBlock`) are dropped.
+  assistant turn and provider items (:class:`RawBlock`) are dropped; so is a
+  provider item of another wire in a turn of this one (read from another
+  wire's request).
+
+In a user, system or tool message, another wire's :class:`RawBlock` (a part
+that wire's reader kept whole) is content this API cannot read: building
+raises :class:`~streamkit.errors.UnsupportedFeatureError` rather than drop it.
 
 Audio and video have no input part on this wire (the SDK's
 ``ResponseInputContentParam`` is text, image or file; Mirascope answers
 ``FeatureNotSupportedError`` for audio on Responses, Mirascope/mirascope#1460),
-so building one raises; a recorded ``input_audio`` part is kept whole.
+so building one raises :class:`~streamkit.errors.UnsupportedFeatureError`; a
+recorded ``input_audio`` part is kept whole.
 """
 
 from __future__ import annotations
@@ -77,9 +91,9 @@ import base64
 import binascii
 import mimetypes
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ...blocks import (
     Base64Source,
@@ -93,13 +107,19 @@ from ...blocks import (
     ToolResultBlock,
     URLSource,
 )
+from ...errors import InvalidBodyError, UnsupportedFeatureError
+from ...extras import Extras, extras_for, origin_of
 from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_list, as_str
+from ..lossless import exactly, unread
 from ..turns import thinking_as_text
-from .items import CLIENT_CALLS, item_snapshots
+from .citations import annotations_of
+from .items import CLIENT_CALLS, ItemReader
+from .wire import WIRE_NAME
 
 Wire = dict[str, Any]
+BlockT = TypeVar("BlockT", bound=Block)
 
 # The stream parser's metadata keys (:mod:`.items`) that are not item fields.
 ITEM_ID = "item_id"
@@ -114,7 +134,6 @@ _THINKING_KEYS = frozenset({ITEM_ID, KIND, STATUS, "summary_index", "content_ind
 _REASONING_LISTS = {"summary": ("summary", "summary_text"),
                     "reasoning_text": ("content", "reasoning_text")}
 # Another wire format marks its server-side tool calls so (Anthropic, Gemini).
-SERVER = "server"
 # A message item's status when the block does not say (ResponseOutputMessageParam
 # requires one; the stream parser drops "completed" as saying nothing).
 _COMPLETED = "completed"
@@ -134,9 +153,17 @@ class Calls:
     custom: set[str] = field(default_factory=set)
 
 
-def _rest(wire: Wire, *read: str) -> dict[str, Any]:
-    """The fields of a wire object other than ``read``, nulls included."""
-    return {key: value for key, value in wire.items() if key not in read}
+def own(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """What of a block's, message's or output's ``metadata`` this wire writes: a
+    copy of it when it is this wire's or has no origin, else nothing."""
+    return dict(extras_for(metadata, WIRE_NAME))
+
+
+def tagged(block: BlockT) -> BlockT:
+    """``block`` with its metadata marked as this wire's (a request reader's)."""
+    if origin_of(block.metadata) is None:
+        block.metadata = Extras(WIRE_NAME, block.metadata)
+    return block
 
 
 def _given(metadata: dict[str, Any], key: str, default: Any) -> Any:
@@ -169,15 +196,15 @@ def read_data_url(url: str) -> Base64Source | None:
     return Base64Source(raw, match.group(1) + match.group(2))
 
 
-def _exactly(block: Block, write: Callable[[Any], Wire], wire: Wire) -> Block:
-    """``block`` when writing it gives ``wire`` back exactly, else the wire object
-    kept whole: reading a request never loses a field or changes a form."""
-    try:
-        if write(block) == wire:
-            return block
-    except (ValueError, TypeError):
-        pass
-    return RawBlock(as_str(wire.get("type")) or "unknown", wire)
+def _exactly(block: Block, write: Callable[[Any], Wire], wire: Wire, reader: ItemReader) -> Block:
+    """:func:`~..lossless.exactly`: the block, or the part kept whole; either is this wire's."""
+    return tagged(exactly(block, write, wire, kind=as_str(wire.get("type")) or "unknown",
+                          wire=WIRE_NAME, ids=reader.ids))
+
+
+def _raw(kind: str, data: dict[str, Any], reader: ItemReader) -> RawBlock:
+    """A wire object kept whole, as this wire's."""
+    return RawBlock(kind, data, id=reader.ids.make("raw"), metadata=Extras(WIRE_NAME))
 
 
 # ---------------------------------------------------------------- user parts: writing
@@ -185,13 +212,13 @@ def _exactly(block: Block, write: Callable[[Any], Wire], wire: Wire) -> Block:
 
 def text_part(block: TextBlock) -> Wire:
     """``{"type": "input_text", "text": ...}`` with the block's wire extras."""
-    return {"type": "input_text", "text": block.text, **block.metadata}
+    return {"type": "input_text", "text": block.text, **own(block.metadata)}
 
 
 def _image_part(block: DataBlock) -> Wire:
     """``input_image``: a URL or a ``data:`` URL, and its ``detail`` (``auto``
     unless the block says; the SDK's ``ResponseInputImageParam`` requires one)."""
-    metadata = dict(block.metadata)
+    metadata = own(block.metadata)
     source = block.source
     url = source.url if isinstance(source, URLSource) else data_url(source)
     out: Wire = {"type": "input_image", "image_url": url}
@@ -211,7 +238,7 @@ def _default_filename(media_type: str) -> str:
 def _file_part(block: DataBlock) -> Wire:
     """``input_file``: ``file_url``, or ``file_data`` as a ``data:`` URL with a
     ``filename`` (the block's ``name``)."""
-    metadata = dict(block.metadata)
+    metadata = own(block.metadata)
     source = block.source
     out: Wire = {"type": "input_file"}
     if isinstance(source, URLSource):
@@ -231,16 +258,23 @@ def data_part(block: DataBlock) -> Wire:
     """An image or a file part; audio and video have no input part on this wire."""
     media_type = base_media_type(block.media_type)
     if media_type.startswith(("audio/", "video/")):
-        raise ValueError(f"the OpenAI Responses API takes text, images and files as input, "
-                         f"not {media_type}: block {block.id!r} (send audio through OpenAI "
-                         f"Chat Completions)")
+        raise UnsupportedFeatureError(
+            WIRE_NAME, f"{media_type} input (block {block.id!r})",
+            "the OpenAI Responses API takes text, images and files as input; send audio "
+            "through OpenAI Chat Completions")
     if media_type.startswith("image/"):
         return _image_part(block)
     return _file_part(block)
 
 
 def raw_part(block: RawBlock) -> Wire:
-    """A part streamkit does not model, as it came."""
+    """A part streamkit does not model, as it came; another wire's part is
+    content this API cannot read (see the module docstring)."""
+    origin = origin_of(block.metadata)
+    if origin not in (None, WIRE_NAME):
+        raise UnsupportedFeatureError(
+            WIRE_NAME, f"a {origin} {block.kind!r} part (block {block.id!r})",
+            "it is a part only that wire reads; convert it to text, an image or a file")
     return block.data
 
 
@@ -264,7 +298,7 @@ def tool_output(result: FunctionExecutionResult, calls: Calls) -> Wire:
     :meth:`streamkit.tools.Tool.run_json` writes it). ``name`` is not sent either:
     the output is matched by ``call_id`` and no recorded request carries one.
     """
-    metadata = dict(result.metadata)
+    metadata = own(result.metadata)
     custom = metadata.pop(CUSTOM, False) or result.call_id in calls.custom
     output: Any = result.content if isinstance(result.content, str) else [
         user_part(block) for block in result.content]
@@ -278,30 +312,30 @@ def tool_output(result: FunctionExecutionResult, calls: Calls) -> Wire:
 # ---------------------------------------------------------------- user parts: reading
 
 
-def _read_text(wire: Wire) -> Block:
+def _read_text(wire: Wire, reader: ItemReader) -> Block:
     text = wire.get("text")
     if type(text) is not str:
-        return RawBlock("input_text", wire)
-    return TextBlock(text, metadata=_rest(wire, "type", "text"))
+        return _raw("input_text", wire, reader)
+    return TextBlock(text, id=reader.ids.make("text"),
+                     metadata=unread(wire, "type", "text", wire=WIRE_NAME))
 
 
-def _read_image(wire: Wire) -> Block:
+def _read_image(wire: Wire, reader: ItemReader) -> Block:
     url = wire.get("image_url")
-    metadata = _rest(wire, "type", "image_url", "detail")
+    metadata = unread(wire, "type", "image_url", "detail", wire=WIRE_NAME)
     if wire.get("detail") != _AUTO:  # the default needs no note; None: the wire has none
         metadata["detail"] = wire.get("detail")
     if type(url) is not str:
-        return RawBlock("input_image", wire)
+        return _raw("input_image", wire, reader)
     inline = read_data_url(url)
-    if inline is not None:
-        return DataBlock(source=inline, metadata=metadata)
-    return DataBlock(source=URLSource(url, "image/*"), metadata=metadata)
+    source = inline if inline is not None else URLSource(url, "image/*")
+    return DataBlock(id=reader.ids.make("data"), source=source, metadata=metadata)
 
 
-def _read_file(wire: Wire) -> Block:
+def _read_file(wire: Wire, reader: ItemReader) -> Block:
     data, url, filename = wire.get("file_data"), wire.get("file_url"), wire.get("filename")
     name = filename if type(filename) is str else None
-    metadata = _rest(wire, "type", "file_data", "file_url", "filename")
+    metadata = unread(wire, "type", "file_data", "file_url", "filename", wire=WIRE_NAME)
     if filename is None:
         metadata["filename"] = None  # no default name: the wire had none
     elif name is None:
@@ -309,41 +343,44 @@ def _read_file(wire: Wire) -> Block:
     if type(data) is str and url is None:
         inline = read_data_url(data)
         if inline is not None:
-            return DataBlock(source=inline, name=name, metadata=metadata)
+            return DataBlock(id=reader.ids.make("data"), source=inline, name=name,
+                             metadata=metadata)
     elif type(url) is str and data is None:
         metadata.pop("filename", None)
         media_type = mimetypes.guess_type(url)[0] or "application/octet-stream"
-        return DataBlock(source=URLSource(url, media_type), name=name, metadata=metadata)
-    return RawBlock("input_file", wire)  # a file_id, or a form streamkit cannot hold
+        return DataBlock(id=reader.ids.make("data"), source=URLSource(url, media_type),
+                         name=name, metadata=metadata)
+    return _raw("input_file", wire, reader)  # a file_id, or a form streamkit cannot hold
 
 
-_USER_READERS: dict[str, Callable[[Wire], Block]] = {
+_USER_READERS: dict[str, Callable[[Wire, ItemReader], Block]] = {
     "input_text": _read_text,
     "input_image": _read_image,
     "input_file": _read_file,
 }
 
 
-def read_user_part(wire: Any) -> UserContent:
+def read_user_part(wire: Any, reader: ItemReader) -> UserContent:
     """A content part as a block (exactly, or kept whole: :func:`_exactly`)."""
     if type(wire) is not dict:
-        return RawBlock("unknown", {"part": wire})
+        return _raw("unknown", {"part": wire}, reader)
     read = _USER_READERS.get(as_str(wire.get("type")) or "")
     if read is None:
-        return RawBlock(as_str(wire.get("type")) or "unknown", wire)
-    block = _exactly(read(wire), user_part, wire)
+        return _raw(as_str(wire.get("type")) or "unknown", wire, reader)
+    block = _exactly(read(wire, reader), user_part, wire, reader)
     assert isinstance(block, (TextBlock, DataBlock, RawBlock))
     return block
 
 
-def read_tool_output(wire: Wire) -> FunctionExecutionResult:
+def read_tool_output(wire: Wire, reader: ItemReader) -> FunctionExecutionResult:
     """A ``function_call_output`` / ``custom_tool_call_output`` item. An output
     list with parts streamkit cannot hold stays whole in ``metadata["output"]``
     (written last, so it wins)."""
     call_id = wire.get("call_id")
     if type(call_id) is not str:
-        raise ValueError(f"a {wire.get('type')} item without a call_id: {str(wire)[:200]}")
-    metadata = _rest(wire, "type", "call_id", "output")
+        raise InvalidBodyError(f"a {wire.get('type')} item without a call_id: {str(wire)[:200]}",
+                               wire=WIRE_NAME)
+    metadata = unread(wire, "type", "call_id", "output", wire=WIRE_NAME)
     if wire.get("type") == "custom_tool_call_output":
         metadata[CUSTOM] = True
     output = wire.get("output")
@@ -351,10 +388,11 @@ def read_tool_output(wire: Wire) -> FunctionExecutionResult:
     if type(output) is str:
         result.content = output
     elif type(output) is list:
-        parts = [read_user_part(part) for part in output]
+        parts = [read_user_part(part, reader) for part in output]
         result.content = [part for part in parts if isinstance(part, (TextBlock, DataBlock))]
     if tool_output(result, Calls()) != wire:  # a form streamkit's blocks do not hold
-        result = FunctionExecutionResult(call_id, "", metadata={**metadata, "output": output})
+        result = FunctionExecutionResult(call_id, "",
+                                         metadata=Extras(WIRE_NAME, {**metadata, "output": output}))
     return result
 
 
@@ -420,7 +458,7 @@ class TurnWriter:
 
     def own_text(self, block: TextBlock) -> None:
         """A message part: the item with its id, or an easy message without one."""
-        metadata = dict(block.metadata)
+        metadata = own(block.metadata)
         item_id = metadata.pop(ITEM_ID, None)
         if not isinstance(item_id, str):
             self._add(_easy_message(block.text, metadata))
@@ -430,8 +468,10 @@ class TurnWriter:
 
     def own_raw(self, block: RawBlock) -> None:
         """A message part streamkit does not model (it names its message), or a
-        whole item."""
-        metadata = dict(block.metadata)  # a part's: its message's id and fields
+        whole item; another wire's item is dropped (see the module docstring)."""
+        if origin_of(block.metadata) not in (None, WIRE_NAME):
+            return
+        metadata = own(block.metadata)  # a part's: its message's id and fields
         item_id = metadata.pop(ITEM_ID, None)
         if isinstance(item_id, str):
             self._message(item_id, metadata)["content"].append(block.data)
@@ -440,21 +480,22 @@ class TurnWriter:
 
     def own_thinking(self, block: ThinkingBlock) -> None:
         """A reasoning item's part (or the bare item), with its encrypted content."""
-        item_id = block.metadata.get(ITEM_ID)
+        written = own(block.metadata)
+        item_id = written.get(ITEM_ID)
         if not isinstance(item_id, str):
             self.lost_reasoning = True
             self.foreign_thinking_text(block)
             return
         item = self._continues("reasoning", item_id)
         if item is None:
-            metadata = {k: v for k, v in block.metadata.items() if k not in _THINKING_KEYS}
+            metadata = {k: v for k, v in written.items() if k not in _THINKING_KEYS}
             item = {"type": "reasoning", "id": item_id, "summary": []}
-            status = block.metadata.get(STATUS)
+            status = written.get(STATUS)
             if status is not None:
                 item["status"] = status
             item.update(metadata)
             self._add(item, ("reasoning", item_id))
-        kind = block.metadata.get(KIND)
+        kind = written.get(KIND)
         list_name, part_type = _REASONING_LISTS.get(
             kind if isinstance(kind, str) else "", ("summary", "summary_text"))
         if kind != "item" and (kind in _REASONING_LISTS or block.thinking):
@@ -464,7 +505,7 @@ class TurnWriter:
 
     def own_call(self, block: ToolCallBlock) -> None:
         """``function_call`` (``custom_tool_call`` for a custom tool) with its item id."""
-        metadata = dict(block.metadata)
+        metadata = own(block.metadata)
         custom = bool(metadata.pop(CUSTOM, False))
         item_id = metadata.pop(ITEM_ID, None)
         call_id = metadata.pop(CALL_ID, block.id)
@@ -480,7 +521,7 @@ class TurnWriter:
     def own_data(self, block: DataBlock) -> None:
         """An image of an image generation is in its item's ``result`` already;
         other media (spoken answers) go as their transcript."""
-        if ITEM_ID not in block.metadata:
+        if ITEM_ID not in own(block.metadata):
             self.transcript(block)
 
     # ------------------------------------------------------------ other turns
@@ -496,7 +537,7 @@ class TurnWriter:
             self._add(_easy_message(thinking_as_text(block.thinking), {}))
 
     def foreign_call(self, block: ToolCallBlock) -> None:
-        if block.metadata.get(SERVER):
+        if block.server_side:
             return
         self._remember_call(block.id, block.id, False)
         self._add({"type": "function_call", "call_id": block.id, "name": block.name,
@@ -521,12 +562,13 @@ def _easy_message(text: str, metadata: dict[str, Any]) -> Wire:
 
 
 def _output_part(block: TextBlock, metadata: dict[str, Any]) -> Wire:
-    """An ``output_text`` part (``annotations`` are required; the citations) or a
-    ``refusal``; the part's ``logprobs`` leave ``metadata``."""
+    """An ``output_text`` part (``annotations`` are required: this wire's citations)
+    or a ``refusal``; the part's ``logprobs`` leave ``metadata``."""
     logprobs = metadata.pop(LOGPROBS, None)
     if block.refusal:
         return {"type": "refusal", "refusal": block.text}
-    part: Wire = {"type": "output_text", "text": block.text, "annotations": list(block.citations)}
+    part: Wire = {"type": "output_text", "text": block.text,
+                  "annotations": annotations_of(block.citations)}
     if logprobs is not None:
         part["logprobs"] = logprobs
     return part
@@ -593,42 +635,46 @@ def _restored(blocks: list[ContentBlock], item: Wire) -> list[ContentBlock]:
     return blocks
 
 
-def _as_streamed(item: Wire, position: int) -> list[ContentBlock] | None:
+def _as_streamed(item: Wire, position: int, reader: ItemReader) -> list[ContentBlock] | None:
     """The blocks the stream parser makes of this output item (and what it leaves
     out, put back), when they write it back exactly; else ``None``."""
     item_id = as_str(item.get("id")) or None
-    snapshots = item_snapshots(position, item, item_id, has_parts=False, call_block_id=None)
+    snapshots = reader.item(position, item, item_id, has_parts=False, call_block_id=None)
     blocks = _restored([snapshot.block for snapshot in snapshots], item)
     return blocks if blocks and _own_items(blocks) == [item] else None
 
 
-def _easy_assistant(item: Wire) -> ContentBlock:
+def _easy_assistant(item: Wire, reader: ItemReader) -> ContentBlock:
     """An assistant message as one text block whose metadata holds every field of
     the item but its role: written back as ``{"role": "assistant", "content":
     <text>, **metadata}``, which is the item again (its original ``content``
     included, which wins); another wire format gets the text."""
     content = item.get("content")
-    metadata = _rest(item, "role", "content")
+    metadata = unread(item, "role", "content", wire=WIRE_NAME)
     if type(content) is str:
-        return TextBlock(content, metadata=metadata)
+        return TextBlock(content, id=reader.ids.make("text"), metadata=metadata)
     texts = [as_str(part.get("text")) or as_str(part.get("refusal")) or ""
              for part in as_list(content) or () if type(part) is dict]
-    return TextBlock("".join(texts), metadata={**metadata, "content": content})
+    metadata["content"] = content
+    return TextBlock("".join(texts), id=reader.ids.make("text"), metadata=metadata)
 
 
-def read_assistant_item(item: Wire, position: int = 0) -> list[ContentBlock]:
+def read_assistant_item(item: Wire, position: int, reader: ItemReader) -> list[ContentBlock]:
     """An assistant-side input item as the blocks the stream parser makes of the
     same output item, when they write it back exactly; an assistant message in
     another form as one text block holding the item (:func:`_easy_assistant`);
-    anything else as a :class:`RawBlock`."""
+    anything else as a :class:`RawBlock`. Every block's metadata is this wire's."""
     item_type = as_str(item.get("type"))
     if item_type in ("message", "reasoning", *CLIENT_CALLS) and (
             item_type != "message" or "id" in item):
-        blocks = _as_streamed(item, position)
+        blocks = _as_streamed(item, position, reader)
         if blocks is not None:
-            return blocks
+            return [tagged(block) for block in blocks]
     if item_type in ("message", None) and item.get("role") == "assistant":
-        easy = _easy_assistant(item)
+        easy = _easy_assistant(item, reader)
         if _own_items([easy]) == [item]:
             return [easy]
-    return [RawBlock(item_type or "unknown", item, id=as_str(item.get("id")) or None)]
+    raw = RawBlock(item_type or "unknown", item,
+                   id=as_str(item.get("id")) or reader.ids.make("raw"), metadata=Extras(WIRE_NAME))
+    return [raw]
+

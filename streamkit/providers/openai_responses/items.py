@@ -4,19 +4,22 @@ A Responses stream's ``output`` is a list of *items* addressed by position
 (``output_index``); an item holds *parts* (a message's ``content_index``, a reasoning
 item's ``summary_index``), and each part is one block. A part is named by a
 :class:`PartKey` ``(position, kind, sub_index)``: by position first, because item ids can
-be empty, repeated, or change between events for the same item.
+be empty, repeated, or change between events for the same item. The stream parser keys
+its :class:`~streamkit.providers.ledger.BlockLedger` by it.
 
 :class:`Outputs` answers "which item does this event mean" (its own position, a reused
-position's new item, its item id, else the latest item). The ``*_snapshot`` functions turn
-an item or part *as the wire sends it* (``output_item.added`` / ``.done``, a part's
-``.added`` / ``.done``, the final ``response.output``) into complete blocks; the parser
-decides what to open and close with them. Everything here reads the wire through
-:mod:`~streamkit.providers.coerce`, so a wrongly typed field is treated as absent.
+position's new item, its item id, else the latest item). :class:`ItemReader` turns an
+item or part *as the wire sends it* (``output_item.added`` / ``.done``, a part's
+``.added`` / ``.done``, the final ``response.output``, an input item of a request) into
+complete blocks; the parser decides what to open and close with them. Everything here
+reads the wire through :mod:`~streamkit.providers.coerce`, so a wrongly typed field is
+treated as absent (and kept, see :class:`ItemReader`).
 """
 
 from __future__ import annotations
 
 import binascii
+from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal, NamedTuple
 
 from ...blocks import (
@@ -28,8 +31,12 @@ from ...blocks import (
     ThinkingBlock,
     ToolCallBlock,
 )
+from ...ids import StreamIds
 from ...merge import apply_snapshot
 from ..coerce import as_list, as_str, mapping
+from ..lossless import unmodelled, unread
+from .citations import read_citations
+from .wire import WIRE_NAME
 
 # What kind of block a part is (the middle of a PartKey).
 PartKind = Literal["text", "refusal", "summary", "reasoning_text", "item", "call", "raw", "part",
@@ -183,38 +190,19 @@ class Outputs:
 
 # ---------------------------------------------------------------- blocks of parts
 
+#: How a reader keeps what it did not read of a wire object: ``keep(obj, read)``,
+#: ``read`` mapping each field read to the value it gave (see :mod:`..lossless`).
+Keep = Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Any]]
+
+
+def request_fields(obj: Mapping[str, Any], read: Mapping[str, Any]) -> dict[str, Any]:
+    """The :data:`Keep` of a request reader: every field not read, nulls included,
+    so that writing the blocks back gives the input item exactly."""
+    return unread(obj, *read, wire=WIRE_NAME)
+
 
 def id_metadata(item_id: str | None) -> dict[str, Any]:
     return {"item_id": item_id} if item_id else {}
-
-
-def extras(obj: dict[str, Any], known: frozenset[str]) -> dict[str, Any]:
-    """The fields of ``obj`` streamkit does not map, kept as metadata."""
-    return {key: value for key, value in obj.items() if key not in known}
-
-
-def thinking_block(key: PartKey, item_id: str | None) -> ThinkingBlock:
-    """An empty thinking block for a summary (``summary_index``) or reasoning_text
-    (``content_index``) part."""
-    metadata = id_metadata(item_id)
-    metadata["summary_index" if key.kind == SUMMARY else "content_index"] = key.sub_index
-    metadata["kind"] = key.kind
-    return ThinkingBlock(metadata=metadata)
-
-
-def part_block(key: PartKey, item_id: str | None, added: dict[str, Any],
-               custom: bool = False) -> ContentBlock:
-    """The empty block a streamed part opens with: its identity, no content yet.
-    A call takes its id and name from the item's ``output_item.added``."""
-    if key.kind in (SUMMARY, REASONING):
-        return thinking_block(key, item_id)
-    if key.kind == CALL:
-        metadata = id_metadata(item_id)
-        if custom or added.get("type") == "custom_tool_call":
-            metadata["custom"] = True
-        return ToolCallBlock(as_str(added.get("call_id")) or None,
-                             as_str(added.get("name")) or "", metadata=metadata)
-    return TextBlock(refusal=key.kind == REFUSAL, metadata=id_metadata(item_id))
 
 
 def with_content(block: ContentBlock, content: str) -> ContentBlock:
@@ -238,22 +226,6 @@ def content_of(block: ContentBlock) -> str:
     if isinstance(block, ToolCallBlock):
         return block.input
     return ""
-
-
-def empty_like(block: ContentBlock) -> ContentBlock:
-    """The block to open for a part whose content will stream (or arrive in a
-    snapshot): identity and metadata, no content. Raw items and images are complete
-    when they open (a copy: the snapshot itself may still be filled in later)."""
-    # An item's status is in progress when it opens; the done snapshot brings the final one.
-    metadata = {key: value for key, value in block.metadata.items() if key != "status"}
-    if isinstance(block, TextBlock):
-        return TextBlock(refusal=block.refusal, metadata=metadata)
-    if isinstance(block, ThinkingBlock):
-        return ThinkingBlock(metadata=metadata)
-    if isinstance(block, ToolCallBlock):
-        return ToolCallBlock(block.id, block.name, metadata=metadata)
-    copied: ContentBlock = block.copy()  # type: ignore[assignment]
-    return copied
 
 
 def merged(current: ContentBlock | None, other: ContentBlock | None) -> ContentBlock | None:
@@ -282,51 +254,203 @@ def image_media_type(output_format: Any) -> str:
     return image_format if "/" in image_format else f"image/{image_format}"
 
 
-# ---------------------------------------------------------------- snapshots of wire objects
+class ItemReader:
+    """Output items and parts -> complete blocks, for one stream or one request body.
 
+    ``ids`` makes the ids the wire does not give (a text part has none), derived
+    from the stream or body so that two readings of the same bytes agree.
+    ``keep`` says what becomes of the fields the model has no place for: a
+    stream keeps them as they say something (:func:`~..lossless.unmodelled`:
+    nulls dropped, a wrongly typed field kept under its own name), a request
+    reader keeps every one (:func:`request_fields`). The fields that make an
+    item what it is (its ``type`` and ``id``, a message's ``content``, a
+    reasoning item's ``summary``) count as read whatever their type: kept in
+    ``metadata`` they would replace what an own turn writes back.
+    """
 
-def content_part_snapshot(position: int, content_index: int, part: dict[str, Any],
-                          item_id: str | None, item_type: str | None) -> PartSnapshot:
-    """One content part of a message (or a reasoning item's ``reasoning_text``)."""
-    part_type = part.get("type")
-    if part_type == "reasoning_text" or (item_type == "reasoning" and part_type is None):
-        thinking = thinking_block(PartKey(position, REASONING, content_index), item_id)
-        thinking.thinking = as_str(part.get("text")) or ""
-        thinking.metadata.update(extras(part, frozenset({"type", "text"})))
-        return PartSnapshot(PartKey(position, REASONING, content_index), thinking)
-    if part_type == "refusal":
-        refusal = TextBlock(refusal=True, metadata=id_metadata(item_id))
-        refusal.text = as_str(part.get("refusal")) or as_str(part.get("text")) or ""
-        refusal.metadata.update(extras(part, frozenset({"type", "refusal"})))
-        return PartSnapshot(PartKey(position, REFUSAL, content_index), refusal)
-    if part_type in ("output_text", "text", None):
-        text = TextBlock(metadata=id_metadata(item_id))
-        text.text = as_str(part.get("text")) or ""
-        text.citations = [a for a in as_list(part.get("annotations")) or () if type(a) is dict]
-        if part.get("logprobs"):
-            text.metadata["logprobs"] = part["logprobs"]
-        text.metadata.update(extras(part, frozenset({"type", "text", "annotations", "logprobs"})))
-        return PartSnapshot(PartKey(position, TEXT, content_index), text)
-    raw = RawBlock(as_str(part_type) or "unknown", dict(part), metadata=id_metadata(item_id))
-    return PartSnapshot(PartKey(position, PART, content_index), raw)
+    __slots__ = ("ids", "keep")
 
+    def __init__(self, ids: StreamIds, keep: Keep = unmodelled) -> None:
+        self.ids = ids
+        self.keep = keep
 
-def summary_part_snapshot(position: int, summary_index: int, part: dict[str, Any],
-                          item_id: str | None) -> PartSnapshot:
-    """One reasoning summary part."""
-    key = PartKey(position, SUMMARY, summary_index)
-    block = thinking_block(key, item_id)
-    block.thinking = as_str(part.get("text")) or ""
-    block.metadata.update(extras(part, frozenset({"type", "text"})))
-    return PartSnapshot(key, block)
+    # ------------------------------------------------------------ empty blocks
 
+    def thinking_block(self, key: PartKey, item_id: str | None) -> ThinkingBlock:
+        """An empty thinking block for a summary (``summary_index``) or reasoning_text
+        (``content_index``) part."""
+        metadata = id_metadata(item_id)
+        metadata["summary_index" if key.kind == SUMMARY else "content_index"] = key.sub_index
+        metadata["kind"] = key.kind
+        return ThinkingBlock(id=self.ids.make("think"), metadata=metadata)
 
-def _item_metadata(item: dict[str, Any], known: frozenset[str]) -> dict[str, Any]:
-    metadata = extras(item, known)
-    status = item.get("status")
-    if status is not None and status != "completed":
-        metadata["status"] = status
-    return metadata
+    def part_block(self, key: PartKey, item_id: str | None, added: dict[str, Any],
+                   custom: bool = False) -> ContentBlock:
+        """The empty block a streamed part opens with: its identity, no content yet.
+        A call takes its id and name from the item's ``output_item.added``."""
+        if key.kind in (SUMMARY, REASONING):
+            return self.thinking_block(key, item_id)
+        if key.kind == CALL:
+            metadata = id_metadata(item_id)
+            if custom or added.get("type") == "custom_tool_call":
+                metadata["custom"] = True
+            return ToolCallBlock(as_str(added.get("call_id")) or self.ids.make("call"),
+                                 as_str(added.get("name")) or "", metadata=metadata)
+        return TextBlock(id=self.ids.make("text"), refusal=key.kind == REFUSAL,
+                         metadata=id_metadata(item_id))
+
+    def empty_like(self, block: ContentBlock) -> ContentBlock:
+        """The block to open for a part whose content will stream (or arrive in a
+        snapshot): identity and metadata, no content. Raw items and images are complete
+        when they open (a copy: the snapshot itself may still be filled in later)."""
+        # An item's status is in progress when it opens; the done snapshot brings the final one.
+        metadata = {key: value for key, value in block.metadata.items() if key != "status"}
+        if isinstance(block, TextBlock):
+            return TextBlock(id=self.ids.make("text"), refusal=block.refusal, metadata=metadata)
+        if isinstance(block, ThinkingBlock):
+            return ThinkingBlock(id=self.ids.make("think"), metadata=metadata)
+        if isinstance(block, ToolCallBlock):
+            return ToolCallBlock(block.id, block.name, metadata=metadata)
+        copied: ContentBlock = block.copy()  # type: ignore[assignment]
+        return copied
+
+    # ------------------------------------------------------------ parts
+
+    def content_part(self, position: int, content_index: int, part: dict[str, Any],
+                     item_id: str | None, item_type: str | None) -> PartSnapshot:
+        """One content part of a message (or a reasoning item's ``reasoning_text``)."""
+        part_type = part.get("type")
+        if part_type == "reasoning_text" or (item_type == "reasoning" and part_type is None):
+            key = PartKey(position, REASONING, content_index)
+            thinking = self.thinking_block(key, item_id)
+            text = as_str(part.get("text"))
+            thinking.thinking = text or ""
+            thinking.metadata.update(self.keep(part, {"type": part_type, "text": text}))
+            return PartSnapshot(key, thinking)
+        if part_type == "refusal":
+            refusal = TextBlock(id=self.ids.make("text"), refusal=True,
+                                metadata=id_metadata(item_id))
+            said = as_str(part.get("refusal"))
+            refusal.text = said or as_str(part.get("text")) or ""
+            refusal.metadata.update(self.keep(part, {"type": part_type, "refusal": said}))
+            return PartSnapshot(PartKey(position, REFUSAL, content_index), refusal)
+        if part_type in ("output_text", "text", None):
+            block = TextBlock(id=self.ids.make("text"), metadata=id_metadata(item_id))
+            text = as_str(part.get("text"))
+            block.text = text or ""
+            annotations = as_list(part.get("annotations"))
+            block.citations = read_citations(annotations or ())
+            logprobs = part.get("logprobs")
+            if logprobs:
+                block.metadata["logprobs"] = logprobs
+            block.metadata.update(self.keep(part, {"type": part_type, "text": text,
+                                                   "annotations": annotations,
+                                                   "logprobs": logprobs}))
+            return PartSnapshot(PartKey(position, TEXT, content_index), block)
+        raw = RawBlock(as_str(part_type) or "unknown", dict(part), id=self.ids.make("raw"),
+                       metadata=id_metadata(item_id))
+        return PartSnapshot(PartKey(position, PART, content_index), raw)
+
+    def summary_part(self, position: int, summary_index: int, part: dict[str, Any],
+                     item_id: str | None) -> PartSnapshot:
+        """One reasoning summary part."""
+        key = PartKey(position, SUMMARY, summary_index)
+        block = self.thinking_block(key, item_id)
+        text = as_str(part.get("text"))
+        block.thinking = text or ""
+        block.metadata.update(self.keep(part, {"type": part.get("type"), "text": text}))
+        return PartSnapshot(key, block)
+
+    # ------------------------------------------------------------ items
+
+    def item(self, position: int, item: dict[str, Any], item_id: str | None, *,
+             has_parts: bool, call_block_id: str | None) -> list[PartSnapshot]:
+        """Every block an output item implies, complete.
+
+        ``item_id`` is the item's known id; ``has_parts`` whether blocks were already
+        opened for it (a reasoning item then needs no bare block); ``call_block_id`` the
+        id its call's block opened with, kept when the item's ``call_id`` differs.
+        """
+        item_type = as_str(item.get("type"))
+        if item_type == "message":
+            return self._message(position, item, item_id)
+        if item_type == "reasoning":
+            return self._reasoning(position, item, item_id, has_parts)
+        if item_type in CLIENT_CALLS:
+            return [self._call(position, item, item_id, call_block_id)]
+        return self._raw(position, item, item_type or "unknown")
+
+    def _item_metadata(self, item: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]:
+        """What the item's blocks keep of its fields: the unread ones, and its
+        ``status`` unless ``completed`` (which says nothing)."""
+        status = item.get("status")
+        metadata = self.keep(item, {"type": item.get("type"), "id": item.get("id"),
+                                    "status": status, **read})
+        if status is not None and status != "completed":
+            metadata["status"] = status
+        return metadata
+
+    def _message(self, position: int, item: dict[str, Any],
+                 item_id: str | None) -> list[PartSnapshot]:
+        content = item.get("content")
+        metadata = self._item_metadata(item, {"role": item.get("role"), "content": content})
+        if item.get("role") not in (None, "assistant"):
+            metadata["role"] = item["role"]
+        parts = [self.content_part(position, content_index, mapping(part), item_id, "message")
+                 for content_index, part in enumerate(as_list(content) or ())]
+        return _with_item_metadata(parts, metadata)
+
+    def _reasoning(self, position: int, item: dict[str, Any], item_id: str | None,
+                   has_parts: bool) -> list[PartSnapshot]:
+        summary, content = item.get("summary"), item.get("content")
+        metadata = self._item_metadata(item, {
+            "summary": summary, "content": content,
+            "encrypted_content": as_str(item.get("encrypted_content"))})
+        parts = [self.summary_part(position, summary_index, mapping(part), item_id)
+                 for summary_index, part in enumerate(as_list(summary) or ())]
+        parts += [self.content_part(position, content_index, mapping(part), item_id, "reasoning")
+                  for content_index, part in enumerate(as_list(content) or ())]
+        if not parts and not has_parts:
+            # Nothing visible: one block still carries the item (id, encrypted content)
+            # so a conversation can send it back.
+            bare = ThinkingBlock(id=self.ids.make("think"),
+                                 metadata={**id_metadata(item_id), "kind": ITEM})
+            parts.append(PartSnapshot(PartKey(position, ITEM, 0), bare))
+        return _with_item_metadata(parts, metadata)
+
+    def _call(self, position: int, item: dict[str, Any], item_id: str | None,
+              block_id: str | None) -> PartSnapshot:
+        custom = item.get("type") == "custom_tool_call"
+        input_field = "input" if custom else "arguments"
+        call_id = as_str(item.get("call_id")) or None
+        block_id = block_id or call_id
+        metadata = id_metadata(item_id)
+        if custom:
+            metadata["custom"] = True
+        if call_id and call_id != block_id:
+            metadata["call_id"] = call_id
+        name, given = as_str(item.get("name")), as_str(item.get(input_field))
+        metadata.update(self._item_metadata(
+            item, {"call_id": call_id, "name": name, input_field: given}))
+        call = ToolCallBlock(block_id or self.ids.make("call"), name or "", given or "",
+                             incomplete=item.get("status") == "incomplete", metadata=metadata)
+        return PartSnapshot(PartKey(position, CALL, 0), call)
+
+    def _raw(self, position: int, item: dict[str, Any], item_type: str) -> list[PartSnapshot]:
+        """A server-side item, kept whole; an image generation's final ``result`` is one
+        more block, the image itself (unless its base64 does not decode: then only the raw
+        item holds it)."""
+        item_id = as_str(item.get("id")) or None
+        raw = RawBlock(item_type, dict(item), id=item_id or self.ids.make("raw"))
+        out = [PartSnapshot(PartKey(position, RAW, 0), raw)]
+        result = as_str(item.get("result"))
+        image = decode_base64(result) if item_type == "image_generation_call" and result else None
+        if image is not None:
+            source = Base64Source(image, image_media_type(item.get("output_format")))
+            out.append(PartSnapshot(PartKey(position, IMAGE, 0),
+                                    DataBlock(id=self.ids.make("data"), source=source,
+                                              metadata=id_metadata(item_id))))
+        return out
 
 
 def _with_item_metadata(snapshots: list[PartSnapshot],
@@ -335,81 +459,3 @@ def _with_item_metadata(snapshots: list[PartSnapshot],
         for key, value in metadata.items():
             snapshot.block.metadata.setdefault(key, value)
     return snapshots
-
-
-def item_snapshots(position: int, item: dict[str, Any], item_id: str | None, *,
-                   has_parts: bool, call_block_id: str | None) -> list[PartSnapshot]:
-    """Every block an output item implies, complete.
-
-    ``item_id`` is the item's known id; ``has_parts`` whether blocks were already opened
-    for it (a reasoning item then needs no bare block); ``call_block_id`` the id its
-    call's block opened with, kept when the item's ``call_id`` differs.
-    """
-    item_type = as_str(item.get("type"))
-    if item_type == "message":
-        return _message_snapshots(position, item, item_id)
-    if item_type == "reasoning":
-        return _reasoning_snapshots(position, item, item_id, has_parts)
-    if item_type in CLIENT_CALLS:
-        return [_call_snapshot(position, item, item_id, call_block_id)]
-    return _raw_snapshots(position, item, item_type or "unknown")
-
-
-def _message_snapshots(position: int, item: dict[str, Any],
-                       item_id: str | None) -> list[PartSnapshot]:
-    metadata = _item_metadata(item, frozenset({"type", "id", "status", "role", "content"}))
-    if item.get("role") not in (None, "assistant"):
-        metadata["role"] = item["role"]
-    parts = [content_part_snapshot(position, content_index, mapping(part), item_id, "message")
-             for content_index, part in enumerate(as_list(item.get("content")) or ())]
-    return _with_item_metadata(parts, metadata)
-
-
-def _reasoning_snapshots(position: int, item: dict[str, Any], item_id: str | None,
-                         has_parts: bool) -> list[PartSnapshot]:
-    metadata = _item_metadata(
-        item, frozenset({"type", "id", "status", "summary", "content", "encrypted_content"}))
-    parts = [summary_part_snapshot(position, summary_index, mapping(part), item_id)
-             for summary_index, part in enumerate(as_list(item.get("summary")) or ())]
-    parts += [content_part_snapshot(position, content_index, mapping(part), item_id, "reasoning")
-              for content_index, part in enumerate(as_list(item.get("content")) or ())]
-    if not parts and not has_parts:
-        # Nothing visible: one block still carries the item (id, encrypted content)
-        # so a conversation can send it back.
-        bare = ThinkingBlock(metadata={**id_metadata(item_id), "kind": ITEM})
-        parts.append(PartSnapshot(PartKey(position, ITEM, 0), bare))
-    return _with_item_metadata(parts, metadata)
-
-
-def _call_snapshot(position: int, item: dict[str, Any], item_id: str | None,
-                   block_id: str | None) -> PartSnapshot:
-    custom = item.get("type") == "custom_tool_call"
-    input_field = "input" if custom else "arguments"
-    call_id = as_str(item.get("call_id")) or None
-    block_id = block_id or call_id
-    metadata = id_metadata(item_id)
-    if custom:
-        metadata["custom"] = True
-    if call_id and call_id != block_id:
-        metadata["call_id"] = call_id
-    metadata.update(_item_metadata(
-        item, frozenset({"type", "id", "status", "call_id", "name", input_field})))
-    call = ToolCallBlock(block_id, as_str(item.get("name")) or "",
-                         as_str(item.get(input_field)) or "",
-                         incomplete=item.get("status") == "incomplete", metadata=metadata)
-    return PartSnapshot(PartKey(position, CALL, 0), call)
-
-
-def _raw_snapshots(position: int, item: dict[str, Any], item_type: str) -> list[PartSnapshot]:
-    """A server-side item, kept whole; an image generation's final ``result`` is one
-    more block, the image itself (unless its base64 does not decode: then only the raw
-    item holds it)."""
-    item_id = as_str(item.get("id")) or None
-    out = [PartSnapshot(PartKey(position, RAW, 0), RawBlock(item_type, dict(item), id=item_id))]
-    result = as_str(item.get("result"))
-    image = decode_base64(result) if item_type == "image_generation_call" and result else None
-    if image is not None:
-        source = Base64Source(image, image_media_type(item.get("output_format")))
-        out.append(PartSnapshot(PartKey(position, IMAGE, 0),
-                                DataBlock(source=source, metadata=id_metadata(item_id))))
-    return out

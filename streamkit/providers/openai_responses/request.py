@@ -42,9 +42,12 @@ Where each part of a :class:`Request` goes:
   ``include_usage`` writes nothing (``response.completed`` always carries usage).
   ``stop``, ``seed``, ``thinking_budget`` and ``audio`` have no form here (the
   SDK's ``ResponseCreateParams`` declares no stop sequences, seed, token budget or
-  audio output): building with them raises. Every other option goes through
-  under its own name (``include``, ``store``, ``previous_response_id``,
-  ``conversation``, ``truncation``, ``metadata``, ``service_tier``...);
+  audio output): building with them raises
+  :class:`~streamkit.errors.UnsupportedFeatureError`. Every other option goes
+  through under its own name (``include``, ``store``, ``previous_response_id``,
+  ``conversation``, ``truncation``, ``metadata``, ``service_tier``...), unless
+  the options were read from another wire's body: then only the uniform ones
+  are written (the rest are that wire's fields);
 - ``model`` and ``stream`` are written when set.
 
 Chaining (``previous_response_id``, ``conversation``): the server holds the
@@ -59,11 +62,15 @@ so a list that holds only those is sent whole.
 
 Reading a body back gives the same :class:`Request` parts, and every field the
 model has no place for stays in ``options`` (top level) or ``metadata``
-(messages, blocks, tools) under its own name, so ``build_request`` rebuilds the
-body exactly. Consecutive assistant-side items (reasoning, messages, calls,
-server tool items) are one :class:`AssistantMessage` (``provider``
-``openai-responses``); consecutive outputs one
-:class:`FunctionExecutionResultMessage`. Items streamkit does not model, the
+(messages, blocks, tools, structured output) under its own name, so
+``build_request`` rebuilds the body exactly. All of them are
+:class:`~streamkit.extras.Extras` of ``openai-responses``, as is a tool kept as
+its dict: written back here, never into another wire's body. Ids the body does
+not give are made up from the body, so two readings of it are equal.
+
+Consecutive assistant-side items (reasoning, messages, calls, server tool
+items) are one :class:`AssistantMessage` (``provider`` ``openai-responses``);
+consecutive outputs one :class:`FunctionExecutionResultMessage`. Items streamkit does not model, the
 client's own included (``computer_call_output``, ``mcp_approval_response``,
 ``item_reference``), are :class:`RawBlock` s of the assistant turn they stand in:
 sent back verbatim here, dropped for any other wire format, which could not read
@@ -77,6 +84,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ...blocks import ContentBlock, TextBlock
+from ...errors import InvalidBodyError, UnsupportedFeatureError
+from ...extras import Extras, origin_of
+from ...ids import StreamIds
 from ...messages import (
     AssistantMessage,
     FunctionExecutionResultMessage,
@@ -84,10 +94,11 @@ from ...messages import (
     SystemMessage,
     UserMessage,
 )
-from ...request import ForeignThinking, JsonSchemaOutput, Request
+from ...request import UNIFORM_OPTIONS, ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..function_tools import function_fields
+from ..lossless import unread
 from ..options import (
     finished_body,
     prepared_options,
@@ -99,6 +110,7 @@ from .content import (
     Calls,
     Wire,
     assistant_items,
+    own,
     read_assistant_item,
     read_tool_output,
     read_user_part,
@@ -106,10 +118,11 @@ from .content import (
     tool_output,
     user_part,
 )
+from .items import ItemReader, request_fields
+from .wire import WIRE_NAME
 
 #: The registry name of this wire format's own API.
 PROVIDER = "openai-responses"
-_PACKAGE = "openai_responses"
 
 #: Metadata key of the :class:`UserMessage` a body's string ``input`` was read into.
 STRING_INPUT = "string_input"
@@ -121,11 +134,12 @@ _RENAMED = {"max_tokens": "max_output_tokens", "temperature": "temperature",
 # Uniform options this API has no form for: it rejects unknown parameters, so
 # building raises with the reason.
 _UNSUPPORTED = {
-    "stop": "the OpenAI Responses API has no stop sequences",
-    "seed": "the OpenAI Responses API has no seed",
+    "stop": "the OpenAI Responses API has no stop sequences; leave them out",
+    "seed": "the OpenAI Responses API has no seed; leave it out",
     "thinking_budget": "the OpenAI Responses API takes reasoning_effort, not a token budget",
     "audio": "the OpenAI Responses API has no audio output (OpenAI Chat Completions has)",
 }
+_UNIFORM = frozenset(UNIFORM_OPTIONS)
 
 # Uniform options that need nothing on this wire.
 _IMPLIED = frozenset({"include_usage"})  # response.completed always carries usage
@@ -143,7 +157,7 @@ _SUMMARY_SHOWN = "auto"
 
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The Responses API body for ``request`` (see the module docstring)."""
-    options, foreign_thinking = prepared_options(request, _UNSUPPORTED, _IMPLIED)
+    options, foreign_thinking = prepared_options(request, WIRE_NAME, _UNSUPPORTED, _IMPLIED)
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
@@ -164,6 +178,16 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     return finished_body(body, options)  # everything else, under its own name
 
 
+def _object_option(options: dict[str, Any], name: str, fields: str) -> dict[str, Any]:
+    """The option ``name``, an object that uniform options add ``fields`` to, taken
+    out of ``options`` (a copy; ``{}`` when not given)."""
+    given = options.pop(name, None)
+    if given is not None and not isinstance(given, dict):
+        raise UnsupportedFeatureError(WIRE_NAME, f"{name}={given!r}",
+                                      f"{name} is an object ({fields})")
+    return dict(given or {})
+
+
 def _write_reasoning(body: dict[str, Any], options: dict[str, Any]) -> None:
     """``reasoning`` from ``reasoning_effort`` and ``include_thoughts``, merged into
     a ``reasoning`` option (``context``, ``summary: "detailed"``...)."""
@@ -171,10 +195,7 @@ def _write_reasoning(body: dict[str, Any], options: dict[str, Any]) -> None:
     shown = options.pop("include_thoughts", None)
     if effort is None and not shown:
         return  # a reasoning option, if any, goes through as it is
-    given = options.pop("reasoning", None)
-    if given is not None and not isinstance(given, dict):
-        raise ValueError(f"reasoning must be an object, not {given!r}")
-    config = dict(given or {})
+    config = _object_option(options, "reasoning", "effort, summary...")
     if effort is not None:
         put_field(config, "effort", effort)
     if shown:
@@ -193,7 +214,7 @@ def json_format(json_output: bool | JsonSchemaOutput | None) -> Wire | None:
         out["strict"] = json_output.strict
     if json_output.description is not None:
         out["description"] = json_output.description
-    out.update(json_output.metadata)
+    out.update(own(json_output.metadata))
     return out
 
 
@@ -204,19 +225,22 @@ def _write_text(body: dict[str, Any], options: dict[str, Any],
     output = json_format(json_output)
     if output is None:
         return  # a text option, if any, goes through as it is
-    given = options.pop("text", None)
-    if given is not None and not isinstance(given, dict):
-        raise ValueError(f"text must be an object, not {given!r}")
-    text = dict(given or {})
+    text = _object_option(options, "text", "format, verbosity...")
     put_field(text, "format", output)
     body["text"] = text
 
 
-def tool_param(entry: Tool | dict[str, Any]) -> Wire:
-    """A function tool (see the module docstring for ``strict``); a dict as it is."""
+def tool_param(entry: Tool | dict[str, Any]) -> Wire | None:
+    """A function tool (see the module docstring for ``strict``) with the metadata
+    of this wire; a dict as it is; ``None`` for a dict another wire's reader kept
+    (a tool of that API)."""
     if isinstance(entry, dict):
-        return entry
-    return function_fields(entry, prefix={"type": "function"})
+        return dict(entry) if origin_of(entry) in (None, WIRE_NAME) else None
+    return function_fields(entry, WIRE_NAME, prefix={"type": "function"})
+
+
+def _tool_params(tools: list[Tool | dict[str, Any]] | None) -> list[Wire]:
+    return [written for entry in tools or [] if (written := tool_param(entry)) is not None]
 
 
 def _tool_choice(choice: str, tools: list[Wire]) -> str | Wire:
@@ -229,7 +253,7 @@ def _tool_choice(choice: str, tools: list[Wire]) -> str | Wire:
 
 def _write_tools(body: dict[str, Any], tools: list[Tool | dict[str, Any]] | None,
                  choice: str | None) -> None:
-    written = [tool_param(entry) for entry in tools or []]
+    written = _tool_params(tools)
     if tools is not None:
         body["tools"] = written
     if choice is not None:
@@ -245,8 +269,8 @@ def _instructions(messages: list[Message]) -> tuple[str | None, list[Message]]:
     if not messages or not isinstance(messages[0], SystemMessage):
         return None, messages
     first = messages[0]
-    if first.metadata or (not isinstance(first.content, str)
-                          and any(block.metadata or block.citations for block in first.content)):
+    if own(first.metadata) or (not isinstance(first.content, str) and any(
+            own(block.metadata) or block.citations for block in first.content)):
         return None, messages
     return first.text, messages[1:]
 
@@ -281,8 +305,8 @@ def _string_input(messages: list[Message]) -> str | None:
     if len(messages) != 1:
         return None
     message = messages[0]
-    if isinstance(message, UserMessage) and message.metadata.get(STRING_INPUT) and isinstance(
-            message.content, str):
+    if isinstance(message, UserMessage) and own(message.metadata).get(STRING_INPUT) and \
+            isinstance(message.content, str):
         return message.content
     return None
 
@@ -290,7 +314,7 @@ def _string_input(messages: list[Message]) -> str | None:
 def is_own(provider: str | None, dialect: str | None) -> bool:
     """Whether a turn written by ``provider`` is this wire format's and vendor's
     (``None``: built by hand or read from a Responses request)."""
-    return is_own_vendor_turn(provider, _PACKAGE, dialect)
+    return is_own_vendor_turn(provider, WIRE_NAME, dialect)
 
 
 def _items(messages: list[Message], dialect: str | None,
@@ -319,7 +343,7 @@ def _items(messages: list[Message], dialect: str | None,
 
 
 def _user_item(message: UserMessage) -> Wire:
-    metadata = {k: v for k, v in message.metadata.items() if k != STRING_INPUT}
+    metadata = {k: v for k, v in own(message.metadata).items() if k != STRING_INPUT}
     content: Any = message.content if isinstance(message.content, str) else [
         user_part(block) for block in message.content]
     return {"role": "user", "content": content, **metadata}
@@ -328,7 +352,7 @@ def _user_item(message: UserMessage) -> Wire:
 def _system_item(message: SystemMessage) -> Wire:
     """A system or developer message item (the role the body used; ``system``
     for one built by hand)."""
-    metadata = dict(message.metadata)
+    metadata = own(message.metadata)
     role = metadata.pop("role", "system")
     content: Any = message.content if isinstance(message.content, str) else [
         text_part(block) for block in message.content]
@@ -341,15 +365,17 @@ def _system_item(message: SystemMessage) -> Wire:
 def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     """The :class:`Request` a Responses API body stands for (see the module docstring)."""
     rest = copy.deepcopy(body)  # the Request shares no object with the body
+    reader = ItemReader(StreamIds.of_body(body), request_fields)
     messages: list[Message] = []
     if isinstance(rest.get("instructions"), str):
-        messages.append(SystemMessage(rest.pop("instructions")))
+        messages.append(SystemMessage(rest.pop("instructions"), metadata=Extras(WIRE_NAME)))
     given = rest.get("input")
     if isinstance(given, str):
-        messages.append(UserMessage(rest.pop("input"), metadata={STRING_INPUT: True}))
+        messages.append(UserMessage(rest.pop("input"),
+                                    metadata=Extras(WIRE_NAME, {STRING_INPUT: True})))
     elif isinstance(given, list) and given:
-        messages += _read_items(rest.pop("input"))
-    request = Request(messages=messages)
+        messages += _read_items(rest.pop("input"), reader)
+    request = Request(messages=messages, options=Extras(WIRE_NAME))
     if isinstance(rest.get("model"), str):
         request.model = rest.pop("model")
     if isinstance(rest.get("stream"), bool):
@@ -368,7 +394,8 @@ def _side(item: Any) -> str:
     """Which message an input item belongs to: ``user``, ``system``, ``results``
     or ``assistant`` (the model's items, and every item streamkit does not model)."""
     if not isinstance(item, dict):
-        raise ValueError(f"not a Responses input item: {str(item)[:200]}")
+        raise InvalidBodyError(f"not a Responses input item: {str(item)[:200]}",
+                               wire=WIRE_NAME, where="input")
     item_type = item.get("type")
     if item_type in (None, "message"):
         role = item.get("role")
@@ -382,7 +409,7 @@ def _side(item: Any) -> str:
     return "assistant"
 
 
-def _read_items(items: list[Any]) -> list[Message]:
+def _read_items(items: list[Any], reader: ItemReader) -> list[Message]:
     """Input items as messages: runs of assistant-side items and of outputs are
     one message each."""
     messages: list[Message] = []
@@ -391,52 +418,59 @@ def _read_items(items: list[Any]) -> list[Message]:
         side = _side(item)
         last = messages[-1] if messages and side == previous else None
         if side == "assistant":
-            blocks = read_assistant_item(item, position)
+            blocks = read_assistant_item(item, position, reader)
             if isinstance(last, AssistantMessage) and isinstance(last.content, list):
                 last.content += blocks
             else:
-                messages.append(AssistantMessage(blocks, provider=PROVIDER))
+                messages.append(AssistantMessage(blocks, provider=PROVIDER,
+                                                 metadata=Extras(WIRE_NAME)))
         elif side == "results":
-            result = read_tool_output(item)
+            result = read_tool_output(item, reader)
             if isinstance(last, FunctionExecutionResultMessage):
                 last.content.append(result)
             else:
-                messages.append(FunctionExecutionResultMessage([result]))
+                messages.append(FunctionExecutionResultMessage([result],
+                                                               metadata=Extras(WIRE_NAME)))
         else:
-            messages.append(_MESSAGE_READERS[side](item))
+            messages.append(_MESSAGE_READERS[side](item, reader))
         previous = side
     return messages
 
 
-def _extras(item: Wire) -> dict[str, Any]:
-    return {k: v for k, v in item.items() if k not in ("role", "content")}
+def _extras(item: Wire) -> Extras:
+    """A message item's fields but its role and content."""
+    return unread(item, "role", "content", wire=WIRE_NAME)
 
 
-def _read_user(item: Wire) -> Message:
+def _read_user(item: Wire, reader: ItemReader) -> Message:
     """A user message: a string, or parts (each kept whole if streamkit cannot
     hold it); content of another shape stays in ``metadata["content"]``."""
     content = item.get("content")
+    metadata = _extras(item)
     if isinstance(content, str):
-        return UserMessage(content, metadata=_extras(item))
+        return UserMessage(content, metadata=metadata)
     if isinstance(content, list):
-        return UserMessage([read_user_part(part) for part in content], metadata=_extras(item))
-    return UserMessage([], metadata={**_extras(item), "content": content})
+        return UserMessage([read_user_part(part, reader) for part in content], metadata=metadata)
+    metadata["content"] = content
+    return UserMessage([], metadata=metadata)
 
 
-def _read_system(item: Wire) -> Message:
+def _read_system(item: Wire, reader: ItemReader) -> Message:
     """A system / developer message item (its role in ``metadata["role"]``)."""
     content = item.get("content")
-    metadata = {"role": item.get("role"), **_extras(item)}
+    metadata = Extras(WIRE_NAME, {"role": item.get("role"), **_extras(item)})
     if isinstance(content, str):
         return SystemMessage(content, metadata=metadata)
-    parts = [read_user_part(part) for part in content] if isinstance(content, list) else None
+    parts = ([read_user_part(part, reader) for part in content]
+             if isinstance(content, list) else None)
     if parts is not None and all(isinstance(part, TextBlock) for part in parts):
         return SystemMessage([part for part in parts if isinstance(part, TextBlock)],
                              metadata=metadata)
-    return SystemMessage([], metadata={**metadata, "content": content})
+    metadata["content"] = content
+    return SystemMessage([], metadata=metadata)
 
 
-_MESSAGE_READERS: dict[str, Callable[[Wire], Message]] = {
+_MESSAGE_READERS: dict[str, Callable[[Wire, ItemReader], Message]] = {
     "user": _read_user,
     "system": _read_system,
 }
@@ -447,7 +481,7 @@ def _read_tools(rest: dict[str, Any], request: Request) -> None:
     if isinstance(rest.get("tools"), list):
         request.tools = [_read_tool(entry) for entry in rest.pop("tools")]
     choice = rest.get("tool_choice")
-    written = [tool_param(entry) for entry in request.tools or []]
+    written = _tool_params(request.tools)
     if isinstance(choice, str) and choice in _CHOICE_WORDS:
         request.tool_choice = rest.pop("tool_choice")
     elif isinstance(choice, dict) and isinstance(choice.get("name"), str):
@@ -460,14 +494,15 @@ def _read_tools(rest: dict[str, Any], request: Request) -> None:
 def _read_tool(entry: Any) -> Tool | dict[str, Any]:
     """A function tool as a :class:`Tool` when it writes back exactly; else as it is."""
     if not isinstance(entry, dict):
-        raise ValueError(f"not a Responses tool: {str(entry)[:200]}")
+        raise InvalidBodyError(f"not a Responses tool: {str(entry)[:200]}", wire=WIRE_NAME,
+                               where="tools")
     name, parameters = entry.get("name"), entry.get("parameters")
     if entry.get("type") != "function" or not isinstance(name, str) or not isinstance(
             parameters, dict):
-        return entry
+        return Extras(WIRE_NAME, entry)
     description, strict = entry.get("description"), entry.get("strict")
-    metadata = {k: v for k, v in entry.items()
-                if k not in ("type", "name", "parameters", "description", "strict")}
+    metadata = unread(entry, "type", "name", "parameters", "description", "strict",
+                      wire=WIRE_NAME)
     if "description" in entry and not (isinstance(description, str) and description):
         metadata["description"] = description  # null or "": written back as it was
     if "strict" in entry and not isinstance(strict, bool):
@@ -475,7 +510,7 @@ def _read_tool(entry: Any) -> Tool | dict[str, Any]:
     tool = Tool(name=name, description=description if isinstance(description, str) else "",
                 parameters=parameters, strict=strict if isinstance(strict, bool) else None,
                 metadata=metadata)
-    return tool if tool_param(tool) == entry else entry
+    return tool if tool_param(tool) == entry else Extras(WIRE_NAME, entry)
 
 
 def _read_text(rest: dict[str, Any], request: Request) -> None:
@@ -504,8 +539,7 @@ def _read_format(wire: Wire) -> bool | JsonSchemaOutput | None:
             schema, dict):
         return None
     strict, description = wire.get("strict"), wire.get("description")
-    metadata = {k: v for k, v in wire.items()
-                if k not in ("type", "name", "schema", "strict", "description")}
+    metadata = unread(wire, "type", "name", "schema", "strict", "description", wire=WIRE_NAME)
     if "strict" in wire and not isinstance(strict, bool):
         metadata["strict"] = strict
     if "description" in wire and not isinstance(description, str):

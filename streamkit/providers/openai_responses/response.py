@@ -17,24 +17,28 @@ response polled early) or was ``cancelled`` is read as a stream cut before its
 terminal event: its items so far, ``terminated=False`` and finish reason
 ``unknown``; its ``status`` is in ``metadata``.
 
-A ``failed`` response is a response (its ``error`` in ``metadata["error"]``,
-finish reason ``error``), as its stream is; an error body (``{"error": {...}}``
-with no response object, what an HTTP error carries) raises
-:class:`~streamkit.errors.ProviderError`.
+A ``failed`` response ends as ``error`` (its ``error`` in ``metadata["error"]``),
+and, as its stream does, raises :class:`~streamkit.errors.ProviderError` with that
+response as ``partial``; so does an error body (``{"error": {...}}`` with no response
+object, what an HTTP error carries), read as the stream's ``error`` event.
+
+The events go through :func:`~streamkit.providers.body.read_body`, the one path of
+every wire's non-streamed body.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
 
-from ...accumulate import Accumulator
-from ...errors import ProviderError
+from ...errors import InvalidBodyError
 from ...response import ChatResponse
+from ..body import read_body
 from ..coerce import as_dict, as_list, as_str
-from ..error_payloads import error_event
 from .stream import OpenAIResponsesParser
+from .wire import WIRE_NAME
 
 # The terminal event of a stream that ends with a response of this status.
 _TERMINAL_EVENTS = {
@@ -46,19 +50,24 @@ _TERMINAL_EVENTS = {
 
 def parse_response(body: dict[str, Any], dialect: str | None) -> ChatResponse:
     """The :class:`~streamkit.ChatResponse` of a non-streamed Responses API response."""
-    if _is_error_body(body):
-        raise _provider_error(body)
-    parser = OpenAIResponsesParser()
-    accumulator = Accumulator()
+    if not isinstance(body, dict):
+        raise InvalidBodyError(f"a Responses API response is a JSON object, not "
+                               f"{type(body).__name__}", wire=WIRE_NAME)
+    return read_body(OpenAIResponsesParser(), _payloads(body))[0]
+
+
+def _payloads(body: dict[str, Any]) -> Iterator[tuple[str, bytes]]:
+    """The body as the stream payloads it stands for."""
     for event_type, payload in _events(body):
-        accumulator.apply_all(parser.feed(msgspec.json.encode(payload), event_type))
-    accumulator.apply_all(parser.finish())
-    return accumulator.response
+        yield event_type, msgspec.json.encode(payload)
 
 
 def _events(body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """The stream the body is the end of: its terminal event; for a response that
-    has not ended, its start and each output item as done."""
+    has not ended, its start and each output item as done; for an error body, the
+    ``error`` event."""
+    if _is_error_body(body):
+        return [("error", body)]
     status = as_str(body.get("status")) or "completed"
     terminal = _TERMINAL_EVENTS.get(status)
     if terminal is not None:
@@ -76,9 +85,3 @@ def _is_error_body(body: dict[str, Any]) -> bool:
     """An HTTP error body: an ``error`` object and no response around it."""
     return as_dict(body.get("error")) is not None and "output" not in body and body.get(
         "object") != "response"
-
-
-def _provider_error(body: dict[str, Any]) -> ProviderError:
-    event = error_event(body["error"], body)
-    return ProviderError(event.message, status=event.status, code=event.code,
-                         error_type=event.error_type, raw=body)

@@ -16,7 +16,8 @@ streamed one):
 
 - message ``output_text`` part -> :class:`~streamkit.blocks.TextBlock`
   (``metadata["item_id"]``); ``refusal`` part -> ``TextBlock(refusal=True)``;
-  ``output_text.annotation.added`` -> :class:`~streamkit.events.CitationDelta`;
+  ``output_text.annotation.added`` -> :class:`~streamkit.events.CitationDelta` (typed
+  :class:`~streamkit.blocks.Citation` s: :mod:`.citations`);
 - reasoning summary part -> :class:`~streamkit.blocks.ThinkingBlock` with metadata
   ``{"item_id", "summary_index", "kind": "summary"}``; raw ``reasoning_text`` part ->
   ``kind: "reasoning_text"`` with ``content_index``. The item's ``encrypted_content``
@@ -55,10 +56,13 @@ Positions: an event without ``output_index`` finds its item by ``item_id``, else
 latest item; an ``output_item.added`` that reuses the position of a finished item (a
 vendor numbering every item 0) starts a new position that its later events follow.
 
-Lifecycle (:class:`Phase`): not started -> streaming (a response object gave the
-:class:`~streamkit.events.ResponseStart`, or a block opened first: then the ResponseStart
-names only the provider and response objects bring id, model and metadata) -> ended, either by
-``response.completed`` / ``incomplete`` / ``failed`` (``terminated=True``) or by
+Lifecycle and blocks: a :class:`~streamkit.providers.ledger.BlockLedger` keyed by
+:class:`~.items.PartKey` keeps both (this module keeps only what each event means). The
+response starts at the first response object, or at a block that comes first: then the
+:class:`~streamkit.events.ResponseStart` carries an id made up from the stream
+(:class:`~streamkit.ids.StreamIds`) and the provider, and the late response object brings
+the wire's id, model and metadata as :class:`~streamkit.events.ResponseMetadata`. It ends
+either at ``response.completed`` / ``incomplete`` / ``failed`` (``terminated=True``) or at
 :meth:`~OpenAIResponsesParser.finish` at a clean end of input without one
 (``terminated=False``, honestly). Finish reason ``stop`` (``tool_calls`` when the output
 has a function or custom tool call), ``length`` / ``content_filter`` from
@@ -72,10 +76,10 @@ ended, nothing opens a block again: later payloads are kept in
 
 Speed: a ``*.delta`` event for an open block is decoded straight into
 :class:`~.deltas.DeltaEvent` (a typed decode that forbids unknown fields) and costs one
-dict lookup and one :class:`~streamkit.events.BlockDelta`; anything else (other events,
-vendor extras, mistyped fields, a block to open) takes the one general path, a lenient
-dict decode. ``fast_decode=False`` turns the typed decode off; the tests run every
-recording both ways and compare.
+dict lookup (the ledger's open blocks) and one :class:`~streamkit.events.BlockDelta`;
+anything else (other events, vendor extras, mistyped fields, a block to open) takes the
+one general path, a lenient dict decode. ``fast_decode=False`` turns the typed decode
+off; the tests run every recording both ways and compare.
 
 Hostile input: every failure is a :class:`~streamkit.errors.ProtocolError` naming the
 event: malformed JSON (with the byte offset), JSON nested deeper than
@@ -91,19 +95,20 @@ Deliberately not kept: per-delta ``logprobs`` (the done part carries them all, k
 ``metadata["logprobs"]``), ``obfuscation`` padding and ``sequence_number``; the streamed
 code / MCP argument / shell command deltas of server-side tools (the item's
 ``output_item.done`` carries the final text in the RawBlock). Unknown fields on a delta
-event become block metadata.
+event become block metadata; unknown fields of items and parts too, unless null
+(:func:`~streamkit.providers.lossless.unmodelled`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from enum import Enum
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Final
 
 import msgspec
 
 from ...blocks import (
     Base64Source,
+    Block,
     ContentBlock,
     DataBlock,
     RawBlock,
@@ -111,25 +116,16 @@ from ...blocks import (
     ToolCallBlock,
 )
 from ...errors import ProtocolError
-from ...events import (
-    BlockDelta,
-    BlockEnd,
-    BlockStart,
-    CitationDelta,
-    Event,
-    MetadataDelta,
-    ResponseEnd,
-    ResponseMetadata,
-    ResponseStart,
-    UsageUpdate,
-)
+from ...events import BlockDelta, CitationDelta, Event, MetadataDelta, UsageUpdate
 from ...finish import FinishReason
-from ...usage import ChatUsage
+from ...ids import StreamIds
 from ..base import Framing, Payloads, decode_json, feed_fast_first
 from ..coerce import as_dict, as_int, as_list, as_str, mapping, path
 from ..error_payloads import error_event
+from ..ledger import BlockLedger, OpenBlock, Phase
+from ..lossless import unmodelled
 from ..unknown import unknown_payload
-from ..usage_fields import UsageFields, first, total, usage_from
+from .citations import read_citation
 from .deltas import (
     AUDIO_STREAMS,
     DELTA_EVENTS,
@@ -150,104 +146,56 @@ from .items import (
     REFUSAL,
     TEXT,
     THINKING_KINDS,
+    ItemReader,
     Outputs,
     PartKey,
     PartSnapshot,
     content_of,
-    content_part_snapshot,
     decode_base64,
-    empty_like,
-    extras,
     id_metadata,
     image_media_type,
-    item_snapshots,
     merged,
-    part_block,
-    summary_part_snapshot,
     with_content,
 )
+from .wire import FINISH_REASONS, TOOL_PROGRESS, TOOL_TEXT_EVENTS, WIRE_NAME, map_usage
 
-__all__ = ["FINISH_REASONS", "USAGE_FIELDS", "OpenAIResponsesParser", "map_usage"]
+__all__ = ["OpenAIResponsesParser", "Part"]
 
-# ---------------------------------------------------------------- wire tables
-
-USAGE_FIELDS: Final = UsageFields(
-    input_tokens=first("input_tokens"),
-    output_tokens=first("output_tokens"),
-    total_tokens=first("total_tokens"),
-    cached_tokens=first("input_tokens_details.cached_tokens"),
-    cache_creation_tokens=first("input_tokens_details.cache_write_tokens"),
-    reasoning_tokens=first("output_tokens_details.reasoning_tokens"),
-    audio_tokens=total("input_tokens_details.audio_tokens", "output_tokens_details.audio_tokens"),
-)
-
-# Why the response ended, by the wire's word: a completed or failed response's status, an
-# incomplete one's ``incomplete_details.reason``. Any other word is unknown.
-FINISH_REASONS: Final[dict[str, FinishReason]] = {
-    "completed": FinishReason.STOP,
-    "failed": FinishReason.ERROR,
-    "max_output_tokens": FinishReason.LENGTH,
-    "content_filter": FinishReason.CONTENT_FILTER,
-}
-
-# Response-level keys that are not metadata: content (output), or reported elsewhere.
-_NOT_METADATA: Final = frozenset({"id", "model", "output", "output_text", "usage", "object",
-                                  "error"})
-# Server-side tools whose lifecycle events are `response.<tool>.<status>`.
-_TOOL_PROGRESS: Final = {
-    "web_search_call": ("in_progress", "searching", "completed"),
-    "file_search_call": ("in_progress", "searching", "completed"),
-    "code_interpreter_call": ("in_progress", "interpreting", "completed"),
-    "image_generation_call": ("in_progress", "generating", "completed"),
-    "mcp_call": ("in_progress", "completed", "failed"),
-    "mcp_list_tools": ("in_progress", "completed", "failed"),
-    "compaction": ("compacting",),
-}
+# Fields of a response object read into the events (or reported elsewhere: its
+# output as blocks, its usage, its error as an ErrorEvent), whatever else it holds
+# being response metadata.
+_RESPONSE_READ: Final = ("id", "model", "output", "output_text", "usage", "object", "error")
+# The envelope of a server-side tool's progress event and of a partial image.
 _PROGRESS_FIELDS: Final = frozenset({"type", "item_id", "output_index", "sequence_number"})
 _PARTIAL_IMAGE_FIELDS: Final = _PROGRESS_FIELDS | {"partial_image_b64", "partial_image_index"}
-# Streamed text of server-side tool fields: the item's output_item.done has it whole.
-_TOOL_TEXT_EVENTS: Final = (
-    "response.code_interpreter_call_code.delta", "response.code_interpreter_call_code.done",
-    "response.mcp_call_arguments.delta", "response.mcp_call_arguments.done",
-    "response.shell_call_command.added", "response.shell_call_command.delta",
-    "response.shell_call_command.done", "response.shell_call_output_content.delta",
-    "response.shell_call_output_content.done",
-)
-
-
-def map_usage(usage: dict[str, Any]) -> ChatUsage:
-    """A Responses ``usage`` object as :class:`~streamkit.usage.ChatUsage`."""
-    return usage_from(USAGE_FIELDS, usage)
 
 
 def _is_done_marker(data: bytes | str) -> bool:
     return data.strip() == (b"[DONE]" if isinstance(data, bytes) else "[DONE]")
 
 
+def _event_extras(payload: Mapping[str, Any], envelope: frozenset[str]) -> dict[str, Any]:
+    """An event's fields beyond its ``envelope`` (where it goes, its sequence
+    number, its content): a vendor's additions, kept on the block. The envelope
+    is the parser's whatever its values, so it is never the block's metadata."""
+    return unmodelled(payload, dict.fromkeys(envelope, True))
+
+
 # ---------------------------------------------------------------- state
 
 
-class Phase(Enum):
-    """Where the response is in its life; it only moves forward."""
+class Part(OpenBlock):
+    """The ledger's record of one open part: besides its index, its key, the id
+    its block opened with, and the latest part-level snapshot (a ``.done`` event's
+    content; never deltas), which is the parser's own until the block closes with
+    it. The parser also keeps every part it opened (closed ones too)."""
 
-    NOT_STARTED = "not started"  # nothing emitted yet
-    STREAMING = "streaming"  # a ResponseStart was emitted (a block's, if it came first)
-    TERMINATED = "terminated"  # completed / incomplete / failed: ResponseEnd(terminated=True)
-    FINISHED = "finished"  # finish() without a terminal event: ResponseEnd(terminated=False)
+    __slots__ = ("block_id", "key", "pending")
 
-
-class Part:
-    """One block's bookkeeping: its index and key, the id it opened with, whether it
-    is open, and the latest part-level snapshot (a ``.done`` event's content; never
-    deltas), which is the parser's own until the block closes with it."""
-
-    __slots__ = ("block_id", "index", "key", "open", "pending")
-
-    def __init__(self, index: int, key: PartKey, block_id: str) -> None:
-        self.index = index
-        self.key = key
-        self.block_id = block_id
-        self.open = True
+    def __init__(self, index: int, kind: type[Block]) -> None:
+        super().__init__(index, kind)
+        self.key: PartKey = AUDIO_KEY  # set as the parser opens it
+        self.block_id = ""
         self.pending: ContentBlock | None = None
 
 
@@ -256,31 +204,34 @@ Handler = Callable[[dict[str, Any], str], list[Event] | None]
 
 
 class OpenAIResponsesParser:
-    """Parser of OpenAI Responses API streams (and DeepSeek's / OpenRouter's ``/responses``).
+    """Parser of OpenAI Responses API streams (and Perplexity's, DeepSeek's,
+    OpenRouter's ``/responses``).
 
+    ``provider`` is the registry name the responses are reported from.
     ``audio_media_type`` is the media type of ``response.audio.delta`` bytes, which the
     stream itself never states (it is the request's audio format). ``fast_decode``
     decodes delta events with a typed decoder first (the per-token case); turning it off
     gives the same events through the general path only.
     """
 
-    name: ClassVar[str] = "openai-responses"
     framing: ClassVar[Framing] = "sse"
 
     def __init__(self, audio_media_type: str = "audio/pcm;rate=24000", *,
-                 fast_decode: bool = True) -> None:
+                 provider: str = WIRE_NAME, fast_decode: bool = True) -> None:
+        self.name = provider
         self.audio_media_type = audio_media_type
         self.fast_decode = fast_decode
-        self._phase = Phase.NOT_STARTED
+        self._ids = StreamIds()
+        self._ledger: BlockLedger[Part] = BlockLedger(provider, self._ids, slot=Part)
+        # The open parts by key: the hot path's lookup. It is looked up with plain
+        # tuples (equal to, and hashed as, the PartKey), which cost less to build.
+        self._blocks = self._ledger.blocks
+        self._parts: dict[PartKey, Part] = {}  # every part opened: the latest of each key
+        self._reader = ItemReader(self._ids)
         self._done_marker = False  # OpenRouter's trailing [DONE] was seen
         self._outputs = Outputs()
-        self._parts: dict[PartKey, Part] = {}  # the latest part of each key
-        # The open parts' block indexes: the hot-path lookup. It is looked up with plain
-        # tuples (equal to, and hashed as, the PartKey), which cost less to build.
-        self._live: dict[tuple[int, str, int], int] = {}
-        self._next_index = 0
         self._audio_done: set[str] = set()  # which halves of the open audio block are done
-        self._response_id: str | None = None
+        self._response_id: str | None = None  # the wire's own (not the ledger's made-up one)
         self._model: str | None = None
         self._response_metadata: dict[str, Any] = {}
         self._errors: set[tuple[str, str | None]] = set()  # (message, code) reported
@@ -303,17 +254,17 @@ class OpenAIResponsesParser:
         }
         self._handlers.update(dict.fromkeys(DELTA_EVENTS, self._on_delta))
         self._handlers.update(dict.fromkeys(DONE_EVENTS, self._on_done))
-        for tool, statuses in _TOOL_PROGRESS.items():
+        for tool, statuses in TOOL_PROGRESS.items():
             for status in statuses:
                 self._handlers[f"response.{tool}.{status}"] = self._on_tool_progress
-        self._handlers.update(dict.fromkeys(_TOOL_TEXT_EVENTS, self._on_tool_text))
+        self._handlers.update(dict.fromkeys(TOOL_TEXT_EVENTS, self._on_tool_text))
 
     # ------------------------------------------------------------ protocol
 
     @property
     def done(self) -> bool:
         """Whether a terminal event (or OpenRouter's ``[DONE]``) has been seen."""
-        return self._phase is Phase.TERMINATED or self._done_marker
+        return self._ledger.phase is Phase.ENDED or self._done_marker
 
     def feed(self, data: bytes | str, event: str | None = None) -> list[Event]:
         """Events implied by one SSE payload."""
@@ -342,36 +293,31 @@ class OpenAIResponsesParser:
         if stream is None:
             return None
         if stream.part == AUDIO:  # the key _lookup_key gives, inlined
-            index = self._live.get(AUDIO_KEY)
+            part = self._blocks.get(AUDIO_KEY)
         else:
             position = wire.output_index
             if position is None or self._outputs.aliases:
                 position = self._outputs.resolve(position, wire.item_id)
             sub_field = stream.sub_index_field
             sub_index = getattr(wire, sub_field) if sub_field else None
-            index = self._live.get((position, stream.part, sub_index or 0))
-        if index is None:
+            part = self._blocks.get((position, stream.part, sub_index or 0))
+        if part is None:
             return None
-        return BlockDelta(index=index, delta=stream.delta(wire.delta))
+        return BlockDelta(index=part.index, delta=stream.delta(wire.delta))
 
     def finish(self) -> list[Event]:
         """Close what is open; end the response if no terminal event came."""
-        if self._ended:
+        if self._ledger.ended:
             return []
-        out = self._close_items(None, cut_calls=False) + self._close_open(cut_calls=False)
-        self._phase = Phase.FINISHED
-        reason = FinishReason.ERROR if self._errors else FinishReason.UNKNOWN
-        out.append(ResponseEnd(finish_reason=reason, terminated=False))
+        out = self._close_items(None, cut_calls=False)
+        self._ledger.finish(out, snapshot=self._pending)
         return out
-
-    @property
-    def _ended(self) -> bool:
-        return self._phase is Phase.TERMINATED or self._phase is Phase.FINISHED
 
     # ------------------------------------------------------------ decoding
 
     def _payload(self, data: bytes | str, event: str | None) -> list[Event]:
         """The general path: any payload, decoded leniently and handled by its type."""
+        self._ids.seed(data)  # the first payload names the stream's made-up ids
         try:
             payload = decode_json(data, event)
         except ProtocolError:
@@ -384,48 +330,40 @@ class OpenAIResponsesParser:
         kind = payload.get("type")
         event_type = kind if type(kind) is str else event  # no type: the SSE event name says it
         handler = self._handlers.get(event_type) if event_type is not None else None
-        if handler is None or event_type is None or (self._ended and event_type != "error"):
+        if handler is None or event_type is None or (
+                self._ledger.ended and event_type != "error"):
             return [unknown_payload(payload, event)]
         out = handler(payload, event_type)
         return [unknown_payload(payload, event)] if out is None else out
 
     # ------------------------------------------------------------ blocks
 
-    def _open(self, key: PartKey, block: ContentBlock, out: list[Event]) -> int:
-        """Open a block for ``key``: its BlockStart is appended to ``out``, its
-        index returned. A block before any response object starts the response,
-        with the provider only: the late response object brings id and model as
-        metadata."""
-        index = self._next_index
-        self._next_index += 1
-        self._parts[key] = Part(index, key, block.id)
-        self._live[key] = index
-        if self._phase is Phase.NOT_STARTED:
-            self._phase = Phase.STREAMING
-            out.append(ResponseStart(provider=self.name))
+    def _open(self, key: PartKey, block: ContentBlock, out: list[Event]) -> Part:
+        """Open a block for ``key`` (its BlockStart appended to ``out``; the
+        ledger starts the response first if nothing did)."""
+        part = self._ledger.open(key, block, out)
+        part.key = key
+        part.block_id = block.id
+        self._parts[key] = part
         if key.kind == AUDIO:
             self._audio_done = set()
         else:
             parts = self._outputs.item(key.position).parts
             if key not in parts:
                 parts.append(key)
-        out.append(BlockStart(index=index, block=block))
-        return index
+        return part
 
-    def _close(self, part: Part, snapshot: ContentBlock | None) -> BlockEnd:
-        part.open = False
-        if self._live.get(part.key) == part.index:
-            del self._live[part.key]
-        return BlockEnd(index=part.index, snapshot=snapshot)
+    def _is_open(self, part: Part) -> bool:
+        return self._blocks.get(part.key) is part
 
     def _ensure_open(self, key: PartKey,
                      make: Callable[[], ContentBlock]) -> tuple[int, list[Event]]:
         """The index of the open block for ``key``, opening one if needed."""
-        index = self._live.get(key)
-        if index is not None:
-            return index, []
+        part = self._blocks.get(key)
+        if part is not None:
+            return part.index, []
         out: list[Event] = []
-        return self._open(key, make(), out), out
+        return self._open(key, make(), out).index, out
 
     def _announce(self, snapshot: PartSnapshot) -> list[Event]:
         """A part was announced (``*.added``): open its block (content streams next);
@@ -434,9 +372,9 @@ class OpenAIResponsesParser:
         key, block = snapshot
         self._outputs.item(key.position)
         out: list[Event] = []
-        if key not in self._live:
-            self._open(key, empty_like(block), out)
-        part = self._parts[key]
+        part = self._blocks.get(key)
+        if part is None:
+            part = self._open(key, self._reader.empty_like(block), out)
         if content_of(block):
             part.pending = merged(part.pending, block)
         return out
@@ -450,18 +388,15 @@ class OpenAIResponsesParser:
         if part is None:
             self._outputs.item(key.position)
             out: list[Event] = []
-            self._open(key, empty_like(block), out)
-            self._parts[key].pending = block
+            self._open(key, self._reader.empty_like(block), out).pending = block
             return out
-        if part.open:
+        if self._is_open(part):
             part.pending = merged(part.pending, block)
         return []
 
-    def _close_open(self, *, cut_calls: bool) -> list[Event]:
-        """Close every open block, in block order, with its pending snapshot."""
-        parts = sorted((part for part in self._parts.values() if part.open),
-                       key=lambda part: part.index)
-        return [self._close(part, self._cut(part, part.pending, cut_calls)) for part in parts]
+    def _pending(self, part: Part) -> ContentBlock | None:
+        """The snapshot a part closes with at the end: its pending one."""
+        return part.pending
 
     def _cut(self, part: Part, snapshot: ContentBlock | None,
              cut_calls: bool) -> ContentBlock | None:
@@ -477,7 +412,7 @@ class OpenAIResponsesParser:
     # ------------------------------------------------------------ streamed content
 
     def _lookup_key(self, stream: ContentStream, wire: DeltaEvent) -> tuple[int, str, int]:
-        """The key of the part a delta grows, as a plain tuple (see ``_live``)."""
+        """The key of the part a delta grows, as a plain tuple (see ``_blocks``)."""
         if stream.part == AUDIO:
             return AUDIO_KEY
         position = wire.output_index
@@ -497,7 +432,7 @@ class OpenAIResponsesParser:
         key = PartKey._make(self._lookup_key(stream, wire))
         index, out = self._ensure_open(key, lambda: self._new_block(stream, key, wire.item_id))
         out.append(BlockDelta(index=index, delta=delta))
-        unknown_fields = extras(payload, DELTA_FIELDS)
+        unknown_fields = _event_extras(payload, DELTA_FIELDS)
         if unknown_fields:
             out.append(BlockDelta(index=index, delta=MetadataDelta(unknown_fields)))
         return out
@@ -506,10 +441,10 @@ class OpenAIResponsesParser:
                    item_id: str | None) -> ContentBlock:
         """The empty block a part of ``stream`` opens with; the events name its item."""
         if key.kind == AUDIO:
-            return DataBlock(media_type=self.audio_media_type)
+            return DataBlock(id=self._ids.make("data"), media_type=self.audio_media_type)
         record = self._outputs.item(key.position, item_id, stream.item_type)
-        return part_block(key, self._outputs.item_id(key.position, item_id), record.added,
-                          custom=stream.item_type == "custom_tool_call")
+        return self._reader.part_block(key, self._outputs.item_id(key.position, item_id),
+                                       record.added, custom=stream.item_type == "custom_tool_call")
 
     def _on_done(self, payload: dict[str, Any], event_type: str) -> list[Event] | None:
         """Any ``*.done`` of :data:`~.deltas.CONTENT_STREAMS`: the part's whole content,
@@ -533,13 +468,15 @@ class OpenAIResponsesParser:
     def _audio_half_done(self, prefix: str) -> list[Event]:
         """The audio block ends when both its bytes and its transcript are done
         (neither event carries content; a stream without one closes at the end)."""
-        part = self._parts.get(AUDIO_KEY)
-        if part is None or not part.open:
+        part = self._blocks.get(AUDIO_KEY)
+        if part is None:
             return []
         self._audio_done.add(prefix)
         if self._audio_done < AUDIO_STREAMS:
             return []
-        return [self._close(part, None)]
+        out: list[Event] = []
+        self._ledger.close(AUDIO_KEY, out)
+        return out
 
     def _on_annotation(self, payload: dict[str, Any], event_type: str) -> list[Event] | None:
         annotation = as_dict(payload.get("annotation"))
@@ -550,7 +487,7 @@ class OpenAIResponsesParser:
         key = PartKey(position, TEXT, as_int(payload.get("content_index")) or 0)
         stream = DELTA_EVENTS["response.output_text.delta"]
         index, out = self._ensure_open(key, lambda: self._new_block(stream, key, item_id))
-        out.append(BlockDelta(index=index, delta=CitationDelta(annotation)))
+        out.append(BlockDelta(index=index, delta=CitationDelta(read_citation(annotation))))
         return out
 
     # ------------------------------------------------------------ parts
@@ -558,10 +495,10 @@ class OpenAIResponsesParser:
     def _content_part(self, payload: dict[str, Any]) -> PartSnapshot:
         item_id = as_str(payload.get("item_id"))
         position = self._outputs.resolve(as_int(payload.get("output_index")), item_id)
-        return content_part_snapshot(position, as_int(payload.get("content_index")) or 0,
-                                     mapping(payload.get("part")),
-                                     self._outputs.item_id(position, item_id),
-                                     self._outputs.item_type(position))
+        return self._reader.content_part(position, as_int(payload.get("content_index")) or 0,
+                                         mapping(payload.get("part")),
+                                         self._outputs.item_id(position, item_id),
+                                         self._outputs.item_type(position))
 
     def _on_content_part_added(self, payload: dict[str, Any], event_type: str) -> list[Event]:
         return self._announce(self._content_part(payload))
@@ -572,9 +509,9 @@ class OpenAIResponsesParser:
     def _summary_part(self, payload: dict[str, Any]) -> PartSnapshot:
         item_id = as_str(payload.get("item_id"))
         position = self._outputs.resolve(as_int(payload.get("output_index")), item_id)
-        return summary_part_snapshot(position, as_int(payload.get("summary_index")) or 0,
-                                     mapping(payload.get("part")),
-                                     self._outputs.item_id(position, item_id))
+        return self._reader.summary_part(position, as_int(payload.get("summary_index")) or 0,
+                                         mapping(payload.get("part")),
+                                         self._outputs.item_id(position, item_id))
 
     def _on_summary_part_added(self, payload: dict[str, Any], event_type: str) -> list[Event]:
         return self._announce(self._summary_part(payload))
@@ -591,10 +528,10 @@ class OpenAIResponsesParser:
             return []
         record = self._outputs.items.get(position)
         call = self._parts.get(PartKey(position, CALL, 0))
-        return item_snapshots(position, item,
-                              self._outputs.item_id(position, as_str(item.get("id"))),
-                              has_parts=record is not None and bool(record.parts),
-                              call_block_id=call.block_id if call is not None else None)
+        return self._reader.item(position, item,
+                                 self._outputs.item_id(position, as_str(item.get("id"))),
+                                 has_parts=record is not None and bool(record.parts),
+                                 call_block_id=call.block_id if call is not None else None)
 
     def _on_item_added(self, payload: dict[str, Any], event_type: str) -> list[Event]:
         """Open the blocks the item already implies: a tool call, a raw item, and parts
@@ -630,22 +567,24 @@ class OpenAIResponsesParser:
             part = self._parts.get(key)
             if part is None:
                 new.append(PartSnapshot(key, block))
-            elif part.open:
+            elif self._is_open(part):
                 closing[key] = merged(block, part.pending)
                 if item.get("status") != "completed":  # the final item may say it finished
                     closing[key] = self._cut(part, closing[key], cut_calls)
         for key in record.parts:
             part = self._parts[key]
-            if part.open and key not in closing:
+            if self._is_open(part) and key not in closing:
                 closing[key] = self._cut(part, part.pending, cut_calls)
         order = sorted(closing, key=lambda key: self._parts[key].index)
         encrypted = as_str(item.get("encrypted_content"))
         if encrypted:
             self._attach_encrypted(encrypted, order, closing, new)
-        out: list[Event] = [self._close(self._parts[key], closing[key]) for key in order]
+        out: list[Event] = []
+        for key in order:
+            self._ledger.close(key, out, closing[key])
         for key, block in new:
             self._open(key, block, out)
-            out.append(self._close(self._parts[key], None))
+            self._ledger.close(key, out)
         return out
 
     def _attach_encrypted(self, encrypted: str, order: list[PartKey],
@@ -657,7 +596,7 @@ class OpenAIResponsesParser:
             if key.kind in THINKING_KINDS:
                 block = closing[key]
                 if not isinstance(block, ThinkingBlock):
-                    block = closing[key] = ThinkingBlock(metadata={})
+                    block = closing[key] = ThinkingBlock(id=self._ids.make("think"), metadata={})
                 block.encrypted = encrypted
                 return
         for snapshot in new:
@@ -694,11 +633,11 @@ class OpenAIResponsesParser:
         self._outputs.item(position, item_id, tool)
         key = PartKey(position, RAW, 0)
         part = self._parts.get(key)
-        if part is not None and not part.open:
+        if part is not None and not self._is_open(part):
             return []  # the item is done: its final state is in the closed block
-        index, out = self._ensure_open(
-            key, lambda: RawBlock(tool, {"type": tool, "id": item_id}, id=item_id or None))
-        metadata = {"progress": status, **extras(payload, _PROGRESS_FIELDS)}
+        index, out = self._ensure_open(key, lambda: RawBlock(
+            tool, {"type": tool, "id": item_id}, id=item_id or self._ids.make("raw")))
+        metadata = {"progress": status, **_event_extras(payload, _PROGRESS_FIELDS)}
         out.append(BlockDelta(index=index, delta=MetadataDelta(metadata)))
         return out
 
@@ -720,16 +659,17 @@ class OpenAIResponsesParser:
             number = sum(key.kind == PARTIAL_IMAGE for key in record.parts)
         metadata = id_metadata(self._outputs.item_id(position, item_id))
         metadata.update(partial=True, partial_image_index=number)
-        metadata.update(extras(payload, _PARTIAL_IMAGE_FIELDS))
+        metadata.update(_event_extras(payload, _PARTIAL_IMAGE_FIELDS))
         image_format = payload.get("output_format") or record.added.get("output_format")
-        block = DataBlock(source=Base64Source(image, image_media_type(image_format)),
+        block = DataBlock(id=self._ids.make("data"),
+                          source=Base64Source(image, image_media_type(image_format)),
                           metadata=metadata)
         key = PartKey(position, PARTIAL_IMAGE, number)
         if key in self._parts:  # a repeated partial index: a new key, never a mismatch
             key = PartKey(position, PARTIAL_IMAGE, max(k.sub_index for k in record.parts) + 1)
         out: list[Event] = []
         self._open(key, block, out)
-        out.append(self._close(self._parts[key], None))
+        self._ledger.close(key, out)
         return out
 
     # ------------------------------------------------------------ response level
@@ -737,16 +677,17 @@ class OpenAIResponsesParser:
     def _response(self, response: dict[str, Any]) -> list[Event]:
         """The ResponseStart at the first response object; afterwards, the
         response-level fields that changed (the first id and model are kept)."""
-        fields = {key: value for key, value in response.items()
-                  if key not in _NOT_METADATA and value is not None}
         response_id = as_str(response.get("id"))
         model = as_str(response.get("model"))
+        read = {key: response.get(key) for key in _RESPONSE_READ}
+        read.update(id=response_id, model=model, output=as_list(response.get("output")),
+                    usage=as_dict(response.get("usage")))
+        fields = unmodelled(response, read)
+        response_id, model = response_id or None, model or None
         out: list[Event] = []
-        if self._phase is Phase.NOT_STARTED:
-            self._phase = Phase.STREAMING
+        if not self._ledger.started:
             self._response_id, self._model, self._response_metadata = response_id, model, fields
-            out.append(ResponseStart(id=response_id or None, model=model, metadata=dict(fields),
-                                     provider=self.name))
+            self._ledger.start(out, id=response_id, model=model, metadata=dict(fields))
         else:
             changed = {key: value for key, value in fields.items()
                        if self._response_metadata.get(key) != value}
@@ -754,12 +695,11 @@ class OpenAIResponsesParser:
                 changed["final_response_id"] = response_id  # keep the first id; record this one
             new_id = response_id if response_id and not self._response_id else None
             new_model = model if model and not self._model else None
-            if changed or new_id or new_model:
-                self._response_metadata.update(changed)
-                self._response_id = self._response_id or new_id
-                self._model = self._model or new_model
-                out.append(ResponseMetadata(metadata=changed, id=new_id, model=new_model))
-        usage = as_dict(response.get("usage"))
+            self._response_metadata.update(changed)
+            self._response_id = self._response_id or new_id
+            self._model = self._model or new_model
+            self._ledger.start(out, id=new_id, model=new_model, metadata=changed)
+        usage = read["usage"]
         if usage is not None:
             out.append(UsageUpdate(usage=map_usage(usage)))
         return out
@@ -780,17 +720,17 @@ class OpenAIResponsesParser:
         output = as_list(response.get("output"))
         cut_calls = status == "incomplete"
         out += self._close_items(output, cut_calls=cut_calls)
-        out += self._close_open(cut_calls=cut_calls)
+        self._ledger.close_all(out, lambda part: self._cut(part, part.pending, cut_calls))
         if status == "failed":
-            out += self._failed_error(response)
+            self._failed_error(response, out)
         stop_reason = status
         if status == "incomplete":
             stop_reason = as_str(path(response, "incomplete_details", "reason")) or status
         finish = FINISH_REASONS.get(stop_reason, FinishReason.UNKNOWN)
         if finish is FinishReason.STOP and self._has_client_call(output):
             finish = FinishReason.TOOL_CALLS
-        self._phase = Phase.TERMINATED
-        out.append(ResponseEnd(finish_reason=finish, stop_reason=stop_reason, terminated=True))
+        self._ledger.stop_reason = stop_reason
+        self._ledger.end(out, finish)
         return out
 
     def _has_client_call(self, output: list[Any] | None) -> bool:
@@ -804,20 +744,22 @@ class OpenAIResponsesParser:
         error = payload.get("error")
         if type(error) is not dict:  # the SDK's shape: code / message / param at the top
             error = {key: value for key, value in payload.items() if key != "type"}
-        return self._error(error, payload)
+        out: list[Event] = []
+        self._error(error, payload, out)
+        return out
 
-    def _failed_error(self, response: dict[str, Any]) -> list[Event]:
+    def _failed_error(self, response: dict[str, Any], out: list[Event]) -> None:
         error = as_dict(response.get("error"))
         if error is not None:
-            return self._error(error, error)
-        return self._error({"message": "the response failed"}, None)
+            self._error(error, error, out)
+        else:
+            self._error({"message": "the response failed"}, None, out)
 
-    def _error(self, error: dict[str, Any], raw: Any) -> list[Event]:
+    def _error(self, error: dict[str, Any], raw: Any, out: list[Event]) -> None:
         """One ErrorEvent per distinct error: OpenAI reports a failure both as an
         ``error`` event and in ``response.failed``."""
         event = error_event(error, raw)
         reported = (event.message, event.code)
-        if reported in self._errors:
-            return []
-        self._errors.add(reported)
-        return [event]
+        if reported not in self._errors:
+            self._errors.add(reported)
+            self._ledger.error(event, out)

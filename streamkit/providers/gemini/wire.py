@@ -1,8 +1,16 @@
-"""Gemini's wire words as data: field types, finish reasons, usage fields, inline bytes.
+"""Gemini's wire words as data: names, finish reasons, usage fields, part field types.
 
-Everything here is a table or a pure function of one wire value, so the
-parser (:mod:`.stream`, :mod:`.candidate`) reads as "field -> event" and the
-request and response code of the same wire format can share the words.
+Everything here is a table or a pure function of one wire value, shared by
+the stream parser (:mod:`.stream`, :mod:`.candidate`), the response reader
+through it, and the request codec (:mod:`.request`, :mod:`.content`):
+
+- :data:`NAME`: the wire format's name, carried by every field kept for it
+  (:class:`~streamkit.extras.Extras`), and :data:`PROVIDER`, its own vendor's
+  registry name (Vertex AI speaks the same wire under ``vertex``);
+- :data:`FINISH_REASONS`: ``finishReason`` words -> :class:`FinishReason`;
+- :data:`USAGE_FIELDS`: where ``usageMetadata`` keeps each count;
+- :data:`FIELD_TYPES`: the documented type of each part field the parser reads;
+- :func:`decode_base64` and :func:`is_audio`: how ``inlineData`` is read.
 """
 
 from __future__ import annotations
@@ -19,20 +27,27 @@ from ..usage_fields import UsageFields, first, usage_from
 __all__ = [
     "FIELD_TYPES",
     "FINISH_REASONS",
+    "NAME",
+    "PROVIDER",
     "USAGE_FIELDS",
     "decode_base64",
     "is_audio",
     "map_finish_reason",
     "map_usage",
     "modality_tokens",
-    "unread_fields",
 ]
+
+#: The wire format's name.
+NAME = "gemini"
+
+#: The registry name of the wire's own API (the default provider of its parser).
+PROVIDER = "gemini"
 
 #: The documented type of each field of a part the parser reads (a ``Part``,
 #: ``FunctionCall``, ``Blob``, ``FileData``). A field that arrives with another
-#: type is treated as absent and kept as an unread one (:func:`unread_fields`):
-#: in the block's metadata, never fatal. (The chunk and candidate readers check
-#: their few fields where they read them, off the per-token path.)
+#: type is treated as absent and kept as an unread one: in the block's
+#: metadata, never fatal. (The chunk and candidate readers check their few
+#: fields where they read them, off the per-token path.)
 FIELD_TYPES: dict[str, type] = {
     # Part
     "text": str,
@@ -49,15 +64,6 @@ FIELD_TYPES: dict[str, type] = {
     "displayName": str,
     "fileUri": str,
 }
-
-
-def unread_fields(fields: dict[str, Any], read: frozenset[str]) -> dict[str, Any]:
-    """The fields of a wire object the parser does not read, kept in metadata:
-    those not in ``read``, and those in it whose value has not its
-    :data:`FIELD_TYPES` type."""
-    return {key: value for key, value in fields.items()
-            if key not in read or type(value) is not FIELD_TYPES.get(key, type(value))}
-
 
 #: ``finishReason`` -> the uniform word; a word not listed is ``unknown``.
 #: ``STOP`` after a function call becomes ``tool_calls`` (:func:`map_finish_reason`):
@@ -78,6 +84,8 @@ FINISH_REASONS: dict[str, FinishReason] = {
 #: ``usageMetadata`` fields. Output is ``candidatesTokenCount``: Gemini reports
 #: thoughts apart (``thoughtsTokenCount``, our reasoning tokens). Audio has no
 #: field of its own: :func:`map_usage` sums it from the per-modality details.
+#: ``promptTokenCount`` includes the cached tokens (``cachedContentTokenCount``
+#: is a part of it), the default of the table.
 USAGE_FIELDS = UsageFields(
     input_tokens=first("promptTokenCount"),
     output_tokens=first("candidatesTokenCount"),

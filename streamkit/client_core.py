@@ -1,0 +1,551 @@
+"""One call to a provider, without I/O: what it sends, its attempts, its errors, its usage.
+
+:class:`ClientCore` is everything :class:`~streamkit.Client` and
+:class:`~streamkit.SyncClient` share; they only perform the I/O it asks for,
+as :mod:`streamkit.stream`'s ``_Driver`` does for streams. A call is a
+generator of steps (:meth:`ClientCore.attempts`, :meth:`ClientCore.create`):
+
+- :class:`Send`: send the request under these httpx timeouts; the shell tells
+  the core the response (its headers read, its body not) or the httpx error;
+- :class:`Read`: read a response's body into a
+  :class:`~streamkit.error_body.BoundedBody` before the deadline, then close
+  the response; the shell tells the httpx error that cut it short, or ``None``;
+- :class:`Wait`: sleep this long before the next attempt.
+
+The core decides everything else: whether an attempt worked, the error it
+stands for (a :class:`~streamkit.errors.ProviderError` with the headers a
+caller needs, or a :class:`~streamkit.errors.NoResponseError` when nothing
+came), whether to try again and after how long (:mod:`streamkit.retry`, within
+the total timeout), what each attempt is reported as (the ``on_attempt``
+callback and the ``streamkit.client`` logger), and the usage totals.
+
+httpx appears here only as values (a response's status and headers, its
+exception classes, ``httpx.Timeout``); every read, write and sleep is the
+shell's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import re
+import threading
+from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Generic, TypeVar
+
+import httpx
+import msgspec
+
+from .codec import build_request, parse_response
+from .error_body import BoundedBody, provider_error_from_body
+from .errors import (
+    IncompleteStreamError,
+    LimitExceeded,
+    NoResponseError,
+    ProviderError,
+    StreamError,
+)
+from .finish import FinishReason
+from .limits import DEFAULT_MAX_TOTAL_BYTES, MAX_ERROR_BODY_BYTES
+from .messages import Message
+from .providers.wire_format import WireFormat, wire_format
+from .registry import (
+    AUTH_HEADERS,
+    ModelInfo,
+    ProviderConfigError,
+    ProviderEntry,
+    fill_base_url,
+    resolve_model,
+)
+from .request import JsonOutput, Request, ToolChoice
+from .response import ChatResponse
+from .retry import RetryPolicy, SyncTiming, Timing
+from .stream import OnError, Stream, SyncStream, stream
+from .tools import Tool
+from .usage import ChatUsage, merge_usage
+
+__all__ = [
+    "ERROR_HEADERS",
+    "RETRYABLE_TRANSPORT_ERRORS",
+    "UNSET",
+    "Attempt",
+    "Call",
+    "ClientCore",
+    "Progress",
+    "Read",
+    "Send",
+    "Step",
+    "Timeouts",
+    "Tools",
+    "Wait",
+]
+
+logger = logging.getLogger("streamkit.client")
+
+#: Response headers an error keeps for the caller (the rest are not copied).
+ERROR_HEADERS = ("retry-after", "retry-after-ms", "x-request-id", "request-id", "x-should-retry")
+
+#: Transport failures before any response that are worth another attempt: the
+#: request may not have reached the model, and nothing was received.
+RETRYABLE_TRANSPORT_ERRORS: tuple[type[httpx.HTTPError], ...] = (
+    httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError,
+)
+
+#: What a key may be made of: printable ASCII, no spaces (what an HTTP header
+#: value carries unchanged). Anything else is refused before a request is made.
+_KEY_CHARACTERS = re.compile(r"[\x21-\x7e]+")
+
+_ENCODE = msgspec.json.encode
+
+#: ``timeout=`` not given: the httpx client's own timeouts, or ``Timeouts()``
+#: for an httpx client the streamkit client makes.
+UNSET: Any = object()
+
+_NO_HEADERS: Mapping[str, str] = MappingProxyType({})
+
+Tools = Sequence[Tool | Callable[..., Any] | dict[str, Any]]
+
+#: Where the core reads the time from (its ``sleep`` is the shell's to call).
+Clock = Timing | SyncTiming
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """How long each phase of a call may take, in seconds (``None``: no limit).
+
+    ``connect``, ``read`` (between two pieces of the response), ``write`` and
+    ``pool`` (waiting for a free connection) are httpx's; ``total`` bounds a
+    whole call: every attempt and wait, and the whole body of a stream (a stream
+    past it ends with :class:`~streamkit.errors.IncompleteStreamError` and the
+    partial response). A sync stream checks ``total`` between reads."""
+
+    connect: float | None = 10.0
+    read: float | None = 600.0
+    """A reasoning model may be silent for minutes before its first token."""
+    write: float | None = 60.0
+    pool: float | None = 10.0
+    total: float | None = None
+
+    def for_attempt(self, remaining: float | None) -> httpx.Timeout:
+        """httpx's timeouts for one attempt, none longer than ``remaining``."""
+        def bounded(value: float | None) -> float | None:
+            if remaining is None:
+                return value
+            return remaining if value is None else min(value, remaining)
+
+        return httpx.Timeout(connect=bounded(self.connect), read=bounded(self.read),
+                             write=bounded(self.write), pool=bounded(self.pool))
+
+
+def _timeouts(timeout: float | Timeouts | None) -> Timeouts:
+    if timeout is None:
+        return Timeouts(connect=None, read=None, write=None, pool=None)
+    if isinstance(timeout, Timeouts):
+        return timeout
+    return Timeouts(connect=timeout, read=timeout, write=timeout, pool=timeout)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """What one attempt of a call gave, as the ``on_attempt`` callback sees it."""
+
+    number: int
+    """1 for the first attempt."""
+    max_attempts: int
+    method: str
+    url: str
+    status: int | None
+    """The HTTP status; ``None`` when no response came."""
+    error: StreamError | None
+    """Why it failed (``None`` when it worked)."""
+    retry_in: float | None
+    """Seconds until the next attempt; ``None`` when there is none."""
+    request_id: str | None
+
+
+class _Secret:
+    """A key that prints as where it came from, never as itself."""
+
+    __slots__ = ("_value", "source")
+
+    def __init__(self, value: str, source: str) -> None:
+        self._value = value
+        self.source = source
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return f"<key from {self.source}>"
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> Any:
+        raise TypeError("an API key is not pickled")
+
+
+def _resolve_key(entry: ProviderEntry, api_key: str | None,
+                 environ: Mapping[str, str]) -> _Secret | None:
+    """The key to send, from ``api_key`` or the entry's environment variables; a
+    missing required key is a :class:`ProviderConfigError` naming them."""
+    if AUTH_HEADERS[entry.auth] is None:
+        return None
+    if api_key is not None:
+        value, source = api_key, "api_key="
+    else:
+        found = next((name for name in entry.env_keys if environ.get(name, "").strip()), None)
+        if found is None:
+            if not entry.key_required:
+                return None
+            names = " or ".join(entry.env_keys)
+            hint = f"set {names} (or pass api_key=)" if names else "pass api_key="
+            raise ProviderConfigError(f"no API key for {entry.title}: {hint}",
+                                      missing=entry.env_keys)
+        value, source = environ[found], found
+    value = value.strip()
+    if not _KEY_CHARACTERS.fullmatch(value):
+        raise ProviderConfigError(
+            f"the API key from {source} is empty or holds characters an HTTP header cannot "
+            f"carry (spaces, line breaks, non-ASCII); it is not shown here")
+    return _Secret(value, source)
+
+
+def _with_overrides(entry: ProviderEntry, overrides: dict[str, Any]) -> ProviderEntry:
+    """``entry`` with the caller's settings; ``headers`` / ``query`` are merged into
+    the defaults (a ``None`` value removes one) rather than replacing them."""
+    changes = dict(overrides)
+    for key in ("headers", "query"):
+        if key in changes:
+            merged = {**getattr(entry, key), **changes[key]}
+            changes[key] = {k: v for k, v in merged.items() if v is not None}
+    return entry.replace(**changes) if changes else entry
+
+
+def _increment(usage: ChatUsage) -> ChatUsage:
+    """One call's final usage as an additive increment (its ``raw`` dropped: a
+    provider's raw object is not summable)."""
+    counts = {f.name: getattr(usage, f.name) for f in dataclasses.fields(usage)
+              if f.name.endswith("_tokens")}
+    return ChatUsage(**counts, accounting="additive")
+
+
+class _UsageTotals:
+    """``total`` (whole answers) and ``actual`` (also what broken calls spent)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.total = ChatUsage(accounting="additive")
+        self.actual = ChatUsage(accounting="additive")
+
+    def add(self, usage: ChatUsage | None, *, whole: bool) -> None:
+        if usage is None:
+            return
+        step = _increment(usage)
+        with self._lock:
+            self.actual = merge_usage(self.actual, step)
+            if whole:
+                self.total = merge_usage(self.total, step)
+
+
+# ---------------------------------------------------------------- the steps
+
+
+@dataclass(frozen=True)
+class Call:
+    """What one call sends, built once and sent by every attempt (a retry is the
+    same request byte for byte), and when its total timeout runs out."""
+
+    url: str
+    content: bytes
+    headers: Mapping[str, str]
+    """Without the key: the key is added per request and removed once it is sent."""
+    deadline: float | None
+    """On the clock's ``monotonic`` scale; ``None``: no total timeout."""
+
+
+@dataclass(frozen=True)
+class Send:
+    """Send the call's request under ``timeout``; tell the core the
+    ``httpx.Response`` (body not read) or the ``httpx.HTTPError``."""
+
+    call: Call
+    timeout: httpx.Timeout | Any
+    """``httpx.USE_CLIENT_DEFAULT`` when the client was given no timeouts."""
+
+
+@dataclass(frozen=True)
+class Read:
+    """Read ``response``'s body into ``body`` (it says when to stop), past
+    ``deadline`` no further; close the response; tell the core the
+    ``httpx.HTTPError`` that cut the body short, or ``None``."""
+
+    response: httpx.Response
+    body: BoundedBody
+    deadline: float | None
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Sleep ``seconds`` before the next attempt; tell the core nothing."""
+
+    seconds: float
+
+
+Step = Send | Read | Wait
+
+T = TypeVar("T")
+
+
+class Progress(Generic[T]):
+    """A call's steps being performed: ``step`` is the next to do until ``done``;
+    :meth:`tell` gives the core what the step gave. The shells' one loop::
+
+        progress = Progress(core.create(call, clock))
+        while not progress.done:
+            progress.tell(perform(progress.step))
+        return progress.result()
+    """
+
+    def __init__(self, steps: Generator[Step, Any, T]) -> None:
+        self._steps = steps
+        self._result: tuple[T] | None = None
+        self.step: Step = Wait(0.0)
+        self.tell(None)
+
+    @property
+    def done(self) -> bool:
+        return self._result is not None
+
+    def tell(self, outcome: Any) -> None:
+        """What the last step gave (``None`` to start); the core's next step, or its end."""
+        try:
+            self.step = self._steps.send(outcome)
+        except StopIteration as stop:
+            self._result = (stop.value,)
+
+    def result(self) -> T:
+        """What the call gave, once ``done``."""
+        assert self._result is not None, "the call has not ended"
+        return self._result[0]
+
+
+# ---------------------------------------------------------------- the core
+
+
+class ClientCore:
+    """Everything both clients share, without I/O: the entry, the key, the
+    request to send, the attempts of a call (a generator of :data:`Step` s),
+    the usage totals."""
+
+    def __init__(self, model: str, api_key: str | None, base_url: str | None, *,
+                 timeout: float | Timeouts | None, max_retries: int, retry: RetryPolicy | None,
+                 model_info: ModelInfo | None, on_attempt: Callable[[Attempt], None] | None,
+                 environ: Mapping[str, str] | None, overrides: dict[str, Any]) -> None:
+        env = os.environ if environ is None else environ
+        entry, self.model = resolve_model(model, base_url=base_url)
+        self.entry = _with_overrides(entry, overrides)
+        template = base_url if base_url is not None else self.entry.base_url
+        if template is None:
+            raise ProviderConfigError(f"{self.entry.title} has no default base URL: pass base_url=")
+        self.base_url = fill_base_url(template, env).rstrip("/")
+        self.secret = _resolve_key(self.entry, api_key, env)
+        self.wire: WireFormat = wire_format(self.entry.wire)
+        self.timeouts = None if timeout is UNSET else _timeouts(timeout)
+        self.policy = retry if retry is not None else RetryPolicy(max_retries=max_retries)
+        self.model_info = self.entry.model_info.merged(model_info)
+        self.on_attempt = on_attempt
+        self.usage = _UsageTotals()
+
+    def __repr__(self) -> str:
+        key = "no key" if self.secret is None else f"key from {self.secret.source}"
+        return f"{self.entry.name}:{self.model!r} at {self.base_url} ({key})"
+
+    # ------------------------------------------------------------ building
+
+    def url(self, *, stream: bool) -> str:
+        """Where the wire package says the call goes, with the entry's query."""
+        endpoint = self.wire.endpoint(self.base_url, self.model, stream=stream,
+                                      dialect=self.entry.dialect)
+        if not self.entry.query:
+            return endpoint
+        return str(httpx.URL(endpoint).copy_merge_params(dict(self.entry.query)))
+
+    def body(self, messages: Sequence[Message] | Request, *, stream: bool,
+             tools: Tools | None, tool_choice: ToolChoice | Tool | None,
+             json_output: JsonOutput | None, options: dict[str, Any]) -> dict[str, Any]:
+        """The request body for the conversation, by the wire's encoder."""
+        merged = {**self.entry.options, **options} if self.entry.options else dict(options)
+        if stream and self.entry.stream_usage:
+            merged.setdefault("include_usage", True)  # usage totals need it (OpenAI Chat)
+        model = self.model if self.wire.model_in_body else None
+        return build_request(self.entry.name, messages, model=model, tools=tools,
+                             tool_choice=tool_choice, json_output=json_output, stream=stream,
+                             **merged)
+
+    def call(self, body: dict[str, Any], *, stream: bool, now: float) -> Call:
+        """What every attempt of one call started ``now`` (monotonic) sends."""
+        headers = {"content-type": "application/json", **self.entry.headers}
+        total = self.timeouts.total if self.timeouts is not None else None
+        return Call(self.url(stream=stream), _ENCODE(body), headers,
+                    None if total is None else now + total)
+
+    def auth_header(self) -> tuple[str, str] | None:
+        """The one header that carries the key (``None``: no key is sent)."""
+        style = AUTH_HEADERS[self.entry.auth]
+        if style is None or self.secret is None:
+            return None
+        name, prefix = style
+        return name, prefix + self.secret.reveal()
+
+    def request(self, http: httpx.AsyncClient | httpx.Client, step: Send) -> httpx.Request:
+        """The HTTP request of one attempt, the key in its one header
+        (:meth:`scrub` takes it out once the request is sent)."""
+        headers = dict(step.call.headers)
+        auth = self.auth_header()
+        if auth is not None:
+            headers[auth[0]] = auth[1]
+        return http.build_request("POST", step.call.url, content=step.call.content,
+                                  headers=headers, timeout=step.timeout)
+
+    def scrub(self, request: httpx.Request) -> None:
+        """Remove the key from a request that has been sent: httpx's exceptions and
+        ``response.request`` keep the request object."""
+        style = AUTH_HEADERS[self.entry.auth]
+        if style is not None and self.secret is not None and style[0] in request.headers:
+            del request.headers[style[0]]
+
+    def attempt_timeout(self, deadline: float | None, now: float) -> httpx.Timeout | Any:
+        """httpx's timeouts for one attempt (the http client's own when none were set)."""
+        if self.timeouts is None:
+            return httpx.USE_CLIENT_DEFAULT
+        return self.timeouts.for_attempt(None if deadline is None else max(deadline - now, 0.0))
+
+    # ------------------------------------------------------------ a call
+
+    def attempts(self, call: Call, clock: Clock) -> Generator[Step, Any, httpx.Response]:
+        """The retry loop: attempt after attempt until one gets a response with a
+        status below 400, returned with its body unread. An error status's body
+        is read for its message; a failure before any response is a
+        :class:`~streamkit.errors.NoResponseError`. Whether to try again, and
+        after how long, is :meth:`next_delay`'s; the last error is raised when
+        there is no next attempt."""
+        number = 0
+        headers: Mapping[str, str]
+        while True:
+            number += 1
+            outcome = yield Send(call, self.attempt_timeout(call.deadline, clock.monotonic()))
+            if isinstance(outcome, httpx.Response) and outcome.status_code < 400:
+                self.report(number, call, outcome.status_code, None, None, outcome.headers)
+                return outcome
+            if isinstance(outcome, httpx.Response):
+                body = BoundedBody(MAX_ERROR_BODY_BYTES)
+                yield Read(outcome, body, call.deadline)  # a body cut short: as far as it came
+                status, headers = outcome.status_code, outcome.headers
+                error: StreamError = self.provider_error(outcome, body)
+                delay = self.next_delay(number, status, headers, call.deadline, clock)
+            else:
+                status, headers = None, _NO_HEADERS
+                error = self.no_response(call, outcome)
+                delay = self.next_delay(number, None, headers, call.deadline, clock) \
+                    if isinstance(outcome, RETRYABLE_TRANSPORT_ERRORS) else None
+            self.report(number, call, status, error, delay, headers)
+            if delay is None:
+                raise error
+            yield Wait(delay)
+
+    def create(self, call: Call, clock: Clock) -> Generator[Step, Any, ChatResponse]:
+        """A non-streamed call: :meth:`attempts`, then the whole body (up to
+        :data:`~streamkit.limits.DEFAULT_MAX_TOTAL_BYTES`) parsed by the wire's
+        decoder; its usage counted as an answer handed back whole."""
+        response = yield from self.attempts(call, clock)
+        body = BoundedBody(DEFAULT_MAX_TOTAL_BYTES)
+        failure = yield Read(response, body, call.deadline)
+        if body.over_limit:
+            raise LimitExceeded(f"the response body is larger than {body.limit} bytes",
+                                limit="max_total_bytes", value=body.limit,
+                                observed=body.limit + 1)
+        if failure is not None:
+            error = IncompleteStreamError(f"the response broke after {len(body.data)} bytes: "
+                                          f"{type(failure).__name__}: {failure}")
+            error.partial = self._empty(FinishReason.INTERRUPTED)
+            raise error from failure
+        answer = parse_response(self.entry.name, body.data)
+        self.record(answer, whole=True)
+        return answer
+
+    def events(self, source: Any, *, on_error: OnError,
+               think_tags: bool | tuple[str, str] | None) -> Stream | SyncStream:
+        """The events of a streamed answer, read from ``source`` (the response of
+        :meth:`attempts`, within the deadline) by the wire's parser."""
+        events: Stream | SyncStream = stream(source, self.entry.name, on_error=on_error,
+                                             think_tags=think_tags)
+        return events
+
+    # ------------------------------------------------------------ outcomes
+
+    def _empty(self, reason: FinishReason) -> ChatResponse:
+        """The partial response of a call that received nothing."""
+        return ChatResponse(provider=self.entry.name, finished_reason=reason)
+
+    def provider_error(self, response: httpx.Response, body: BoundedBody) -> ProviderError:
+        """The error an error response stands for, with the headers a caller needs
+        and an empty partial response (nothing was received)."""
+        error = provider_error_from_body(response.status_code, body.data,
+                                         response.headers.get("content-type", ""),
+                                         cut=body.over_limit)
+        error.headers = {name: response.headers[name] for name in ERROR_HEADERS
+                         if name in response.headers}
+        error.partial = self._empty(FinishReason.ERROR)
+        return error
+
+    def no_response(self, call: Call, exc: Exception) -> NoResponseError:
+        """The error of an attempt that got no response: nothing was received;
+        the httpx error is the cause."""
+        error = NoResponseError(f"no response from {call.url}: {type(exc).__name__}: {exc}")
+        error.partial = self._empty(FinishReason.INTERRUPTED)
+        error.__cause__ = exc
+        return error
+
+    def next_delay(self, attempt: int, status: int | None, headers: Mapping[str, str],
+                   deadline: float | None, clock: Clock) -> float | None:
+        """The wait before another attempt, or ``None`` to give up (no attempts
+        left, not worth it, or past the total timeout)."""
+        delay = self.policy.delay(attempt, status, headers, now=clock.now(), rand=clock.random())
+        if delay is not None and deadline is not None and clock.monotonic() + delay >= deadline:
+            return None
+        return delay
+
+    def report(self, attempt: int, call: Call, status: int | None,
+               error: StreamError | None, retry_in: float | None,
+               headers: Mapping[str, str]) -> None:
+        """Tell the ``on_attempt`` callback and the log what one attempt gave."""
+        request_id = headers.get("x-request-id") or headers.get("request-id")
+        record = Attempt(attempt, self.policy.max_retries + 1, "POST", call.url, status, error,
+                         retry_in, request_id)
+        if error is None:
+            logger.debug("POST %s: attempt %d of %d: HTTP %s", call.url, attempt,
+                         record.max_attempts, status)
+        else:
+            outcome = f"HTTP {status}" if status is not None else "no response"
+            then = (f"retrying in {retry_in:.3f} s" if retry_in is not None else "giving up")
+            logger.warning("POST %s: attempt %d of %d failed (%s%s): %s; %s", call.url, attempt,
+                           record.max_attempts, outcome,
+                           f", request id {request_id}" if request_id else "",
+                           type(error).__name__, then)
+        if self.on_attempt is not None:
+            self.on_attempt(record)
+
+    def record(self, response: ChatResponse | None, *, whole: bool) -> None:
+        """Count one call's usage (``whole``: its answer was handed back complete)."""
+        if response is not None:
+            self.usage.add(response.usage, whole=whole)
+
+    def record_stream(self, events: Stream | SyncStream) -> None:
+        """Count a streamed call's usage, whole when the stream ended normally."""
+        response = events.response
+        whole = events.error is None and response.is_last \
+            and response.finished_reason is not FinishReason.INTERRUPTED
+        self.record(response, whole=whole)

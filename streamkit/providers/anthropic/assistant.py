@@ -1,0 +1,343 @@
+"""Anthropic Messages assistant content <-> streamkit blocks, both directions.
+
+What the model writes has its own module because it is read in three places
+and written under a policy: :func:`content_block` reads one ``content_block``
+object for the stream parser (and so for non-streamed responses, which go
+through it); :func:`read_assistant_block` reads an assistant turn of a
+request; :func:`assistant_blocks` writes a turn back. The kinds: ``text``,
+``thinking``, ``redacted_thinking``, ``tool_use``, the server tools' blocks
+(``server_tool_use``, ``mcp_tool_use``, their ``*_tool_result`` s,
+``compaction``...). User content is in :mod:`.content`.
+
+The API's documented types are not trusted: every field is read with
+:mod:`~streamkit.providers.coerce`, and a field of the wrong type (an ``id``
+that is a list, a ``text`` that is a number) is treated as absent and kept in
+the block's ``metadata`` under its own name, so nothing is dropped and nothing
+raises. Ids the wire does not give (text and thinking blocks have none) are
+made up by the reader's :class:`~streamkit.ids.StreamIds`, from the stream or
+the body, so two reads of the same bytes are equal.
+
+Sending an assistant turn (the cross-provider policy)
+-----------------------------------------------------
+A turn written by the Anthropic wire (``provider`` is ``anthropic``, another
+registry name of this wire, or ``None``: a turn built by hand or read from an
+Anthropic request) goes back as it came: thinking with its ``signature``,
+``redacted_thinking`` with its ``data``, server tool blocks and their results
+verbatim, block metadata included (text ``citations`` and a tool call's
+``caller`` too: the SDK's ``TextBlockParam`` and ``ToolUseBlockParam`` declare
+them, though the recorded client drops them). Anthropic verifies thinking
+blocks and answers 400 to a modified one (the SDK's ``ThinkingBlockParam``
+docs; platform.claude.com/docs/en/build-with-claude/extended-thinking), so a
+thinking block without a signature (a cut-off stream) is treated like a
+foreign one, and so is a block another wire's reader kept fields for.
+
+A turn from another wire format keeps only what Anthropic can take:
+
+- text (without the other wire's citations and metadata) and tool calls (as
+  ``tool_use`` with the arguments object; server-side calls of the other API
+  are dropped, since no result can follow them);
+- visible thinking as a text block ``<think>\\n...\\n</think>`` (the form
+  the recorded Cerebras GLM exchange replays), or nothing with
+  ``foreign_thinking="drop"``;
+- signatures, encrypted or redacted reasoning and provider items
+  (:class:`RawBlock`, server tool results) are dropped: Anthropic cannot
+  verify them and would refuse the request;
+- media in an assistant turn (an OpenAI audio answer) is sent as its transcript,
+  or dropped when it has none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from ...blocks import (
+    SERVER_CALL,
+    Block,
+    ContentBlock,
+    DataBlock,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from ...errors import UnsupportedFeatureError
+from ...extras import Extras, origin_of
+from ...ids import StreamIds
+from ...request import ForeignThinking
+from ..coerce import as_str
+from ..lossless import exactly, unmodelled
+from ..turns import thinking_as_text
+from .citations import read_citations
+from .content import Wire, own_extras, text_part, tool_id, user_part
+from .wire import NAME, TOOL_CALL_TYPES
+
+_ENCODE = msgspec.json.encode
+
+# Bookkeeping a server tool's blocks carry in metadata: whether a call runs on
+# the provider's side, and the wire block type to write back.
+BLOCK_TYPE = "block_type"
+
+
+# ---------------------------------------------------------------- reading: one content_block
+
+
+def content_block(block: dict[str, Any], ids: StreamIds) -> Block:
+    """The streamkit block for one Anthropic ``content_block`` object."""
+    kind = as_str(block.get("type"))
+    if kind is None:
+        return RawBlock("unknown", block, id=as_str(block.get("id")) or ids.make("raw"))
+    build = _BUILDERS.get(kind)
+    if build is not None:
+        return build(kind, block, ids)
+    if kind.endswith("_tool_result"):
+        return _tool_result_block(kind, block, ids)
+    return RawBlock(kind, block, id=as_str(block.get("id")) or ids.make("raw"))
+
+
+def start_input(block: dict[str, Any]) -> str | None:
+    """The complete ``input`` of a tool call's ``content_block``, as JSON text
+    (server and MCP tools may send it there instead of as deltas; a complete
+    message has it there); ``None`` when it is empty or absent."""
+    tool_input = block.get("input")
+    return _ENCODE(tool_input).decode() if tool_input else None
+
+
+def _text_block(kind: str, block: dict[str, Any], ids: StreamIds) -> TextBlock:
+    text = as_str(block.get("text"))
+    citations = read_citations(block.get("citations"))
+    return TextBlock(text or "", id=ids.make("text"), citations=citations, metadata=unmodelled(
+        block, {"type": kind, "text": text, "citations": citations}))
+
+
+def _thinking_block(kind: str, block: dict[str, Any], ids: StreamIds) -> ThinkingBlock:
+    thinking = as_str(block.get("thinking"))
+    signature = as_str(block.get("signature"))
+    return ThinkingBlock(thinking or "", id=ids.make("think"), signature=signature or None,
+                         metadata=unmodelled(block, {"type": kind, "thinking": thinking,
+                                                     "signature": signature}))
+
+
+def _redacted_thinking_block(kind: str, block: dict[str, Any], ids: StreamIds) -> ThinkingBlock:
+    """Reasoning the API will not show: its opaque ``data`` goes back verbatim."""
+    data = as_str(block.get("data"))
+    return ThinkingBlock(id=ids.make("think"), encrypted=data, redacted=True,
+                         metadata=unmodelled(block, {"type": kind, "data": data}))
+
+
+def _tool_call_block(kind: str, block: dict[str, Any], ids: StreamIds) -> ToolCallBlock:
+    """A tool call; its arguments come as deltas (or whole, see :func:`start_input`)."""
+    call_id = as_str(block.get("id"))
+    name = as_str(block.get("name"))
+    metadata = unmodelled(block, {"type": kind, "id": call_id, "name": name, "input": True})
+    if kind != "tool_use":
+        metadata[SERVER_CALL] = True
+        metadata[BLOCK_TYPE] = kind
+    return ToolCallBlock(call_id or ids.make("call"), name or "", metadata=metadata)
+
+
+def _tool_result_block(kind: str, block: dict[str, Any], ids: StreamIds
+                       ) -> ToolResultBlock | RawBlock:
+    """A server tool's result: a :class:`ToolResultBlock` when its content is
+    text (MCP results), else the whole provider block as a :class:`RawBlock`
+    (web search results, code execution output...), so it can be sent back."""
+    call_id = as_str(block.get("tool_use_id"))
+    parts = _text_parts(block.get("content"), ids)
+    if call_id is None or parts is None:
+        return RawBlock(kind, block, id=ids.make("raw"))  # its own id: tool_use_id is the call's
+    metadata = unmodelled(block, {"type": kind, "tool_use_id": call_id, "content": parts,
+                                  "is_error": True})
+    metadata[BLOCK_TYPE] = kind
+    return ToolResultBlock(call_id, list(parts), bool(block.get("is_error")), id=ids.make("result"),
+                           metadata=metadata)
+
+
+def _text_parts(content: Any, ids: StreamIds) -> list[TextBlock] | None:
+    """A tool result's content as text blocks, or ``None`` when it holds anything
+    but plain text (a string, or a list of ``{"type": "text", "text": ...}``)."""
+    if type(content) is str:
+        return [TextBlock(content, id=ids.make("text"))]
+    if type(content) is not list:
+        return None
+    texts = [as_str(part.get("text")) if type(part) is dict and part.keys() <= {"type", "text"}
+             and part.get("type") == "text" else None for part in content]
+    if any(text is None for text in texts):
+        return None
+    return [TextBlock(text or "", id=ids.make("text")) for text in texts]
+
+
+_BUILDERS: dict[str, Callable[[str, dict[str, Any], StreamIds], Block]] = {
+    "text": _text_block,
+    "thinking": _thinking_block,
+    "redacted_thinking": _redacted_thinking_block,
+    **dict.fromkeys(TOOL_CALL_TYPES, _tool_call_block),
+}
+
+
+# ---------------------------------------------------------------- reading: a request's turn
+
+
+def read_assistant_block(wire: Any, ids: StreamIds) -> ContentBlock:
+    """An assistant content block of a request, as a complete message's block
+    (a tool call holds its whole ``input`` as compact JSON text, ``{}`` when it
+    has none) with the nulls a response drops kept, its extras tagged as
+    Anthropic's, so it is written back exactly; anything else is kept whole."""
+    if type(wire) is not dict:
+        return RawBlock("unknown", {"type": "unknown", "content_block": wire},
+                        id=ids.make("raw"), metadata=Extras(NAME))
+    block = _content(content_block(wire, ids))
+    if isinstance(block, ToolCallBlock):
+        block.input = start_input(wire) or "{}"
+    _tag(block)
+    if isinstance(block, RawBlock):
+        return block
+    block.metadata.update({key: None for key, value in wire.items() if value is None})
+    return _content(exactly(block, _own_block, wire, kind=as_str(wire.get("type")) or "unknown",
+                            wire=NAME, ids=ids))
+
+
+def _tag(block: Block) -> None:
+    """Mark what a request's block keeps as Anthropic's (its parts' too)."""
+    block.metadata = Extras(NAME, block.metadata)
+    if isinstance(block, ToolResultBlock):
+        for part in block.content:
+            _tag(part)
+
+
+def _content(block: Block) -> ContentBlock:
+    if isinstance(block, (TextBlock, ThinkingBlock, ToolCallBlock, DataBlock, ToolResultBlock,
+                          RawBlock)):
+        return block
+    raise TypeError(f"not a content block: {block!r}")
+
+
+# ---------------------------------------------------------------- writing
+
+
+def _arguments(block: ToolCallBlock) -> dict[str, Any]:
+    """The call's arguments object (``input`` must be a JSON object on this wire)."""
+    arguments = block.arguments()
+    if type(arguments) is not dict:
+        raise UnsupportedFeatureError(
+            NAME, f"tool call {block.name!r} (id {block.id!r}) with arguments that are not a "
+                  f"JSON object", "Anthropic's tool_use input must be one")
+    return arguments
+
+
+def _own_tool_call(block: ToolCallBlock, policy: ForeignThinking) -> list[Wire]:
+    """``tool_use``, or the server call it was (``server_tool_use``, ``mcp_tool_use``)."""
+    metadata = own_extras(block)
+    metadata.pop(SERVER_CALL, None)
+    kind = metadata.pop(BLOCK_TYPE, "tool_use")
+    return [{"type": kind, "id": tool_id(block.id), "name": block.name,
+             "input": _arguments(block), **metadata}]
+
+
+def _foreign_tool_call(block: ToolCallBlock, policy: ForeignThinking) -> list[Wire]:
+    """Another API's call as a plain ``tool_use``; its server-side calls are
+    dropped (no ``tool_result`` could answer them here)."""
+    if block.server_side:
+        return []
+    return [{"type": "tool_use", "id": tool_id(block.id), "name": block.name,
+             "input": _arguments(block)}]
+
+
+def _thinking_as_text(block: ThinkingBlock, policy: ForeignThinking) -> list[Wire]:
+    """Reasoning Anthropic cannot verify: visible text in ``<think>`` tags, or nothing."""
+    if policy == "drop" or not block.thinking:
+        return []
+    return [{"type": "text", "text": thinking_as_text(block.thinking)}]
+
+
+def _own_thinking(block: ThinkingBlock, policy: ForeignThinking) -> list[Wire]:
+    """``redacted_thinking`` (its opaque ``data``) or signed ``thinking``, verbatim."""
+    if block.redacted and block.encrypted is not None:
+        return [{"type": "redacted_thinking", "data": block.encrypted, **own_extras(block)}]
+    if block.signature is None:
+        return _thinking_as_text(block, policy)
+    return [{"type": "thinking", "thinking": block.thinking, "signature": block.signature,
+             **own_extras(block)}]
+
+
+def _own_text(block: TextBlock, policy: ForeignThinking) -> list[Wire]:
+    return [text_part(block)]
+
+
+def _foreign_text(block: TextBlock, policy: ForeignThinking) -> list[Wire]:
+    """The text alone: the other API's citations and extras mean nothing here,
+    and an empty text block is refused."""
+    return [{"type": "text", "text": block.text}] if block.text else []
+
+
+def _own_tool_result(block: ToolResultBlock, policy: ForeignThinking) -> list[Wire]:
+    """A server tool's result read as a :class:`ToolResultBlock` (an MCP result)."""
+    metadata = own_extras(block)
+    kind = metadata.pop(BLOCK_TYPE, None)
+    if type(kind) is not str:
+        raise UnsupportedFeatureError(
+            NAME, f"tool result {block.id!r} in an assistant turn with no wire block type",
+            "a server tool's result names its block in metadata['block_type'] "
+            "(e.g. 'mcp_tool_result'); a client tool's result goes in a "
+            "FunctionExecutionResultMessage")
+    return [{"type": kind, "tool_use_id": tool_id(block.call_id),
+             "content": [user_part(part) for part in block.content],
+             "is_error": block.is_error, **metadata}]
+
+
+def _dropped(block: Block, policy: ForeignThinking) -> list[Wire]:
+    return []
+
+
+def _raw(block: RawBlock, policy: ForeignThinking) -> list[Wire]:
+    return [block.data]
+
+
+def _spoken(block: DataBlock, policy: ForeignThinking) -> list[Wire]:
+    """Media an assistant turn cannot hold here: its transcript, if any."""
+    return [{"type": "text", "text": block.transcript}] if block.transcript else []
+
+
+AssistantWriter = Callable[[Any, ForeignThinking], list[Wire]]
+
+_OWN_BLOCKS: dict[type[Block], AssistantWriter] = {
+    TextBlock: _own_text,
+    ThinkingBlock: _own_thinking,
+    ToolCallBlock: _own_tool_call,
+    ToolResultBlock: _own_tool_result,
+    DataBlock: _spoken,
+    RawBlock: _raw,
+}
+
+_FOREIGN_BLOCKS: dict[type[Block], AssistantWriter] = {
+    TextBlock: _foreign_text,
+    ThinkingBlock: _thinking_as_text,
+    ToolCallBlock: _foreign_tool_call,
+    ToolResultBlock: _dropped,
+    DataBlock: _spoken,
+    RawBlock: _dropped,
+}
+
+
+def assistant_blocks(blocks: list[ContentBlock], *, own: bool,
+                     foreign_thinking: ForeignThinking) -> list[Wire]:
+    """An assistant turn's content blocks for the wire (see the module
+    docstring for what a turn of another wire format keeps). In a turn of
+    this wire, a block another wire's reader made is written as a foreign one."""
+    out: list[Wire] = []
+    for block in blocks:
+        origin = origin_of(block.metadata)
+        writers = _OWN_BLOCKS if own and (origin is None or origin == NAME) else _FOREIGN_BLOCKS
+        out += writers[type(block)](block, foreign_thinking)
+    return out
+
+
+def _own_block(block: Block) -> Wire:
+    """The one wire block an own assistant block is (for
+    :func:`~streamkit.providers.lossless.exactly`)."""
+    written = _OWN_BLOCKS[type(block)](block, "drop")
+    if len(written) != 1:
+        raise ValueError("not exactly one wire block")
+    return written[0]

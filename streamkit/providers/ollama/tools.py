@@ -1,0 +1,142 @@
+"""Ollama's tool definitions, both directions, and the schema form its server keeps.
+
+A file of its own because Ollama's server does not pass a tool's schema
+through: it decodes ``parameters`` into Go structs and renders the model's
+prompt from them (:func:`ollama_schema` says what survives), which is the one
+thing about tools a reader of this package must know.
+
+A :class:`~streamkit.tools.Tool` is ``{"type": "function", "function":
+{"name", "description", "parameters"}}`` (no ``strict``: Ollama has none), its
+parameters rewritten by :func:`ollama_schema` (nested models inlined). A dict
+is the wire's own entry and goes as it is; a dict another wire's reader kept
+(:class:`~streamkit.extras.Extras` of that wire: a server tool, an entry with
+fields Ollama does not know) is refused, as Ollama could not run it.
+
+``tool_choice``: Ollama has none. ``auto`` and ``required`` send the tools
+(``required`` cannot be enforced), ``none`` sends no tools, a tool's name sends
+only that tool (the model may still answer in text).
+
+Reading a body, a documented function entry becomes a ``Tool`` only when
+writing the ``Tool`` gives the entry back exactly; any other entry stays the
+dict it is, as Ollama's extras.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import UnsupportedFeatureError
+from ...extras import Extras, origin_of
+from ...tools import Tool, inline_refs
+from .wire import NAME
+
+__all__ = ["build_tools", "ollama_schema", "parse_tool"]
+
+_TOOL_KEYS = frozenset({"type", "function"})
+_FUNCTION_KEYS = frozenset({"name", "description", "parameters"})
+
+
+def build_tools(tools: list[Tool | dict[str, Any]] | None,
+                choice: str | None) -> list[dict[str, Any]] | None:
+    """The ``tools`` array for ``tools`` and ``tool_choice`` (``None``: no field)."""
+    chosen = _chosen_tools(tools, choice)
+    return None if chosen is None else [_tool(item) for item in chosen]
+
+
+def _chosen_tools(tools: list[Tool | dict[str, Any]] | None,
+                  choice: str | None) -> list[Tool | dict[str, Any]] | None:
+    """The tools to send for ``tool_choice`` (Ollama has no such field)."""
+    if tools is None or choice in (None, "auto", "required"):
+        return tools
+    if choice == "none":
+        return None
+    chosen = [item for item in tools if _tool_name(item) == choice]
+    if not chosen:
+        raise ValueError(f"tool_choice names {choice!r}, which is not among the tools")
+    return chosen
+
+
+def _tool_name(item: Tool | dict[str, Any]) -> str | None:
+    if isinstance(item, Tool):
+        return item.name
+    function = item.get("function")
+    name = function.get("name") if isinstance(function, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def _tool(item: Tool | dict[str, Any]) -> dict[str, Any]:
+    """A tool definition; a dict is the wire's own entry, sent as it is."""
+    if isinstance(item, dict):
+        origin = origin_of(item)
+        if origin not in (None, NAME):
+            raise UnsupportedFeatureError(
+                NAME, f"a tool entry read from {origin} ({_tool_name(item) or item.get('type')!r})",
+                "give it as a streamkit Tool, or leave it out")
+        return dict(item)
+    function: dict[str, Any] = {"name": item.name}
+    if item.description:
+        function["description"] = item.description
+    function["parameters"] = ollama_schema(item.parameters)
+    return {"type": "function", "function": function}
+
+
+def parse_tool(item: dict[str, Any]) -> Tool | dict[str, Any]:
+    """A documented function entry as a :class:`~streamkit.tools.Tool`; any
+    other entry stays the dict it is (sent back as it is)."""
+    if item.get("type") != "function" or set(item) != _TOOL_KEYS:
+        return Extras(NAME, item)
+    function = item["function"]
+    if (not isinstance(function, dict) or not set(function) <= _FUNCTION_KEYS
+            or not isinstance(function.get("name"), str)
+            or not isinstance(function.get("parameters"), dict)):
+        return Extras(NAME, item)
+    description = function.get("description")
+    if "description" in function and not (isinstance(description, str) and description):
+        return Extras(NAME, item)  # an empty or odd description would not come back as it was
+    if ollama_schema(function["parameters"]) != function["parameters"]:
+        return Extras(NAME, item)  # the encoder would rewrite this schema: keep the body's own
+    return Tool(name=function["name"], description=description or "",
+                parameters=function["parameters"], metadata=Extras(NAME))
+
+
+def ollama_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Tool parameters in the form Ollama's server keeps.
+
+    The server decodes ``parameters`` into Go structs (api/types.go
+    ``ToolFunctionParameters``: type, $defs, items, required, properties;
+    ``ToolProperty``: anyOf, type, items, description, enum, properties,
+    required) and renders the model's prompt from them, so any other keyword of
+    a property is silently lost: a ``$ref`` to a nested model (the model would
+    see a property with no type), a ``const``, a ``oneOf``. Refs are inlined
+    (:func:`~streamkit.tools.inline_refs`), ``const`` becomes a one-value
+    ``enum``, ``oneOf`` becomes ``anyOf``; other keywords stay (harmless).
+    """
+    return _keep_forms(inline_refs(schema))
+
+
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SCHEMA_ONES = ("items", "additionalProperties", "not")
+
+
+def _keep_forms(node: dict[str, Any]) -> dict[str, Any]:
+    """``const`` / ``oneOf`` rewritten in ``node`` and every schema inside it
+    (by keyword: a property named "const" is not the keyword)."""
+    out = dict(node)
+    if "const" in out and "enum" not in out:
+        out["enum"] = [out.pop("const")]
+    if "oneOf" in out and "anyOf" not in out:
+        out["anyOf"] = out.pop("oneOf")
+    for key in _SCHEMA_MAPS:
+        if isinstance(out.get(key), dict):
+            out[key] = {name: _keep_forms(sub) if isinstance(sub, dict) else sub
+                        for name, sub in out[key].items()}
+    for key in _SCHEMA_LISTS:
+        if isinstance(out.get(key), list):
+            out[key] = [_keep_forms(sub) if isinstance(sub, dict) else sub for sub in out[key]]
+    for key in _SCHEMA_ONES:
+        if isinstance(out.get(key), dict):
+            out[key] = _keep_forms(out[key])
+        elif key == "items" and isinstance(out.get(key), list):
+            out[key] = [_keep_forms(sub) if isinstance(sub, dict) else sub for sub in out[key]]
+    return out

@@ -1,0 +1,68 @@
+"""The OpenAI Responses wire's words, as data.
+
+Everything here is about the wire format, not about one direction of it, so the
+stream parser, the response reader and the request codec share it:
+
+- :data:`WIRE_NAME`: the wire format's name, the origin its readers record on
+  what they keep (:class:`~streamkit.extras.Extras`) and its citations' ``wire``;
+- :data:`FINISH_REASONS`: why a response ended, by the wire's word;
+- :data:`USAGE_FIELDS`: where a ``usage`` object keeps each count;
+- :data:`TOOL_PROGRESS` / :data:`TOOL_TEXT_EVENTS`: the lifecycle and streamed
+  field events of the server-side tools.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from ...finish import FinishReason
+from ...usage import ChatUsage
+from ..usage_fields import UsageFields, first, total, usage_from
+
+#: The wire format's name (:data:`~streamkit.providers.wire_format.WIRE_NAMES`).
+WIRE_NAME: Final = "openai-responses"
+
+USAGE_FIELDS: Final = UsageFields(
+    input_tokens=first("input_tokens"),
+    output_tokens=first("output_tokens"),
+    total_tokens=first("total_tokens"),
+    cached_tokens=first("input_tokens_details.cached_tokens"),
+    cache_creation_tokens=first("input_tokens_details.cache_write_tokens"),
+    reasoning_tokens=first("output_tokens_details.reasoning_tokens"),
+    audio_tokens=total("input_tokens_details.audio_tokens", "output_tokens_details.audio_tokens"),
+)
+
+#: Why the response ended, by the wire's word: a completed or failed response's
+#: status, an incomplete one's ``incomplete_details.reason``. Any other word is unknown.
+FINISH_REASONS: Final[dict[str, FinishReason]] = {
+    "completed": FinishReason.STOP,
+    "failed": FinishReason.ERROR,
+    "max_output_tokens": FinishReason.LENGTH,
+    "content_filter": FinishReason.CONTENT_FILTER,
+}
+
+#: Server-side tools whose lifecycle events are ``response.<tool>.<status>``.
+TOOL_PROGRESS: Final = {
+    "web_search_call": ("in_progress", "searching", "completed"),
+    "file_search_call": ("in_progress", "searching", "completed"),
+    "code_interpreter_call": ("in_progress", "interpreting", "completed"),
+    "image_generation_call": ("in_progress", "generating", "completed"),
+    "mcp_call": ("in_progress", "completed", "failed"),
+    "mcp_list_tools": ("in_progress", "completed", "failed"),
+    "compaction": ("compacting",),
+}
+
+#: Streamed fields of server-side tool items: the item's ``output_item.done``
+#: carries each of them whole, so their events add nothing.
+TOOL_TEXT_EVENTS: Final = (
+    "response.code_interpreter_call_code.delta", "response.code_interpreter_call_code.done",
+    "response.mcp_call_arguments.delta", "response.mcp_call_arguments.done",
+    "response.shell_call_command.added", "response.shell_call_command.delta",
+    "response.shell_call_command.done", "response.shell_call_output_content.delta",
+    "response.shell_call_output_content.done",
+)
+
+
+def map_usage(usage: dict[str, Any]) -> ChatUsage:
+    """A Responses ``usage`` object as :class:`~streamkit.usage.ChatUsage`."""
+    return usage_from(USAGE_FIELDS, usage)

@@ -1,0 +1,139 @@
+"""One house per wire format: every wire has every verb, every vendor name means
+the same everywhere, and the ids streamkit makes up travel in the events."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import body, comparable, fixture_id, recordings
+
+import streamkit
+from streamkit import UserMessage, build_request, parse_request, parse_response, replay
+from streamkit.accumulate import Accumulator
+from streamkit.ids import id_factory
+from streamkit.providers import WIRE_NAMES, WireFormat, get_parser, vendor, wire_format
+from streamkit.registry import ALIASES, PROVIDERS
+
+PROVIDERS_DIR = Path(streamkit.__file__).parent / "providers"
+VERB_FILES = ("stream.py", "request.py", "response.py", "content.py", "wire.py", "http.py")
+
+#: A minimal non-streamed answer ("hi") in each wire format.
+ANSWERS: dict[str, dict[str, Any]] = {
+    "openai-chat": {"id": "chatcmpl-1", "object": "chat.completion", "created": 1,
+                    "model": "m", "choices": [{"index": 0, "finish_reason": "stop",
+                                               "message": {"role": "assistant",
+                                                           "content": "hi"}}]},
+    "openai-responses": {"id": "resp_1", "object": "response", "status": "completed",
+                         "model": "m", "output": [{
+                             "type": "message", "id": "msg_1", "role": "assistant",
+                             "status": "completed",
+                             "content": [{"type": "output_text", "text": "hi",
+                                          "annotations": []}]}]},
+    "anthropic": {"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+                  "content": [{"type": "text", "text": "hi"}], "stop_reason": "end_turn",
+                  "usage": {"input_tokens": 1, "output_tokens": 1}},
+    "gemini": {"responseId": "g1", "modelVersion": "m", "candidates": [
+        {"content": {"role": "model", "parts": [{"text": "hi"}]}, "finishReason": "STOP"}]},
+    "ollama": {"model": "m", "created_at": "2026-01-01T00:00:00Z", "done": True,
+               "done_reason": "stop", "message": {"role": "assistant", "content": "hi"}},
+}
+
+#: A recorded stream of each wire format.
+STREAMS = {
+    "openai-chat": "openai-chat/text-with-usage-chunk.sse",
+    "openai-responses": "openai-responses/text.sse",
+    "anthropic": "anthropic/text-basic.sse",
+    "gemini": "gemini/text.sse",
+    "ollama": "ollama/docs-generate-midstream-error.ndjson",
+}
+
+ALL_NAMES = sorted({*PROVIDERS, *ALIASES})
+
+
+# ---------------------------------------------------------------- the wire record
+
+
+@pytest.mark.parametrize("name", WIRE_NAMES)
+def test_every_wire_package_has_every_verb_in_its_file(name: str) -> None:
+    wire = wire_format(name)
+    assert isinstance(wire, WireFormat) and wire.name == name
+    package = PROVIDERS_DIR / name.replace("-", "_")
+    assert sorted(f for f in VERB_FILES if not (package / f).is_file()) == []
+    for verb in ("parser", "build_request", "parse_request", "parse_response", "endpoint"):
+        assert callable(getattr(wire, verb)), verb
+    assert wire.finish_reasons and all(isinstance(k, str) for k in wire.finish_reasons)
+
+
+def test_every_vendor_speaks_a_known_wire_with_a_known_dialect() -> None:
+    from streamkit.providers.openai_chat.dialects import DIALECTS
+
+    for entry in PROVIDERS.values():
+        assert entry.wire in WIRE_NAMES, entry.name
+        if entry.dialect is not None and wire_format(entry.wire).dialects:
+            assert entry.dialect in DIALECTS, entry.name
+    assert len(ALIASES) == sum(len(entry.aliases) for entry in PROVIDERS.values())
+    assert not set(ALIASES) & set(PROVIDERS)
+
+
+# ---------------------------------------------------------------- one name, one meaning
+
+
+@pytest.mark.parametrize("name", ALL_NAMES)
+def test_every_name_works_in_every_entry_point_with_the_same_meaning(name: str) -> None:
+    entry = vendor(name)
+    wire = entry.wire
+    body_sent = build_request(name, [UserMessage("hi")], model="m", max_tokens=100)
+    assert isinstance(body_sent, dict)
+    assert build_request(name, parse_request(name, body_sent)) == body_sent
+    assert parse_response(name, ANSWERS[wire]).provider == entry.name
+    assert parse_response(name, ANSWERS[wire]).text == "hi"
+    streamed = streamkit.stream(iter([body(STREAMS[wire])]), provider=name,
+                                on_error="return").final()
+    assert streamed.provider == entry.name
+    assert get_parser(name).name == entry.name
+    client = streamkit.SyncClient(f"{name}:m", api_key="k", base_url="http://127.0.0.1:9")
+    assert client.provider.name == entry.name
+    client.close()
+
+
+def test_an_unknown_name_is_refused_the_same_way_everywhere() -> None:
+    for call in (lambda: build_request("nope", [UserMessage("hi")]),
+                 lambda: parse_request("nope", {}),
+                 lambda: parse_response("nope", {}),
+                 lambda: get_parser("nope"),
+                 lambda: streamkit.SyncClient("nope:m", api_key="k")):
+        with pytest.raises(streamkit.ProviderConfigError, match="unknown provider 'nope'"):
+            call()
+
+
+# ---------------------------------------------------------------- ids that travel in the events
+
+
+@pytest.mark.parametrize("fixture", recordings(), ids=fixture_id)
+def test_reapplying_a_streams_events_with_random_ids_gives_its_response(fixture: Path) -> None:
+    with id_factory(None):
+        events, final = replay(body(fixture))
+        again = Accumulator()
+        again.apply_all(events)
+    assert comparable(again.response) == comparable(final)
+
+
+@pytest.mark.parametrize("fixture", recordings(), ids=fixture_id)
+def test_two_parses_of_the_same_bytes_are_equal_with_random_ids(fixture: Path) -> None:
+    raw = body(fixture)
+    with id_factory(None):
+        whole = replay(raw)[1]
+        bytewise = replay([raw[i:i + 1] for i in range(len(raw))])[1]
+    assert whole == bytewise
+    assert whole.id == bytewise.id
+    assert [b.id for b in whole.content] == [b.id for b in bytewise.content]
+
+
+@pytest.mark.parametrize("wire", WIRE_NAMES)
+def test_two_reads_of_a_response_body_are_equal_with_random_ids(wire: str) -> None:
+    with id_factory(None):
+        first, second = (parse_response(wire, ANSWERS[wire]) for _ in range(2))
+    assert first == second and first.id == second.id
+    assert [b.id for b in first.content] == [b.id for b in second.content]
