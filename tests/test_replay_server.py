@@ -289,10 +289,27 @@ async def test_registering_a_sequence_again_starts_over_and_other_paths_are_apar
         assert (await client.post("/b")).content == b"always"
 
 
+@pytest.mark.anyio
+async def test_a_reply_of_a_sequence_pauses_as_add_does() -> None:
+    """A reply's ``pauses`` hold its body back (the headers go at once): a
+    slow first token on the second turn only. Only lower bounds are checked."""
+    async with ReplayServer() as server, httpx.AsyncClient(base_url=server.url) as client:
+        server.add_sequence("/a", [b"fast", Reply(b"slow", chunk_size=2, pauses={0: 0.3, 1: 0.2})])
+        assert (await client.post("/a")).content == b"fast"
+        async with client.stream("POST", "/a") as response:
+            headers_at = time.monotonic()
+            pieces = [piece async for piece in response.aiter_raw()]
+            done_at = time.monotonic()
+    assert b"".join(pieces) == b"slow"
+    assert done_at - headers_at >= 0.5 - 0.05
+
+
 def test_a_bad_reply_in_a_sequence_fails_when_registered(tmp_path: Path) -> None:
     server = ReplayServer()
     with pytest.raises(ValueError, match="status"):
         server.add_sequence("/a", [b"ok", Reply(b"", status=99)])
+    with pytest.raises(ValueError, match="pauses must be >= 0"):
+        server.add_sequence("/a", [Reply(b"late", pauses={0: -1.0})])
     notes = tmp_path / "notes.txt"
     notes.write_text("not a recording")
     with pytest.raises(ValueError, match="cannot infer a content type"):
