@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo web web-build test check-tools docs docs-serve lint typecheck fuzz bench bench-foundation bench-partial bench-sse bench-micro clean
+.PHONY: demo web web-build test check-tools docs docs-serve lint typecheck fuzz bench bench-foundation bench-partial bench-sse bench-micro bench-translation clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -104,6 +104,11 @@ bench-sse: $(BENCH_VENV)/.installed
 
 bench-micro: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python -m pytest bench/micro -q --benchmark-only -p no:cacheprovider
+
+# OpenAI-format requests to Anthropic and Gemini, streamkit against LiteLLM: who is right, how
+# fast; prints the report and writes bench/translation.latest.md (see bench/translation.py).
+bench-translation: $(BENCH_VENV)/.installed
+	$(BENCH_BIN)/python bench/translation.py
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) .mypy_cache .ruff_cache .pytest_cache web/node_modules streamkit/web/static/app.js site

@@ -636,17 +636,41 @@ class RawBlock(Block):
 ContentBlock = TextBlock | ThinkingBlock | ToolCallBlock | DataBlock | ToolResultBlock | RawBlock
 
 
-def _decode_arguments(call: ToolCallBlock, text: str) -> Any:
-    """``json.loads`` of a tool call's arguments within :mod:`streamkit.limits`:
-    every failure is a :class:`~streamkit.errors.ToolArgumentsError`."""
+def arguments_text(value: Any) -> str:
+    """The JSON text of tool-call arguments a wire gives as an object
+    (Anthropic ``input``, Gemini ``args``, Ollama ``arguments``): msgspec's
+    compact text; for an object holding a lone surrogate (JSON's ``"\\ud800"``,
+    which UTF-8 cannot carry) the same text by :mod:`json`, the surrogate kept,
+    so that parsing it gives the object back."""
+    try:
+        return msgspec.json.encode(value).decode()
+    except UnicodeEncodeError:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def decode_arguments(text: str) -> Any:
+    """``json.loads`` of tool-call argument text within :mod:`streamkit.limits`:
+    every failure (not JSON, nested deeper than ``MAX_JSON_DEPTH``, an integer
+    past Python's digit limit) is a :class:`~streamkit.partial_json.PartialJSONError`
+    with the offset and the reason."""
     if too_deep(text) is None:
         try:
             return json.loads(text)
         except json.JSONDecodeError as exc:
-            raise _arguments_error(call, text, exc.pos, exc.msg) from exc
+            raise PartialJSONError(exc.msg, exc.pos) from exc
         except (ValueError, RecursionError):  # an integer past Python's digit limit
             pass  # json.loads gives no position: the incremental parser finds it
-    raise _arguments_error(call, text, *_diagnose(text))
+    offset, reason = _diagnose(text)
+    raise PartialJSONError(reason, offset)
+
+
+def _decode_arguments(call: ToolCallBlock, text: str) -> Any:
+    """:func:`decode_arguments`; every failure is a
+    :class:`~streamkit.errors.ToolArgumentsError` naming the call."""
+    try:
+        return decode_arguments(text)
+    except PartialJSONError as error:
+        raise _arguments_error(call, text, error.offset, error.message) from error
 
 
 def _diagnose(text: str) -> tuple[int, str]:

@@ -248,22 +248,28 @@ def run_replay(path: Path, provider: str, as_json: bool, out: TextIO) -> ChatRes
     """Print the normalised events of a recorded stream, then the final response.
 
     JSON is written ASCII-only (``json.dumps``' default), so no stream content
-    reaches the terminal raw; a stream that fails prints what it had and the
-    error, and the :class:`~streamkit.errors.StreamError` is raised on."""
+    reaches the terminal raw; a stream that fails (a provider's in-stream error
+    included) prints its events and the partial response, and the
+    :class:`~streamkit.errors.StreamError` is raised on."""
     body, _ = load_recording(path) if path.suffix != ".txt" else (path.read_bytes(), "")
     try:
         events, final = replay(body, provider)
     except StreamError as error:
+        _print_events(error.events, as_json, out)
         if error.partial is not None:
             _print_response(error.partial, as_json, out, "partial response")
         raise
+    _print_events(events, as_json, out)
+    _print_response(final, as_json, out, "final response")
+    return final
+
+
+def _print_events(events: Sequence[Event], as_json: bool, out: TextIO) -> None:
     for event in events:
         if as_json:
             out.write(json.dumps(event_to_dict(event), default=str) + "\n")
         else:
             out.write(_event_line(event) + "\n")
-    _print_response(final, as_json, out, "final response")
-    return final
 
 
 def _print_response(response: ChatResponse, as_json: bool, out: TextIO, title: str) -> None:

@@ -75,6 +75,7 @@ from .client_core import (
     Timeouts,
     Tools,
 )
+from .cost import Cost
 from .messages import Message
 from .registry import ModelInfo, ProviderEntry
 from .request import JsonOutput, Request, ToolChoice
@@ -156,6 +157,13 @@ class _Shell(Generic[HttpClient, Clock]):
     def actual_usage(self) -> ChatUsage:
         """:attr:`total_usage` plus what calls that broke or were closed early spent."""
         return self._core.usage.actual
+
+    @property
+    def total_cost(self) -> Cost:
+        """What the answers of :attr:`total_usage` cost (genai-prices, the ``prices``
+        extra): ``amount`` in ``currency``, or ``None`` with a ``reason`` when a
+        call could not be priced (see :mod:`streamkit.cost`)."""
+        return self._core.costs.total
 
 
 class _DeadlineBody:
@@ -256,7 +264,10 @@ class Client(_Shell[httpx.AsyncClient, Timing]):
         """Send a request body built elsewhere (a gateway forwarding one) as it is,
         for one non-streamed answer."""
         call = self._core.call(body, stream=False, now=self._timing.monotonic())
-        return await self._run(self._core.create(call, self._timing))
+        with self._core.observe(call, body, stream=False) as observer:
+            answer = await self._run(self._core.create(call, self._timing))
+            observer.finish(answer, log=call.log)
+        return answer
 
     @contextlib.asynccontextmanager
     async def stream(self, messages: Sequence[Message] | Request, *, tools: Tools | None = None,
@@ -278,20 +289,27 @@ class Client(_Shell[httpx.AsyncClient, Timing]):
                           ) -> AsyncIterator[Stream]:
         """Like :meth:`stream` for a request body built elsewhere, sent as it is."""
         call = self._core.call(body, stream=True, now=self._timing.monotonic())
-        response = await self._run(self._core.attempts(call, self._timing))
-        try:
-            source = _AsyncDeadlineBody.around(response, call.deadline, self._timing.monotonic)
-            events = self._core.events(source, on_error=on_error, think_tags=think_tags)
-            assert isinstance(events, Stream)
-        except BaseException:
-            with anyio.CancelScope(shield=True):
-                await response.aclose()
-            raise
-        try:
-            async with events:
-                yield events
-        finally:
-            self._core.record_stream(events)
+        with self._core.observe(call, body, stream=True) as observer:
+            response = await self._run(self._core.attempts(call, self._timing))
+            try:
+                source = _AsyncDeadlineBody.around(response, call.deadline,
+                                                   self._timing.monotonic)
+                events = self._core.events(
+                    source, on_error=on_error, think_tags=think_tags,
+                    request_timing=call.log.request_timing(self._timing.monotonic))
+                assert isinstance(events, Stream)
+            except BaseException:
+                with anyio.CancelScope(shield=True):
+                    await response.aclose()
+                raise
+            observer.watch(events)
+            try:
+                async with events:
+                    yield events
+            finally:
+                self._core.record_stream(events)
+                observer.finish(events.response, choices=events.choices, error=events.error,
+                                log=call.log)
 
     # ------------------------------------------------------------ I/O
 
@@ -368,7 +386,10 @@ class SyncClient(_Shell[httpx.Client, SyncTiming]):
     def create_body(self, body: dict[str, Any]) -> ChatResponse:
         """Send a request body built elsewhere as it is, for one non-streamed answer."""
         call = self._core.call(body, stream=False, now=self._timing.monotonic())
-        return self._run(self._core.create(call, self._timing))
+        with self._core.observe(call, body, stream=False) as observer:
+            answer = self._run(self._core.create(call, self._timing))
+            observer.finish(answer, log=call.log)
+        return answer
 
     @contextlib.contextmanager
     def stream(self, messages: Sequence[Message] | Request, *, tools: Tools | None = None,
@@ -388,19 +409,26 @@ class SyncClient(_Shell[httpx.Client, SyncTiming]):
                     think_tags: bool | tuple[str, str] | None = None) -> Iterator[SyncStream]:
         """Like :meth:`stream` for a request body built elsewhere, sent as it is."""
         call = self._core.call(body, stream=True, now=self._timing.monotonic())
-        response = self._run(self._core.attempts(call, self._timing))
-        try:
-            source = _SyncDeadlineBody.around(response, call.deadline, self._timing.monotonic)
-            events = self._core.events(source, on_error=on_error, think_tags=think_tags)
-            assert isinstance(events, SyncStream)
-        except BaseException:
-            response.close()
-            raise
-        try:
-            with events:
-                yield events
-        finally:
-            self._core.record_stream(events)
+        with self._core.observe(call, body, stream=True) as observer:
+            response = self._run(self._core.attempts(call, self._timing))
+            try:
+                source = _SyncDeadlineBody.around(response, call.deadline,
+                                                  self._timing.monotonic)
+                events = self._core.events(
+                    source, on_error=on_error, think_tags=think_tags,
+                    request_timing=call.log.request_timing(self._timing.monotonic))
+                assert isinstance(events, SyncStream)
+            except BaseException:
+                response.close()
+                raise
+            observer.watch(events)
+            try:
+                with events:
+                    yield events
+            finally:
+                self._core.record_stream(events)
+                observer.finish(events.response, choices=events.choices, error=events.error,
+                                log=call.log)
 
     def _run(self, steps: Generator[Step, Any, T]) -> T:
         progress = Progress(steps)

@@ -26,13 +26,14 @@ shell's.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
 import re
 import threading
-from collections.abc import Callable, Generator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Generic, TypeVar
 
@@ -40,6 +41,7 @@ import httpx
 import msgspec
 
 from .codec import build_request, parse_response
+from .cost import CostTotals
 from .error_body import BoundedBody, provider_error_from_body
 from .errors import (
     IncompleteStreamError,
@@ -51,6 +53,7 @@ from .errors import (
 from .finish import FinishReason
 from .limits import DEFAULT_MAX_TOTAL_BYTES, MAX_ERROR_BODY_BYTES
 from .messages import Message
+from .observability import CallObserver, observe_call
 from .providers.wire_format import WireFormat, wire_format
 from .registry import (
     AUTH_HEADERS,
@@ -64,6 +67,8 @@ from .request import JsonOutput, Request, ToolChoice
 from .response import ChatResponse
 from .retry import RetryPolicy, SyncTiming, Timing
 from .stream import OnError, Stream, SyncStream, stream
+from .timing import AttemptLog, RequestTiming, ResponseTiming
+from .token_counts import token_counts
 from .tools import Tool
 from .usage import ChatUsage, merge_usage
 
@@ -264,6 +269,9 @@ class Call:
     """Without the key: the key is added per request and removed once it is sent."""
     deadline: float | None
     """On the clock's ``monotonic`` scale; ``None``: no total timeout."""
+    log: AttemptLog = field(default_factory=AttemptLog, compare=False, repr=False)
+    """The times of its attempts as they happen (the only part that changes),
+    which become the answer's ``timing`` and telemetry's retries."""
 
 
 @dataclass(frozen=True)
@@ -358,6 +366,7 @@ class ClientCore:
         self.model_info = self.entry.model_info.merged(model_info)
         self.on_attempt = on_attempt
         self.usage = _UsageTotals()
+        self.costs = CostTotals()
 
     def __repr__(self) -> str:
         key = "no key" if self.secret is None else f"key from {self.secret.source}"
@@ -436,7 +445,11 @@ class ClientCore:
         headers: Mapping[str, str]
         while True:
             number += 1
-            outcome = yield Send(call, self.attempt_timeout(call.deadline, clock.monotonic()))
+            sent = clock.monotonic()
+            call.log.sending(sent)
+            outcome = yield Send(call, self.attempt_timeout(call.deadline, sent))
+            if isinstance(outcome, httpx.Response):
+                call.log.answered(clock.monotonic())
             if isinstance(outcome, httpx.Response) and outcome.status_code < 400:
                 self.report(number, call, outcome.status_code, None, None, outcome.headers)
                 return outcome
@@ -452,6 +465,7 @@ class ClientCore:
                 delay = self.next_delay(number, None, headers, call.deadline, clock) \
                     if isinstance(outcome, RETRYABLE_TRANSPORT_ERRORS) else None
             self.report(number, call, status, error, delay, headers)
+            call.log.failed(status, error, delay)
             if delay is None:
                 raise error
             yield Wait(delay)
@@ -473,16 +487,38 @@ class ClientCore:
             error.partial = self._empty(FinishReason.INTERRUPTED)
             raise error from failure
         answer = parse_response(self.entry.name, body.data)
+        usage = answer.usage
+        output = None if usage is None else token_counts(usage, answer.provider).output
+        answer.timing = ResponseTiming.whole_body(call.log.request_timing(clock.monotonic),
+                                                  clock.monotonic(), output)
         self.record(answer, whole=True)
         return answer
 
     def events(self, source: Any, *, on_error: OnError,
-               think_tags: bool | tuple[str, str] | None) -> Stream | SyncStream:
+               think_tags: bool | tuple[str, str] | None,
+               request_timing: RequestTiming | None = None) -> Stream | SyncStream:
         """The events of a streamed answer, read from ``source`` (the response of
-        :meth:`attempts`, within the deadline) by the wire's parser."""
+        :meth:`attempts`, within the deadline) by the wire's parser, timed from
+        ``request_timing`` (``call.log.request_timing(clock.monotonic)``)."""
         events: Stream | SyncStream = stream(source, self.entry.name, on_error=on_error,
-                                             think_tags=think_tags)
+                                             think_tags=think_tags,
+                                             request_timing=request_timing)
         return events
+
+    @contextlib.contextmanager
+    def observe(self, call: Call, body: dict[str, Any], *,
+                stream: bool) -> Iterator[CallObserver]:
+        """The telemetry of one call (:mod:`streamkit.observability`; nothing when
+        no tracer or meter provider is set): the shell tells the observer how the
+        call ended; a call that raises before is ended here with its error."""
+        observer = observe_call(provider=self.entry.name, model=self.model, url=call.url,
+                                body=body, stream=stream)
+        try:
+            yield observer
+        except BaseException as exc:
+            partial = exc.partial if isinstance(exc, StreamError) else None
+            observer.finish(partial, error=exc, log=call.log)
+            raise
 
     # ------------------------------------------------------------ outcomes
 
@@ -542,6 +578,8 @@ class ClientCore:
         """Count one call's usage (``whole``: its answer was handed back complete)."""
         if response is not None:
             self.usage.add(response.usage, whole=whole)
+            if whole:
+                self.costs.add(response)
 
     def record_stream(self, events: Stream | SyncStream) -> None:
         """Count a streamed call's usage, whole when the stream ended normally."""

@@ -13,14 +13,30 @@ three are sans-IO: dicts in, dicts out.
 vendor record says which wire format it speaks and with which dialect, and
 the wire's record (:class:`~streamkit.providers.wire_format.WireFormat`) does
 the work. This module knows no wire field name.
+
+Malformed bodies: :func:`parse_request` and :func:`parse_response` raise
+:class:`~streamkit.errors.InvalidBodyError` (a ``ValueError``) for a body that
+is not its wire's shape, whatever it holds: wrong types anywhere, nesting
+deeper than :data:`~streamkit.limits.MAX_JSON_DEPTH`, an integer past
+Python's 4,300-digit limit, a value JSON cannot say, text that is not JSON.
+:func:`parse_response` raises :class:`~streamkit.errors.ProviderError` (with
+the partial response) for an error body, as a stream would. A lone surrogate
+(JSON's ``"\\ud800"``) is no error: a request keeps it (building the body
+again gives it back), a response reads it as its stream reads text holding
+one (``?``, see :func:`~streamkit.providers.base.decode_json`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import msgspec
+
+from .errors import InvalidBodyError, ProtocolError, ProviderError
+from .limits import MAX_JSON_DEPTH, too_deep
 from .messages import Message
 from .registry import ProviderEntry
 from .request import JsonOutput, JsonSchemaOutput, Request, ToolChoice
@@ -89,22 +105,104 @@ def build_request(
 
 
 def parse_request(provider: str, body: dict[str, Any]) -> Request:
-    """The :class:`~streamkit.Request` a body of ``provider``'s wire format stands for."""
+    """The :class:`~streamkit.Request` a body of ``provider``'s wire format stands
+    for; a malformed body raises :class:`~streamkit.errors.InvalidBodyError`."""
     from .providers import wire_format
 
     entry = _vendor(provider)
-    return wire_format(entry.wire).parse_request(body, entry.dialect)
+    json_text(body, entry.wire, "request")  # refused before any reader walks it
+    try:
+        return wire_format(entry.wire).parse_request(body, entry.dialect)
+    except InvalidBodyError:
+        raise
+    except Exception as exc:
+        raise _unreadable(exc, entry.wire, "request") from exc
 
 
 def parse_response(provider: str, body: dict[str, Any] | bytes | str) -> ChatResponse:
     """A non-streamed JSON response of ``provider``'s wire format as a
     :class:`~streamkit.ChatResponse` (the same model a stream gives, with the
-    provider's registry name)."""
+    provider's registry name). A malformed body raises
+    :class:`~streamkit.errors.InvalidBodyError`, an error body the
+    :class:`~streamkit.errors.ProviderError` its stream would raise."""
     from .providers import wire_format
     from .providers.base import decode_json
 
-    payload = decode_json(body, "response") if isinstance(body, (bytes, str)) else body
     entry = _vendor(provider)
-    response = wire_format(entry.wire).parse_response(payload, entry.dialect)
+    try:
+        if isinstance(body, (bytes, str)):
+            payload = decode_json(body, "response")
+        else:
+            text = json_text(body, entry.wire, "response")
+            # Text: the body holds a lone surrogate, which UTF-8 cannot carry; it is
+            # read as its stream would read that text (decode_json says how).
+            payload = decode_json(text, "response") if isinstance(text, str) else body
+    except ProtocolError as exc:
+        raise _not_its_shape(exc, entry.wire) from exc
+    try:
+        response = wire_format(entry.wire).parse_response(payload, entry.dialect)
+    except (InvalidBodyError, ProviderError):
+        raise
+    except ProtocolError as exc:  # the body is read as its stream: what breaks that stream
+        raise _not_its_shape(exc, entry.wire) from exc
+    except Exception as exc:
+        raise _unreadable(exc, entry.wire, "response") from exc
     response.provider = entry.name
     return response
+
+
+def json_text(body: Any, wire: str, kind: str) -> bytes | str:
+    """``body`` as JSON text (UTF-8 bytes; a ``str`` when it holds a lone
+    surrogate, which UTF-8 cannot carry), or the
+    :class:`~streamkit.errors.InvalidBodyError` that says why it is none: JSON
+    nested deeper than :data:`~streamkit.limits.MAX_JSON_DEPTH` (every reader
+    behind this walks the body, most of them recursively), an integer past
+    Python's digit limit, a value JSON cannot say. msgspec encodes in C and
+    stops at its own depth limit; the depth is then counted on the text."""
+    try:
+        text: bytes | str = msgspec.json.encode(body)
+    except UnicodeEncodeError:
+        text = _text_with_surrogates(body, wire, kind)
+    except RecursionError:
+        raise _too_deep(wire, kind, None) from None
+    except (TypeError, ValueError, OverflowError) as exc:  # a huge integer, a set...
+        raise InvalidBodyError(f"the {wire} {kind} body must be JSON: {exc}", wire=wire) from None
+    depth = too_deep(text)
+    if depth is not None:
+        raise _too_deep(wire, kind, depth)
+    return text
+
+
+def _text_with_surrogates(body: Any, wire: str, kind: str) -> str:
+    try:
+        return json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except RecursionError:
+        raise _too_deep(wire, kind, None) from None
+    except (TypeError, ValueError) as exc:
+        raise InvalidBodyError(f"the {wire} {kind} body must be JSON: {exc}", wire=wire) from None
+
+
+def _too_deep(wire: str, kind: str, depth: int | None) -> InvalidBodyError:
+    nested = f"{depth} levels deep" if depth is not None else "too deeply to encode"
+    return InvalidBodyError(f"the {wire} {kind} body nests {nested}; the limit is "
+                            f"{MAX_JSON_DEPTH}", wire=wire)
+
+
+def _not_its_shape(exc: ProtocolError, wire: str) -> InvalidBodyError:
+    return InvalidBodyError(f"the {wire} response body cannot be read: {exc.message}",
+                            wire=wire)
+
+
+def _unreadable(exc: Exception, wire: str, kind: str) -> InvalidBodyError:
+    """The promise's last line. Each class of malformed body is refused where it
+    lives (the depth and JSON checks above, each wire's typed readers), and the
+    fuzzers (``tests/write_fuzzing.py``) count what still reaches this point;
+    but a reader that trips over a shape nobody thought of must not leak its
+    own exception type (a ``TypeError`` from ``"role": []``) to a caller who was
+    promised one. The original stays as ``__cause__``."""
+    if isinstance(exc, InvalidBodyError):
+        return exc
+    if isinstance(exc, RecursionError):
+        return _too_deep(wire, kind, None)
+    return InvalidBodyError(f"the {wire} {kind} body cannot be read: "
+                            f"{type(exc).__name__}: {str(exc)[:300]}", wire=wire)

@@ -46,7 +46,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Self
 
 if TYPE_CHECKING:
-    from .events import ErrorEvent
+    from .events import ErrorEvent, Event
     from .response import ChatResponse
 
 
@@ -61,6 +61,13 @@ class StreamError(StreamkitError):
         super().__init__(message)
         self.message = message
         self.partial = partial
+
+    events: tuple[Event, ...] = ()
+    """The events already applied to ``partial`` that the call which raised could
+    not hand back: those a :class:`~streamkit.pipeline.Pipeline` call applied
+    before the error, every event of a :func:`streamkit.replay`. A stream yields
+    them before it raises, so its errors carry none: a UI that builds its state
+    from events always agrees with ``partial``."""
 
 
 class ProviderError(StreamError):

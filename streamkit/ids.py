@@ -18,6 +18,7 @@ them with regexes.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -64,13 +65,15 @@ class StreamIds:
     @classmethod
     def of_body(cls, body: Any) -> StreamIds:
         """The ids a read of one whole body makes up (a request, a non-streamed
-        response), seeded with the body as JSON, or its ``repr`` when it holds
-        something JSON cannot say (a dict built by hand)."""
+        response), seeded with the body as JSON, or its :func:`outline` when it
+        holds something JSON cannot say or UTF-8 cannot carry (a lone surrogate,
+        an integer past Python's digit limit, nesting deeper than the encoder
+        goes, an object of a dict built by hand): seeding never fails."""
         ids = cls()
         try:
             ids.seed(msgspec.json.encode(body))
-        except (TypeError, ValueError, OverflowError):
-            ids.seed(repr(body))
+        except Exception:  # a lone surrogate, a huge integer, deep nesting, a set...
+            ids.seed(outline(body))
         return ids
 
     def seed(self, data: bytes | str) -> None:
@@ -89,6 +92,43 @@ class StreamIds:
         digest = hashlib.blake2b(self._seed or b"", digest_size=12,
                                  person=prefix.encode()[:16], salt=count.to_bytes(16, "big"))
         return f"{prefix}_{digest.hexdigest()}"
+
+
+_END = object()
+
+
+def outline(value: Any, limit: int = SEED_BYTES) -> str:
+    """The first ``limit`` characters of a flat text of ``value``'s keys and
+    scalars in order, enough to seed ids: it never raises and never recurses,
+    and it stops once it has ``limit`` characters, so a deep or huge value
+    costs O(limit). (``repr`` fails on deep nesting and on integers past
+    Python's digit limit, and reads the whole value.)"""
+    pieces: list[str] = []
+    size = 0
+    stack: list[tuple[Iterator[Any], str]] = [(iter((value,)), "")]
+    while stack and size < limit:
+        items, closer = stack[-1]
+        item = next(items, _END)
+        if item is _END:
+            stack.pop()
+            piece = closer
+        elif isinstance(item, dict):
+            stack.append((itertools.chain.from_iterable(item.items()), "}"))
+            piece = "{"
+        elif isinstance(item, (list, tuple)):
+            stack.append((iter(item), "]"))
+            piece = "["
+        elif isinstance(item, str):
+            piece = item[:limit] + "\x00"
+        elif isinstance(item, int) and not isinstance(item, bool):
+            piece = f"{item:x}\x00"  # hexadecimal has no digit limit
+        elif item is None or isinstance(item, (bool, float)):
+            piece = f"{item}\x00"
+        else:
+            piece = f"<{type(item).__name__}>"
+        pieces.append(piece)
+        size += len(piece)
+    return "".join(pieces)[:limit]
 
 
 def counting_ids() -> IdFactory:

@@ -47,7 +47,7 @@ README:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from .accumulate import Accumulator
 from .errors import LimitExceeded, ProtocolError, ProviderError, StreamError
@@ -200,7 +200,12 @@ class Pipeline:
     # ------------------------------------------------------------ feeding
 
     def feed(self, chunk: bytes) -> list[Event]:
-        """Events completed by one network chunk, already applied."""
+        """Events completed by one network chunk, already applied.
+
+        When the chunk breaks the stream, the events it completed before the
+        break are applied too, and the :class:`~streamkit.errors.StreamError`
+        raised carries them (``error.events``), so that what a caller saw and
+        ``response`` never disagree."""
         received = self.bytes_received + len(chunk)
         if received > self.max_total_bytes:
             raise LimitExceeded(
@@ -211,26 +216,34 @@ class Pipeline:
         if not chunk:
             return []
         sse = self._sse
+        payload = None
         if sse is not None:
             # A live stream's read is mostly one SSE event, and mostly one
             # continuing an open block: one payload, one BlockDelta, applied
             # without the lists, loops and handler lookups a chunk of many needs.
             payload = sse.feed_one(chunk)
-            if payload is None:
-                return self._feed_sse_events(sse.feed_payloads(chunk))
             fast_delta = self._fast_delta
-            if fast_delta is not None:
+            if payload is not None and fast_delta is not None:
                 name, data = payload  # no ``*payload``: a star call is not inlined
                 event = fast_delta(name, data)
                 if event is not None:
-                    self._apply_delta(event)
+                    self._apply_delta(event)  # one event: applied whole, or refused
                     return [event]
-            return self._feed_sse_events([payload])
-        if self._lines is not None:
-            return self._feed_lines(self._lines.feed(chunk))
-        return self._choose_framing(chunk)
+        out: list[Event] = []
+        try:
+            if sse is not None:
+                self._feed_sse_events(sse.feed_payloads(chunk) if payload is None
+                                      else [payload], out)
+            elif self._lines is not None:
+                self._feed_lines(self._lines.feed(chunk), out)
+            else:
+                self._choose_framing(chunk, out)
+        except StreamError as error:
+            error.events = tuple(out)
+            raise
+        return out
 
-    def _choose_framing(self, chunk: bytes) -> list[Event]:
+    def _choose_framing(self, chunk: bytes, out: list[Event]) -> None:
         """Start the framing decoder on the first chunk with a byte that decides,
         fed together with the bytes before it."""
         framing = self.parser.framing
@@ -243,7 +256,7 @@ class Pipeline:
                         f"exceed max_event_bytes={self.max_event_bytes}",
                         limit="max_event_bytes", value=self.max_event_bytes,
                         observed=len(self._undecided))
-                return []
+                return
             if first in (b"{", b"["):
                 framing = "ndjson"
             chunk = bytes(self._undecided)
@@ -251,9 +264,10 @@ class Pipeline:
         self._head = chunk[:4096]
         if framing == "ndjson":
             self._lines = NDJSONDecoder(self.max_event_bytes)
-            return self._feed_lines(self._lines.feed(chunk))
-        self._sse = SSEDecoder(self.max_event_bytes)
-        return self._feed_sse_events(self._sse.feed_payloads(chunk))
+            self._feed_lines(self._lines.feed(chunk), out)
+        else:
+            self._sse = SSEDecoder(self.max_event_bytes)
+            self._feed_sse_events(self._sse.feed_payloads(chunk), out)
 
     def _first_content_byte(self, chunk: bytes) -> bytes | None:
         """Hold ``chunk`` with the undecided bytes; return the first byte after
@@ -266,9 +280,9 @@ class Pipeline:
         rest = bytes(self._undecided).removeprefix(_BOM) if held < len(_BOM) else chunk
         return rest.lstrip(_BLANK)[:1] or None
 
-    def _feed_sse_events(self, sse_events: list[tuple[str, bytes]]) -> list[Event]:
+    def _feed_sse_events(self, sse_events: list[tuple[str, bytes]], out: list[Event]) -> None:
         if not sse_events:
-            return []
+            return
         if self._first_payload is None:
             name, data = sse_events[0]
             self._keep_first(None if name == "message" else name, data)
@@ -277,36 +291,30 @@ class Pipeline:
             fast_delta = getattr(self.parser, "fast_delta", None)
             if fast_delta is not None and self._think is None:
                 self._fast_delta = fast_delta
-        out: list[Event] = []
+        parsed: list[Event] = []
         try:
-            self.parser.feed_into(sse_events, out)
+            self.parser.feed_into(sse_events, parsed)
         except ProtocolError as error:
             self._add_hint(error)
             raise
         finally:  # apply what the chunk gave, also when a later payload in it was bad
-            if out:
-                if self._think is None:  # the per-token case: one call less
-                    self.accumulator.apply_all(out)
-                else:
-                    out = self._apply(out)
-        return out
+            if parsed:
+                self._apply(parsed, out)
 
-    def _feed_lines(self, lines: list[bytes]) -> list[Event]:
-        out: list[Event] = []
+    def _feed_lines(self, lines: list[bytes], out: list[Event]) -> None:
         for line in lines:
             if self._spread is not None:
-                out += self._continue_spread(line)
+                self._continue_spread(line, out)
                 continue
             try:
-                out += self.feed_payload(line)
+                self._feed_payload(line, None, out)
             except ProtocolError as error:
                 if not _is_cut_json(line):
                     self._add_hint(error)
                     raise
                 self._spread = _SpreadJSON(line)  # the first line of a multi-line document
-        return out
 
-    def _continue_spread(self, line: bytes) -> list[Event]:
+    def _continue_spread(self, line: bytes, out: list[Event]) -> None:
         """One more line of a JSON document spread over several lines."""
         spread = self._spread
         assert spread is not None
@@ -323,24 +331,46 @@ class Pipeline:
                 f"max_event_bytes={self.max_event_bytes}",
                 limit="max_event_bytes", value=self.max_event_bytes, observed=spread.size)
         if not spread.complete:
-            return []
+            return
         self._spread = None
-        return self.feed_payload(spread.text)
+        self._feed_payload(spread.text, None, out)
 
     def feed_payload(self, data: bytes | str, event: str | None = None) -> list[Event]:
         """Events of one already-framed payload (an SSE ``data`` with its event
         name, a JSON line), already applied. Used for httpx-sse sources."""
+        out: list[Event] = []
+        try:
+            self._feed_payload(data, event, out)
+        except StreamError as error:
+            error.events = tuple(out)
+            raise
+        return out
+
+    def _feed_payload(self, data: bytes | str, event: str | None, out: list[Event]) -> None:
         if self._first_payload is None:
             self._keep_first(event, data)
         events = self.parser.feed(data, event)
-        return self._apply(events) if events else events
+        if events:
+            self._apply(events, out)
 
-    def _apply(self, events: list[Event]) -> list[Event]:
+    def _apply(self, events: list[Event], out: list[Event]) -> None:
         """Apply a batch of parser events (rewritten by the ``<think>`` filter when on)."""
         if self._think is not None:
             events = self._think.process(events)
-        self.accumulator.apply_all(events)
-        return events
+        self._apply_each(events, out)
+
+    def _apply_each(self, events: list[Event], out: list[Event]) -> None:
+        """Apply ``events`` in order, adding each to ``out`` once applied: when the
+        accumulator refuses one (a delta for a block never started), ``out`` holds
+        exactly the events the response reflects, for the caller to see."""
+        apply_delta, apply = self._apply_delta, self.accumulator.apply
+        append = out.append
+        for event in events:
+            if type(event) is BlockDelta:  # the per-token case: skip the lookup
+                apply_delta(event)
+            else:
+                apply(event)
+            append(event)
 
     # ------------------------------------------------------------ ending
 
@@ -352,44 +382,49 @@ class Pipeline:
             return []
         self._finished = True
         out: list[Event] = []
+        try:
+            self._finish(out)
+        except StreamError as error:  # its events reach the caller with it
+            error.events = tuple(out)
+            raise
+        return out
+
+    def _finish(self, out: list[Event]) -> None:
         if self._sse is not None:
             for name, data in self._sse.flush_payloads():  # at most the one unterminated event
-                out += self._feed_unterminated(name, data)
+                self._feed_unterminated(name, data, out)
         if self._lines is not None:  # a last line cut off becomes a spread document here
-            out += self._feed_lines(self._lines.flush())
+            self._feed_lines(self._lines.flush(), out)
         if self._spread is not None:  # the end of input cut a JSON document
-            out += self._keep_truncated(None, self._spread.text)
+            self._keep_truncated(None, self._spread.text, out)
             self._spread = None
         tail = self.parser.finish()
         if tail:
-            out += self._apply(tail)
+            self._apply(tail, out)
         if not self.response.is_last:  # no ResponseEnd for choice 0: an empty body, say
             closing: list[Event] = []
             if not self.accumulator.started(0):  # nor a start: its id is made up here
                 closing.append(ResponseStart(id=StreamIds().make("resp")))
             closing.append(ResponseEnd(terminated=False))
-            self.accumulator.apply_all(closing)
-            out += closing
+            self._apply_each(closing, out)
         self._check_provider_matched()
-        return out
 
-    def _feed_unterminated(self, name: str, data: bytes) -> list[Event]:
+    def _feed_unterminated(self, name: str, data: bytes, out: list[Event]) -> None:
         """The last SSE event, which no blank line ended: when the end of input
         cut its JSON off, it is left out and kept, not an error."""
         try:
-            return self._feed_sse_events([(name, data)])
+            self._feed_sse_events([(name, data)], out)
         except ProtocolError:
             if not _is_cut_payload(data):
                 raise
-            return self._keep_truncated(None if name == "message" else name, data)
+            self._keep_truncated(None if name == "message" else name, data, out)
 
-    def _keep_truncated(self, name: str | None, data: bytes | str) -> list[Event]:
+    def _keep_truncated(self, name: str | None, data: bytes | str, out: list[Event]) -> None:
         text = data if isinstance(data, str) else data.decode("utf-8", "replace")
         if not text.strip():
-            return []  # cut right after ``data:``: nothing of the payload arrived
+            return  # cut right after ``data:``: nothing of the payload arrived
         kept = ResponseMetadata(metadata={TRUNCATED_PAYLOAD: {"event": name, "data": text}})
-        self.accumulator.apply(kept)
-        return [kept]
+        self._apply_each([kept], out)
 
     # ------------------------------------------------------------ the wrong provider
 
@@ -480,21 +515,32 @@ class Replayed(NamedTuple):
 
 
 def replay(
-    chunks: bytes | Iterable[bytes], provider: str | Parser = "auto", **options: Any
+    chunks: bytes | Iterable[bytes], provider: str | Parser = "auto", *,
+    on_error: Literal["raise", "return"] = "raise", **options: Any
 ) -> Replayed:
     """Run recorded bytes (one ``bytes`` or an iterable of network chunks)
     through a :class:`Pipeline`: ``replay(body).response`` is the final
     response, ``.events`` every event on the way (a :class:`Replayed`, which
-    unpacks as ``events, response``). An error is a
-    :class:`~streamkit.errors.StreamError` carrying the partial response, as
-    from a stream."""
+    unpacks as ``events, response``).
+
+    It fails as ``stream(...).final()`` does: a :class:`~streamkit.errors.StreamError`
+    carrying the partial response, and a provider's in-stream error raised as a
+    :class:`~streamkit.errors.ProviderError` once the whole body is read. The
+    error's ``events`` are every event applied to the partial, in order. With
+    ``on_error="return"`` nothing is raised: those events and the partial
+    response (``finished_reason`` ``error`` or ``interrupted``) are returned."""
     pipeline = Pipeline(provider, **options)
     events: list[Event] = []
     try:
         for chunk in [bytes(chunks)] if isinstance(chunks, (bytes, bytearray)) else chunks:
             events += pipeline.feed(chunk)
         events += pipeline.finish()
+        if pipeline.errors:
+            raise ProviderError.from_event(pipeline.errors[0])
     except StreamError as error:
+        events += error.events
+        error.events = tuple(events)
         pipeline.fail(error)
-        raise
+        if on_error == "raise":
+            raise
     return Replayed(events, pipeline.response)

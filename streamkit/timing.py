@@ -13,6 +13,10 @@ made and how long the attempts before the answering one took. A retry or a
 fallback to another provider is therefore visible on the answer:
 ``timing.attempts`` and ``timing.before_answer``, on the clock of the call.
 
+The client core keeps an :class:`AttemptLog` per call (each attempt's send,
+headers and failure), from which the stream's :class:`RequestTiming` is made and
+which telemetry reads for the retries it reports.
+
 All times are seconds on the monotonic clock the stream was given
 (``time.monotonic`` unless the client was given its own): comparable with each
 other, never with the wall clock.
@@ -24,7 +28,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-__all__ = ["RequestTiming", "ResponseTiming"]
+__all__ = ["AttemptLog", "FailedAttempt", "RequestTiming", "ResponseTiming"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +58,58 @@ class RequestTiming:
 
 
 @dataclass(frozen=True, slots=True)
+class FailedAttempt:
+    """An attempt that did not answer, as a call's log keeps it."""
+
+    number: int
+    """1 for the first attempt."""
+    sent: float
+    status: int | None
+    """The HTTP status; ``None`` when no response came."""
+    error_type: str
+    """The error's class name (``ProviderError``, ``NoResponseError``...)."""
+    retry_in: float | None
+    """Seconds waited before the next attempt; ``None``: the call gave up."""
+
+
+class AttemptLog:
+    """The clock readings of one call's attempts, taken by the client core as
+    they happen (no clock of its own: it is told the times)."""
+
+    __slots__ = ("attempts", "failures", "first_sent", "headers_received", "sent")
+
+    def __init__(self) -> None:
+        self.attempts = 0
+        self.first_sent: float | None = None
+        self.sent = 0.0
+        self.headers_received: float | None = None
+        self.failures: list[FailedAttempt] = []
+
+    def sending(self, now: float) -> None:
+        """An attempt's request goes out at ``now``."""
+        self.attempts += 1
+        if self.first_sent is None:
+            self.first_sent = now
+        self.sent = now
+        self.headers_received = None
+
+    def answered(self, now: float) -> None:
+        """Its status and headers arrived at ``now``."""
+        self.headers_received = now
+
+    def failed(self, status: int | None, error: BaseException, retry_in: float | None) -> None:
+        """It did not answer: ``error``, and the wait before the next (``None``: none)."""
+        self.failures.append(FailedAttempt(self.attempts, self.sent, status,
+                                           type(error).__name__, retry_in))
+
+    def request_timing(self, clock: Callable[[], float] = time.monotonic) -> RequestTiming:
+        """The answering (last) attempt's timing, on ``clock``."""
+        first = self.sent if self.first_sent is None else self.first_sent
+        return RequestTiming(self.sent, self.headers_received, max(self.attempts, 1),
+                             self.sent - first, clock)
+
+
+@dataclass(frozen=True, slots=True)
 class ResponseTiming:
     """When each part of one answer arrived, as its stream measured it.
 
@@ -77,6 +133,17 @@ class ResponseTiming:
     """Attempts the call made, the answering one included."""
     before_answer: float = 0.0
     """Seconds spent on attempts (and fallbacks) before the answering one."""
+
+    @classmethod
+    def whole_body(cls, request: RequestTiming, read: float,
+                   output_tokens: int | None) -> ResponseTiming:
+        """A non-streamed answer's timing: its body was read whole by ``read``;
+        no chunk of it was looked at on the way, so no first byte or token."""
+        opened = request.headers_received if request.headers_received is not None \
+            else request.request_sent
+        return cls(opened, request.request_sent, request.headers_received, last_byte=read,
+                   output_tokens=output_tokens, attempts=request.attempts,
+                   before_answer=request.before_answer)
 
     @property
     def start(self) -> float:

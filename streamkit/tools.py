@@ -36,7 +36,11 @@ loop); the result is a :class:`~streamkit.messages.FunctionExecutionResult` to
 send back. A validation error (it names the field), invalid JSON, or an
 exception raised by the tool is an ``is_error`` result naming what went wrong,
 so the model can correct itself: ``run_json`` raises only for cancellation and
-for a tool that has no function (one read from a request).
+for a tool that has no function (one read from a request). Arguments are read
+within :mod:`streamkit.limits` (nesting deeper than ``MAX_JSON_DEPTH``, an
+integer past Python's digit limit: an error result), and a result always goes
+back as text UTF-8 can carry (a lone surrogate becomes U+FFFD; a value that no
+JSON can say is an error result).
 """
 
 from __future__ import annotations
@@ -44,17 +48,18 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
-import json
 import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .blocks import DataBlock, TextBlock, ToolCallBlock
+from .blocks import DataBlock, TextBlock, ToolCallBlock, decode_arguments
 from .docstrings import summary
 from .errors import ToolDefinitionError
+from .limits import MAX_JSON_DEPTH
 from .messages import FunctionExecutionResult
+from .partial_json import PartialJSONError
 from .strict_schema import StrictSchemaError, drop_optional_nulls, strict_schema
 from .tool_schema import Binding, bind, inline_refs
 
@@ -100,7 +105,7 @@ class Tool:
         one is awaited. Cancellation propagates; any other exception becomes an
         ``is_error`` result.
         """
-        prepared = self._prepare(arguments, call_id)
+        prepared = self._prepared(arguments, call_id)
         if isinstance(prepared, FunctionExecutionResult):
             return prepared
         binding, args, kwargs = prepared
@@ -122,7 +127,7 @@ class Tool:
                       call_id: str = "") -> FunctionExecutionResult:
         """:meth:`run_json` in the calling thread. An async function runs in a
         new event loop (``anyio.run``): not from inside a running one."""
-        prepared = self._prepare(arguments, call_id)
+        prepared = self._prepared(arguments, call_id)
         if isinstance(prepared, FunctionExecutionResult):
             return prepared
         binding, args, kwargs = prepared
@@ -163,20 +168,35 @@ class Tool:
             self._binding = bind(self.name, self._function(""))
         return self._binding
 
-    def _prepare(self, arguments: str | dict[str, Any] | None, call_id: str,
+    def _prepared(self, arguments: str | dict[str, Any] | None, call_id: str,
+                  ) -> tuple[Binding, list[Any], dict[str, Any]] | FunctionExecutionResult:
+        """:meth:`_prepare`, whose every failure is an error result: the limits
+        are checked before anything walks the arguments, and this is the last
+        line for a failure of the validator itself on input nobody foresaw
+        (``run_json`` promises a result). A tool with no function still raises."""
+        binding = self._bound()
+        try:
+            return self._prepare(binding, arguments, call_id)
+        except Exception as exc:
+            return self._error(call_id, f"the arguments of tool {self.name!r} could not be "
+                                        f"read: {type(exc).__name__}: {_shorten(str(exc))}")
+
+    def _prepare(self, binding: Binding, arguments: str | dict[str, Any] | None, call_id: str,
                  ) -> tuple[Binding, list[Any], dict[str, Any]] | FunctionExecutionResult:
         """The positional and keyword arguments of the call, or the error
         result that explains why there is no call."""
-        binding = self._bound()
         if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
             value: Any = {}
         elif isinstance(arguments, str):
             try:
-                value = json.loads(arguments)
-            except json.JSONDecodeError as exc:
+                value = decode_arguments(arguments)
+            except PartialJSONError as exc:
                 return self._error(call_id, f"the arguments of tool {self.name!r} are not valid "
-                                            f"JSON (at offset {exc.pos}: {exc.msg})")
+                                            f"JSON (at offset {exc.offset}: {exc.message})")
         else:
+            if _nests_deeper(arguments, MAX_JSON_DEPTH):
+                return self._error(call_id, f"the arguments of tool {self.name!r} nest deeper "
+                                            f"than {MAX_JSON_DEPTH} levels")
             value = copy.deepcopy(arguments)
         if not isinstance(value, dict):
             return self._error(call_id, f"the arguments of tool {self.name!r} must be a JSON "
@@ -206,16 +226,24 @@ class Tool:
         return binding, args, kwargs
 
     def _success(self, call_id: str, value: Any) -> FunctionExecutionResult:
-        return FunctionExecutionResult(call_id=call_id, content=result_content(value),
-                                       name=self.name)
+        try:
+            content = result_content(value)
+        except Exception as exc:  # a value no JSON can say: too deep, circular, a huge integer
+            return self._error(call_id, f"tool {self.name!r} returned a value that cannot be "
+                                        f"sent as JSON: {type(exc).__name__}: "
+                                        f"{_shorten(str(exc))}")
+        return FunctionExecutionResult(call_id=call_id, content=content, name=self.name)
 
     def _failure(self, call_id: str, exc: Exception) -> FunctionExecutionResult:
-        message = str(exc)
+        try:
+            message = str(exc)
+        except Exception:  # an exception whose __str__ fails says only its type
+            message = ""
         return self._error(call_id, f"tool {self.name!r} raised {type(exc).__name__}"
                                     + (f": {message}" if message else ""))
 
     def _error(self, call_id: str, text: str) -> FunctionExecutionResult:
-        return FunctionExecutionResult(call_id=call_id, content=text, is_error=True,
+        return FunctionExecutionResult(call_id=call_id, content=sendable(text), is_error=True,
                                        name=self.name)
 
     def _cut_off(self, call: ToolCallBlock) -> FunctionExecutionResult:
@@ -226,9 +254,14 @@ class Tool:
 def result_content(value: Any) -> str | list[TextBlock | DataBlock]:
     """A tool's return value as tool-result content: a string as it is, text and
     data blocks (an image the tool made) as they are, anything else as JSON
-    (pydantic models, dataclasses, dicts, lists, numbers; ``None`` is ``null``)."""
+    (pydantic models, dataclasses, dicts, lists, numbers; ``None`` is ``null``).
+
+    Text goes back on the wire as UTF-8, which cannot carry a lone surrogate
+    (a tool that echoes JSON's ``"\\ud800"`` from its arguments returns one):
+    each becomes U+FFFD. A value no JSON can say (nested past the serializer's
+    limit, circular) raises, as pydantic does."""
     if isinstance(value, str):
-        return value
+        return sendable(value)
     if isinstance(value, (TextBlock, DataBlock)):
         return [value]
     if (isinstance(value, list) and value
@@ -236,7 +269,86 @@ def result_content(value: Any) -> str | list[TextBlock | DataBlock]:
         return list(value)
     import pydantic_core
 
-    return pydantic_core.to_json(value, fallback=str).decode()
+    try:
+        return pydantic_core.to_json(value, fallback=str).decode()
+    except pydantic_core.PydanticSerializationError:
+        if not _holds_surrogate(value):
+            raise
+    # Plain values first (their strings may hold surrogates), then made sendable.
+    plain = pydantic_core.to_jsonable_python(value, fallback=str)
+    return pydantic_core.to_json(_without_surrogates(plain)).decode()
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def sendable(text: str) -> str:
+    """``text`` with each surrogate code point replaced by U+FFFD, so UTF-8 can
+    carry it (the same text when it holds none: one C-level scan)."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
+def _holds_surrogate(value: Any) -> bool:
+    """Whether the plain form of ``value`` has a string with a surrogate in it."""
+    import pydantic_core
+
+    try:
+        plain = pydantic_core.to_jsonable_python(value, fallback=str)
+    except Exception:  # the value itself cannot be serialised: not a surrogate's fault
+        return False
+    stack = [plain]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if _SURROGATE.search(node):
+                return True
+        elif isinstance(node, dict):
+            stack.extend(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
+def _without_surrogates(value: Any) -> Any:
+    """A plain JSON value with :func:`sendable` strings, made without recursion."""
+    if isinstance(value, str):
+        return sendable(value)
+    if not isinstance(value, (dict, list)):
+        return value
+    root: Any = {} if isinstance(value, dict) else []
+    stack = [(value, root)]
+    while stack:
+        source, target = stack.pop()
+        pairs = source.items() if isinstance(source, dict) else enumerate(source)
+        for key, item in pairs:
+            copied = ({} if isinstance(item, dict) else [] if isinstance(item, list)
+                      else sendable(item) if isinstance(item, str) else item)
+            if isinstance(target, dict):
+                target[sendable(str(key))] = copied
+            else:
+                target.append(copied)
+            if isinstance(item, (dict, list)):
+                stack.append((item, copied))
+    return root
+
+
+def _nests_deeper(value: Any, limit: int) -> bool:
+    """Whether ``value`` (arguments given as an object) nests deeper than
+    ``limit``: walked without recursion, stopping at the first level past it."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            if depth > limit:
+                return True
+            items = node.values() if isinstance(node, dict) else node
+            stack.extend((item, depth + 1) for item in items if isinstance(item, (dict, list)))
+    return False
+
+
+def _shorten(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _describe_errors(exc: pydantic.ValidationError) -> str:

@@ -130,10 +130,11 @@ def run_parser(parser: Parser, items: Sequence[tuple[str | None, str]], *,
 def replay_chunked(fixture: str | Path, provider: str = "auto", size: int | None = None,
                    **options: Any) -> tuple[list[Event], ChatResponse]:
     """The fixture's body through the whole pipeline, in ``size``-byte chunks
-    (``None``: one chunk)."""
+    (``None``: one chunk); a recording that ends in its provider's error gives
+    its events and partial response (``on_error="return"``)."""
     raw = body(fixture)
     chunks = [raw] if size is None else [raw[i:i + size] for i in range(0, len(raw), size)]
-    return replay(chunks, provider, **options)
+    return replay(chunks, provider, on_error="return", **options)
 
 
 def check_event_contract(events: Sequence[Event]) -> None:

@@ -17,6 +17,10 @@ The contract (what :func:`check` asserts, each breach an :class:`Outcome` with
   ``stream.error`` is that error);
 - any chunking of the same bytes gives the same outcome: the same error type
   and the same (partial) response;
+- a UI that builds its state from the events it was given agrees with the
+  response: the events yielded (for ``replay()``, those returned or carried
+  by its error) folded into a fresh ``Accumulator``, marked as the stream
+  marks a partial, give the same response;
 - reading the result never raises but the documented errors:
   ``ToolCallBlock.arguments()`` a ``ToolArgumentsError``,
   ``partial_arguments`` a ``PartialJSONError``, ``DataBlock.to_wav()`` a
@@ -39,7 +43,16 @@ from typing import Any
 import anyio
 
 import streamkit
-from streamkit import ChatResponse, DataBlock, StreamError, ToolCallBlock
+from streamkit import (
+    Accumulator,
+    ChatResponse,
+    DataBlock,
+    Event,
+    FinishReason,
+    ProviderError,
+    StreamError,
+    ToolCallBlock,
+)
 from streamkit.cli import _block_line, summarise
 from streamkit.errors import MediaTypeError, ToolArgumentsError
 from streamkit.ids import counting_ids, id_factory
@@ -288,6 +301,8 @@ class Outcome:
     where: str = ""
     detail: str = ""
     response: dict[str, Any] | None = field(default=None, repr=False)
+    shown: dict[str, Any] | None = field(default=None, repr=False)
+    """What a UI built from the events the caller was given shows (see :func:`shown`)."""
 
     @property
     def signature(self) -> tuple[str, str, str]:
@@ -341,36 +356,57 @@ def _comparable(response: ChatResponse) -> dict[str, Any]:
     return renamed
 
 
-def _stream_outcome(stream: Any, error: BaseException | None, on_error: str) -> Outcome:
+def shown(events: list[Event], error: BaseException | None) -> dict[str, Any]:
+    """What a UI that builds its state from ``events`` shows once the stream
+    ended with ``error``: the events folded into a fresh accumulator, marked as
+    a stream marks its partial (``error`` for a provider's error, otherwise an
+    unfinished response ``interrupted``)."""
+    accumulator = Accumulator()
+    accumulator.apply_all(events)
+    if isinstance(error, ProviderError):
+        for response in accumulator.responses:
+            response.finished_reason = response.finished_reason or FinishReason.ERROR
+    elif error is not None:
+        accumulator.interrupt()
+    return _comparable(accumulator.response)
+
+
+def _stream_outcome(stream: Any, error: BaseException | None, on_error: str,
+                    events: list[Event]) -> Outcome:
     if error is None:
         if on_error == "return" and stream.error is not None:
-            return _error_outcome(stream.error)
-        return Outcome("ok", response=_comparable(stream.response))
+            return _error_outcome(stream.error, events)
+        return Outcome("ok", response=_comparable(stream.response), shown=shown(events, None))
     if on_error == "return":
         return Outcome("violation", type(error).__name__, _where(error),
                        'on_error="return" raised')
-    return _error_outcome(error)
+    return _error_outcome(error, events)
 
 
-def _error_outcome(error: BaseException) -> Outcome:
+def _error_outcome(error: BaseException, events: list[Event]) -> Outcome:
     if not isinstance(error, StreamError):
         return Outcome("crash", type(error).__name__, _where(error), str(error)[:300])
     if not isinstance(error.partial, ChatResponse):
         return Outcome("violation", type(error).__name__, _where(error), "partial is not set")
     name = type(error).__name__
+    response = _comparable(error.partial)
     if name == "ProviderError" and error.partial.finished_reason == "error":
-        # an in-stream error: a stream raises it at the end, replay() returns the response
-        return Outcome("ok", response=_comparable(error.partial))
-    return Outcome("error", name, response=_comparable(error.partial))
+        # the provider's own error, in the stream or its body: the response it ended with
+        return Outcome("ok", response=response, shown=shown(events, error))
+    return Outcome("error", name, response=response, shown=shown(events, error))
 
 
 def run_replay(chunks: list[bytes], provider: str) -> Outcome:
     with id_factory(counting_ids()):
         try:
-            _, response = streamkit.replay(chunks, provider)
+            events, response = streamkit.replay(chunks, provider)
         except Exception as exc:
-            return _error_outcome(exc)
-        return Outcome("ok", response=_comparable(response))
+            return _error_outcome(exc, list(getattr(exc, "events", ())))
+        return Outcome("ok", response=_comparable(response), shown=shown(events, None))
+
+
+def _yielded(items: list[Any]) -> list[Event]:
+    return [item for item in items if not isinstance(item, ChatResponse)]
 
 
 def run_sync(chunks: list[bytes], provider: str, on_error: str) -> Outcome:
@@ -379,14 +415,15 @@ def run_sync(chunks: list[bytes], provider: str, on_error: str) -> Outcome:
 
     with id_factory(counting_ids()):
         stream: Any = None
+        items: list[Any] = []
         try:
             stream = streamkit.stream(source(), provider, on_error=on_error)  # type: ignore[arg-type]
-            stream.final()
+            items.extend(stream)
         except Exception as exc:
             if stream is None:
                 return Outcome("crash", type(exc).__name__, _where(exc), str(exc)[:300])
-            return _stream_outcome(stream, exc, on_error)
-        return _stream_outcome(stream, None, on_error)
+            return _stream_outcome(stream, exc, on_error, _yielded(items))
+        return _stream_outcome(stream, None, on_error, _yielded(items))
 
 
 def run_async(chunks: list[bytes], provider: str, on_error: str) -> Outcome:
@@ -396,12 +433,14 @@ def run_async(chunks: list[bytes], provider: str, on_error: str) -> Outcome:
 
     async def main() -> Outcome:
         stream: Any = streamkit.stream(source(), provider, on_error=on_error)  # type: ignore[arg-type]
+        items: list[Any] = []
         try:
             async with stream:
-                await stream.final()
+                async for item in stream:
+                    items.append(item)
         except Exception as exc:
-            return _stream_outcome(stream, exc, on_error)
-        return _stream_outcome(stream, None, on_error)
+            return _stream_outcome(stream, exc, on_error, _yielded(items))
+        return _stream_outcome(stream, None, on_error, _yielded(items))
 
     with id_factory(counting_ids()):
         try:
@@ -451,6 +490,10 @@ def check(case: Case) -> Outcome:
     outcome = run(case)
     if outcome.kind in ("crash", "violation"):
         return outcome
+    if outcome.shown != outcome.response:
+        return Outcome("violation", "EventsDisagreeWithPartial", case.mode,
+                       f"{outcome.kind} {outcome.name}: the events given to the caller do not "
+                       f"add up to the response", outcome.response)
     reference = run_replay([case.body], case.provider)  # the same bytes in one chunk
     if reference.kind in ("crash", "violation"):
         return reference

@@ -44,9 +44,10 @@ def run_file(name: str | Path, **options: Any) -> Run:
 
 def replay_fresh(chunks: bytes | list[bytes], provider: str = "openai-chat",
                  **options: Any) -> tuple[list[Event], ChatResponse]:
-    """:func:`streamkit.replay` with ids counted afresh, like :func:`run`."""
+    """:func:`streamkit.replay` with ids counted afresh, like :func:`run` (a stream
+    that ends in the provider's error gives its partial: ``on_error="return"``)."""
     with id_factory(counting_ids()):
-        return replay(chunks, provider, **options)
+        return replay(chunks, provider, on_error="return", **options)
 
 
 def chunk(delta: dict[str, Any] | None = None, *, finish: str | None = None, index: int = 0,

@@ -34,7 +34,7 @@ RECORDINGS = recordings()
 
 
 def replayed(path: Path) -> ChatResponse:
-    return streamkit.replay(body(path))[1]
+    return streamkit.replay(body(path), on_error="return")[1]
 
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=fixture_id)

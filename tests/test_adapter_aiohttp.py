@@ -33,7 +33,7 @@ def test_every_recording_streams_through_aiohttp_as_replay_reads_it() -> None:
             for number, path in enumerate(paths):
                 raw, _ = load_recording(path)
                 with fresh_ids():
-                    expected = streamkit.replay(raw)[1]
+                    expected = streamkit.replay(raw, on_error="return")[1]
                 with fresh_ids():
                     async with session.post(f"/{number}", json={}) as response:
                         got = await stream(response, on_error="return").final()

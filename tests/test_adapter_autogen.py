@@ -116,7 +116,7 @@ def replayed(path: Path, provider: str = "anthropic") -> ChatResponse:
     """The response a recorded answer stands for (a stream, or a whole JSON body)."""
     if path.suffix == ".json":
         return parse_response(provider, path.read_bytes())
-    return streamkit.replay(body(path))[1]
+    return streamkit.replay(body(path), on_error="return")[1]
 
 
 def requests_of(server: ReplayServer) -> list[dict[str, Any]]:

@@ -32,7 +32,7 @@ _FIELDS = ("content", "tool_calls", "invalid_tool_calls", "usage_metadata",
 
 
 def replayed(path: Path) -> tuple[list[Any], ChatResponse]:
-    return streamkit.replay(body(path))
+    return streamkit.replay(body(path), on_error="return")
 
 
 def summed(chunks: list[AIMessageChunk]) -> AIMessageChunk:

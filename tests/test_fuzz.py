@@ -30,7 +30,7 @@ from conftest import fixture_id, recordings
 from fuzzing import Case, Outcome, check, load_bodies, make_case, right_provider, run_replay
 
 import streamkit
-from streamkit import IncompleteStreamError, ProtocolError, ToolCallBlock, replay
+from streamkit import IncompleteStreamError, ProtocolError, ProviderError, ToolCallBlock, replay
 from streamkit.partial_json import is_truncated
 from streamkit.testing import load_recording
 
@@ -183,7 +183,7 @@ GROWTH_PROBES: dict[str, tuple[Callable[[int], Callable[[], Any]], int]] = {
         lambda n: _replaying(_ollama_lines(n, bad_at=1), 4096, ProtocolError), 2_000),
     "a JSON document over many lines": (
         lambda n: _replaying(json.dumps({"error": {"message": "m", "list": list(range(n))}},
-                                        indent=1).encode(), 97), 5_000),
+                                        indent=1).encode(), 97, ProviderError), 5_000),
     "blank space before the first payload, 1-byte chunks": (
         lambda n: _replaying(b"\n" * n + _chat_deltas(1), 1), 5_000),
     "a cut-off last event at a clean end": (

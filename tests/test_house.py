@@ -114,7 +114,7 @@ def test_an_unknown_name_is_refused_the_same_way_everywhere() -> None:
 @pytest.mark.parametrize("fixture", recordings(), ids=fixture_id)
 def test_reapplying_a_streams_events_with_random_ids_gives_its_response(fixture: Path) -> None:
     with id_factory(None):
-        events, final = replay(body(fixture))
+        events, final = replay(body(fixture), on_error="return")
         again = Accumulator()
         again.apply_all(events)
     assert comparable(again.response) == comparable(final)
@@ -124,8 +124,8 @@ def test_reapplying_a_streams_events_with_random_ids_gives_its_response(fixture:
 def test_two_parses_of_the_same_bytes_are_equal_with_random_ids(fixture: Path) -> None:
     raw = body(fixture)
     with id_factory(None):
-        whole = replay(raw)[1]
-        bytewise = replay([raw[i:i + 1] for i in range(len(raw))])[1]
+        whole = replay(raw, on_error="return")[1]
+        bytewise = replay([raw[i:i + 1] for i in range(len(raw))], on_error="return")[1]
     assert whole == bytewise
     assert whole.id == bytewise.id
     assert [b.id for b in whole.content] == [b.id for b in bytewise.content]

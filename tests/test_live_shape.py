@@ -81,9 +81,9 @@ def test_per_token_reads_skip_the_chunk_machinery(monkeypatch: pytest.MonkeyPatc
     long_way: list[int] = []
     original = Pipeline._feed_sse_events
 
-    def counted(self: Pipeline, sse_events: list[tuple[str, bytes]]) -> list[Event]:
+    def counted(self: Pipeline, sse_events: list[tuple[str, bytes]], out: list[Event]) -> None:
         long_way.append(len(sse_events))
-        return original(self, sse_events)
+        original(self, sse_events, out)
 
     monkeypatch.setattr(Pipeline, "_feed_sse_events", counted)
     pipeline = Pipeline("anthropic")

@@ -828,3 +828,94 @@ def test_a_function_passed_to_build_request_resolves_its_local_model() -> None:
     wire = build_request("ollama", [UserMessage("send it")], model="m", tools=[send])
     parameters = wire["tools"][0]["function"]["parameters"]
     assert parameters["properties"]["parcel"]["properties"] == {"weight": {"type": "number"}}
+
+
+# ---------------------------------------------------------------- hostile arguments and results
+
+
+def _echo_anything(data: Any = None) -> Any:
+    """Give the argument back as it came."""
+    return data
+
+
+def _echo_text(text: str) -> str:
+    """Give the text back."""
+    return text
+
+
+def _both_ways(made: Tool, arguments: str | dict[str, Any]) -> list[FunctionExecutionResult]:
+    return [asyncio.run(_run(made, arguments)), made.run_json_sync(arguments, call_id="call_1")]
+
+
+def _deep(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("depth", [129, 1000, 100_000])
+def test_deep_arguments_are_an_error_result(depth: int) -> None:
+    """They raised RecursionError (json.loads, copy.deepcopy, the validator)."""
+    made = tool(_echo_anything, name="echo")
+    for arguments in ('{"data": ' + "[" * depth + "]" * depth + "}", {"data": _deep(depth)}):
+        for result in _both_ways(made, arguments):
+            assert result.is_error and result.call_id == "call_1"
+            assert "128" in result.text and "could not be read" not in result.text
+
+
+def test_arguments_at_the_depth_limit_run() -> None:
+    made = tool(_echo_anything, name="echo")
+    for result in _both_ways(made, {"data": _deep(126)}):
+        assert not result.is_error and result.text.startswith("[[[")
+
+
+def test_an_integer_past_pythons_digit_limit_is_an_error_result_naming_the_offset() -> None:
+    """json.loads raised ValueError (no JSONDecodeError: no position)."""
+    made = tool(_echo_anything, name="echo")
+    for result in _both_ways(made, '{"data": ' + "9" * 5000 + "}"):
+        assert result.is_error and "not valid JSON (at offset 9" in result.text
+
+
+@pytest.mark.parametrize("arguments", ['{"text": "a\\ud800b"}', {"text": "a\ud800b"}])
+def test_a_lone_surrogate_echoed_back_is_sent_as_u_fffd(arguments: str | dict[str, Any]) -> None:
+    """A result must go on the wire as UTF-8: the text result held the surrogate,
+    the JSON result raised PydanticSerializationError."""
+    for made in (tool(_echo_text, name="echo_text"), tool(_echo_anything, name="echo")):
+        args = arguments if made.name == "echo_text" else (
+            {"data": arguments} if isinstance(arguments, dict) else
+            '{"data": ' + arguments + "}")
+        for result in _both_ways(made, args):
+            assert not result.is_error, result.text
+            result.text.encode("utf-8")
+            assert "a\ufffdb" in result.text
+
+
+def test_a_result_no_json_can_say_is_an_error_result() -> None:
+    def circular() -> list[Any]:
+        """Return a list that holds itself."""
+        loop: list[Any] = []
+        loop.append(loop)
+        return loop
+
+    for result in _both_ways(tool(circular), {}):
+        assert result.is_error and "cannot be sent as JSON" in result.text
+
+
+def test_an_exception_whose_message_fails_or_holds_a_surrogate_is_an_error_result() -> None:
+    class Unprintable(Exception):
+        def __str__(self) -> str:
+            raise RuntimeError("no")
+
+    def unprintable() -> str:
+        """Fail badly."""
+        raise Unprintable
+
+    def surrogate(text: str) -> str:
+        """Fail naming the text."""
+        raise ValueError(text)
+
+    for result in _both_ways(tool(unprintable), {}):
+        assert result.is_error and result.text == "tool 'unprintable' raised Unprintable"
+    for result in _both_ways(tool(surrogate), {"text": "x\ud800"}):
+        assert result.is_error and result.text == "tool 'surrogate' raised ValueError: x\ufffd"

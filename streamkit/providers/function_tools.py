@@ -6,15 +6,22 @@ or set by hand (:func:`~streamkit.extras.extras_for`). Each wire wraps it its ow
 way (Chat Completions in ``{"type": "function", "function": ...}``, Responses
 with ``"type": "function"`` first, Anthropic with ``input_schema``); what a
 declaration carries is decided here once, so a new :class:`Tool` field reaches
-every wire.
+every wire. :func:`read_function` is its inverse, for the request readers.
+
+A structured output's named schema (:class:`~streamkit.request.JsonSchemaOutput`)
+is the same kind of declaration on OpenAI's two wires (``name``, ``schema``,
+``strict``, ``description``): :func:`schema_fields` and :func:`read_schema_output`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..extras import extras_for
+from ..request import JsonSchemaOutput
 from ..tools import Tool
+from .lossless import unread
 
 
 def function_fields(tool: Tool, wire: str, schema_field: str = "parameters",
@@ -29,3 +36,53 @@ def function_fields(tool: Tool, wire: str, schema_field: str = "parameters",
         out["strict"] = tool.strict
     out.update(extras_for(tool.metadata, wire))
     return out
+
+
+def read_function(fields: Mapping[str, Any], wire: str, schema_field: str = "parameters",
+                  written: tuple[str, ...] = ()) -> Tool | None:
+    """The :class:`Tool` a declaration read from ``wire`` stands for, its other
+    fields as ``wire``'s extras (``written``: fields the wire's writer puts
+    itself, such as Responses' ``type``); ``None`` without a string name and a
+    schema object. A description that is not a non-empty string and a
+    ``strict`` that is not a bool stay among the extras, where writing puts them
+    back; the reader still checks that writing the tool gives the declaration."""
+    name, schema = fields.get("name"), fields.get(schema_field)
+    if not isinstance(name, str) or not isinstance(schema, dict):
+        return None
+    description, strict = fields.get("description"), fields.get("strict")
+    described = description if isinstance(description, str) else ""
+    strict_read = isinstance(strict, bool)
+    read = (*written, "name", schema_field, *(["description"] if described else []),
+            *(["strict"] if strict_read else []))
+    return Tool(name=name, description=described, parameters=schema,
+                strict=strict if strict_read else None, metadata=unread(fields, *read, wire=wire))
+
+
+def schema_fields(output: JsonSchemaOutput, wire: str,
+                  prefix: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``output`` as ``wire`` declares a named schema: ``name``, ``schema``,
+    ``strict`` and ``description`` when set, and the output's extras of ``wire``."""
+    out: dict[str, Any] = {**(prefix or {}), "name": output.name, "schema": output.schema}
+    if output.strict is not None:
+        out["strict"] = output.strict
+    if output.description is not None:
+        out["description"] = output.description
+    out.update(extras_for(output.metadata, wire))
+    return out
+
+
+def read_schema_output(fields: Mapping[str, Any], wire: str,
+                       written: tuple[str, ...] = ()) -> JsonSchemaOutput | None:
+    """The inverse of :func:`schema_fields` (``None`` without a string name and
+    a schema object); a ``strict`` or ``description`` of another type stays
+    among the extras."""
+    name, schema = fields.get("name"), fields.get("schema")
+    if not isinstance(name, str) or not isinstance(schema, dict):
+        return None
+    strict, description = fields.get("strict"), fields.get("description")
+    strict = strict if isinstance(strict, bool) else None
+    description = description if isinstance(description, str) else None
+    read = (*written, "name", "schema", *(["strict"] if strict is not None else []),
+            *(["description"] if description is not None else []))
+    return JsonSchemaOutput(name=name, schema=schema, strict=strict, description=description,
+                            metadata=unread(fields, *read, wire=wire))

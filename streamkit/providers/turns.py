@@ -3,17 +3,49 @@
 A conversation may carry assistant turns another API wrote (a fallback, a
 hand-over between models). Each wire format keeps what it can verify of its
 own turns (signatures, encrypted reasoning, item ids) and only the portable
-part of another's: text, tool calls and, under ``foreign_thinking="text"``,
-visible thinking as ``<think>`` text. The pieces of that policy that do not
-depend on a wire's field names live here, so that the five builders cannot
-drift apart on them.
+part of another's. What that part is, block kind by block kind, is decided
+here once (:data:`FOREIGN_BLOCKS`), so that the five builders cannot drift
+apart on it; a wire supplies only how it writes a text and a plain tool call
+(:class:`ForeignWriters`):
+
+- text: the text alone (the other API's citations and extras mean nothing to
+  the target; an empty text block is left out, as Anthropic refuses one);
+- visible thinking: under ``foreign_thinking="text"`` text in ``<think>``
+  tags (the form the recorded Cerebras GLM exchange replays), nothing under
+  ``"drop"``; signatures, encrypted and redacted reasoning are dropped: the
+  target cannot verify them and would refuse the request;
+- tool calls: the call plainly (id, name, arguments); a call the other
+  provider ran itself (:attr:`~streamkit.blocks.ToolCallBlock.server_side`) is
+  dropped, since no tool result could answer it on another API;
+- media (an OpenAI audio answer): what the wire can hold of it in an assistant
+  turn (Ollama: images), else its transcript, else nothing;
+- provider items (:class:`~streamkit.blocks.RawBlock`) and server tools'
+  results: dropped, no other API can read them.
+
+A block of a wire's own turn that another wire's reader made (its metadata is
+that wire's :class:`~streamkit.extras.Extras`) is written as another API's
+(:func:`turn_parts`).
 """
 
 from __future__ import annotations
 
-from typing import Any, cast
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, cast
 
+from ..blocks import (
+    Block,
+    DataBlock,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from ..extras import origin_of
 from ..request import ForeignThinking
+
+Part = TypeVar("Part")
 
 #: The ``foreign_thinking`` words (see :mod:`streamkit.request`).
 FOREIGN_THINKING_POLICIES: tuple[ForeignThinking, ...] = ("text", "drop")
@@ -61,3 +93,91 @@ def _registered_wire(provider: str) -> tuple[str, str | None] | None:
         return wire_of(provider)
     except ValueError:
         return None
+
+
+@dataclass(frozen=True)
+class ForeignWriters(Generic[Part]):
+    """How one wire writes the portable pieces of another API's turn."""
+
+    text: Callable[[str], Part]
+    """A text of the turn (its text, a medium's transcript) as a wire part."""
+    call: Callable[[ToolCallBlock], Part]
+    """A client tool call as a plain wire call: no signature, no metadata."""
+    thinking: Callable[[str], Part] | None = None
+    """Visible thinking (the text itself); ``None``: :meth:`text` of it in
+    ``<think>`` tags (:func:`thinking_as_text`)."""
+    media: Callable[[DataBlock], Part | None] | None = None
+    """A medium the wire's assistant turns can hold (``None``: none can)."""
+
+
+#: How a wire writes a block of its own turn (``None``: as another API's block).
+OwnWriter = Callable[[Any], list[Part] | None]
+
+_Policy = Callable[[Any, ForeignThinking, ForeignWriters[Any]], list[Any]]
+
+
+def _text(block: TextBlock, policy: ForeignThinking, writers: ForeignWriters[Part]) -> list[Part]:
+    return [writers.text(block.text)] if block.text else []
+
+
+def _thinking(block: ThinkingBlock, policy: ForeignThinking,
+              writers: ForeignWriters[Part]) -> list[Part]:
+    if policy == "drop" or not block.thinking:
+        return []
+    if writers.thinking is not None:
+        return [writers.thinking(block.thinking)]
+    return [writers.text(thinking_as_text(block.thinking))]
+
+
+def _call(block: ToolCallBlock, policy: ForeignThinking,
+          writers: ForeignWriters[Part]) -> list[Part]:
+    return [] if block.server_side else [writers.call(block)]
+
+
+def _media(block: DataBlock, policy: ForeignThinking,
+           writers: ForeignWriters[Part]) -> list[Part]:
+    held = writers.media(block) if writers.media is not None else None
+    if held is not None:
+        return [held]
+    return [writers.text(block.transcript)] if block.transcript else []
+
+
+def _dropped(block: Block, policy: ForeignThinking, writers: ForeignWriters[Part]) -> list[Part]:
+    return []
+
+
+#: What each block kind of another API's turn becomes (see the module docstring).
+FOREIGN_BLOCKS: Mapping[type[Block], _Policy] = {
+    TextBlock: _text,
+    ThinkingBlock: _thinking,
+    ToolCallBlock: _call,
+    DataBlock: _media,
+    RawBlock: _dropped,
+    ToolResultBlock: _dropped,
+}
+
+
+def foreign_parts(block: Block, policy: ForeignThinking,
+                  writers: ForeignWriters[Part]) -> list[Part]:
+    """What a wire writes for ``block`` of another API's turn."""
+    return FOREIGN_BLOCKS[type(block)](block, policy, writers)
+
+
+def is_own_block(block: Block, wire: str) -> bool:
+    """Whether ``block`` may be written as ``wire``'s own: made by its reader,
+    by hand or by a stream (no origin); never another wire's reader's."""
+    return origin_of(block.metadata) in (None, wire)
+
+
+def turn_parts(blocks: Iterable[Block], *, own: bool, wire: str, policy: ForeignThinking,
+               own_writers: Mapping[type[Block], OwnWriter[Part]],
+               writers: ForeignWriters[Part]) -> list[Part]:
+    """An assistant turn's blocks as ``wire``'s parts: in a turn of the wire
+    (``own``), each block of its own by its kind's own writer; every other
+    block, and one its writer declines (``None``: a thinking block without
+    the signature the wire would verify), by :data:`FOREIGN_BLOCKS`."""
+    out: list[Part] = []
+    for block in blocks:
+        written = own_writers[type(block)](block) if own and is_own_block(block, wire) else None
+        out += foreign_parts(block, policy, writers) if written is None else written
+    return out

@@ -51,8 +51,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import msgspec
-
 from ...blocks import (
     SERVER_CALL,
     Block,
@@ -63,19 +61,18 @@ from ...blocks import (
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
+    arguments_text,
 )
 from ...errors import UnsupportedFeatureError
-from ...extras import Extras, origin_of
+from ...extras import Extras
 from ...ids import StreamIds
 from ...request import ForeignThinking
 from ..coerce import as_str
 from ..lossless import exactly, unmodelled
-from ..turns import thinking_as_text
+from ..turns import ForeignWriters, OwnWriter, turn_parts
 from .citations import read_citations
 from .content import Wire, own_extras, text_part, tool_id, user_part
 from .wire import NAME, TOOL_CALL_TYPES
-
-_ENCODE = msgspec.json.encode
 
 # Bookkeeping a server tool's blocks carry in metadata: whether a call runs on
 # the provider's side, and the wire block type to write back.
@@ -103,7 +100,7 @@ def start_input(block: dict[str, Any]) -> str | None:
     (server and MCP tools may send it there instead of as deltas; a complete
     message has it there); ``None`` when it is empty or absent."""
     tool_input = block.get("input")
-    return _ENCODE(tool_input).decode() if tool_input else None
+    return arguments_text(tool_input) if tool_input else None
 
 
 def _text_block(kind: str, block: dict[str, Any], ids: StreamIds) -> TextBlock:
@@ -227,52 +224,31 @@ def _arguments(block: ToolCallBlock) -> dict[str, Any]:
     return arguments
 
 
-def _own_tool_call(block: ToolCallBlock, policy: ForeignThinking) -> list[Wire]:
+def _tool_use(block: ToolCallBlock) -> Wire:
+    """A plain ``tool_use`` (another API's call is written so)."""
+    return {"type": "tool_use", "id": tool_id(block.id), "name": block.name,
+            "input": _arguments(block)}
+
+
+def _own_tool_call(block: ToolCallBlock) -> list[Wire]:
     """``tool_use``, or the server call it was (``server_tool_use``, ``mcp_tool_use``)."""
     metadata = own_extras(block)
     metadata.pop(SERVER_CALL, None)
-    kind = metadata.pop(BLOCK_TYPE, "tool_use")
-    return [{"type": kind, "id": tool_id(block.id), "name": block.name,
-             "input": _arguments(block), **metadata}]
+    return [{**_tool_use(block), "type": metadata.pop(BLOCK_TYPE, "tool_use"), **metadata}]
 
 
-def _foreign_tool_call(block: ToolCallBlock, policy: ForeignThinking) -> list[Wire]:
-    """Another API's call as a plain ``tool_use``; its server-side calls are
-    dropped (no ``tool_result`` could answer them here)."""
-    if block.server_side:
-        return []
-    return [{"type": "tool_use", "id": tool_id(block.id), "name": block.name,
-             "input": _arguments(block)}]
-
-
-def _thinking_as_text(block: ThinkingBlock, policy: ForeignThinking) -> list[Wire]:
-    """Reasoning Anthropic cannot verify: visible text in ``<think>`` tags, or nothing."""
-    if policy == "drop" or not block.thinking:
-        return []
-    return [{"type": "text", "text": thinking_as_text(block.thinking)}]
-
-
-def _own_thinking(block: ThinkingBlock, policy: ForeignThinking) -> list[Wire]:
-    """``redacted_thinking`` (its opaque ``data``) or signed ``thinking``, verbatim."""
+def _own_thinking(block: ThinkingBlock) -> list[Wire] | None:
+    """``redacted_thinking`` (its opaque ``data``) or signed ``thinking``, verbatim;
+    ``None`` (written as another API's) without a signature Anthropic could verify."""
     if block.redacted and block.encrypted is not None:
         return [{"type": "redacted_thinking", "data": block.encrypted, **own_extras(block)}]
     if block.signature is None:
-        return _thinking_as_text(block, policy)
+        return None
     return [{"type": "thinking", "thinking": block.thinking, "signature": block.signature,
              **own_extras(block)}]
 
 
-def _own_text(block: TextBlock, policy: ForeignThinking) -> list[Wire]:
-    return [text_part(block)]
-
-
-def _foreign_text(block: TextBlock, policy: ForeignThinking) -> list[Wire]:
-    """The text alone: the other API's citations and extras mean nothing here,
-    and an empty text block is refused."""
-    return [{"type": "text", "text": block.text}] if block.text else []
-
-
-def _own_tool_result(block: ToolResultBlock, policy: ForeignThinking) -> list[Wire]:
+def _own_tool_result(block: ToolResultBlock) -> list[Wire]:
     """A server tool's result read as a :class:`ToolResultBlock` (an MCP result)."""
     metadata = own_extras(block)
     kind = metadata.pop(BLOCK_TYPE, None)
@@ -287,38 +263,16 @@ def _own_tool_result(block: ToolResultBlock, policy: ForeignThinking) -> list[Wi
              "is_error": block.is_error, **metadata}]
 
 
-def _dropped(block: Block, policy: ForeignThinking) -> list[Wire]:
-    return []
-
-
-def _raw(block: RawBlock, policy: ForeignThinking) -> list[Wire]:
-    return [block.data]
-
-
-def _spoken(block: DataBlock, policy: ForeignThinking) -> list[Wire]:
-    """Media an assistant turn cannot hold here: its transcript, if any."""
-    return [{"type": "text", "text": block.transcript}] if block.transcript else []
-
-
-AssistantWriter = Callable[[Any, ForeignThinking], list[Wire]]
-
-_OWN_BLOCKS: dict[type[Block], AssistantWriter] = {
-    TextBlock: _own_text,
+_OWN_BLOCKS: dict[type[Block], OwnWriter[Wire]] = {
+    TextBlock: lambda block: [text_part(block)],
     ThinkingBlock: _own_thinking,
     ToolCallBlock: _own_tool_call,
     ToolResultBlock: _own_tool_result,
-    DataBlock: _spoken,
-    RawBlock: _raw,
+    DataBlock: lambda block: None,  # no media in an assistant turn: as another API's
+    RawBlock: lambda block: [block.data],
 }
 
-_FOREIGN_BLOCKS: dict[type[Block], AssistantWriter] = {
-    TextBlock: _foreign_text,
-    ThinkingBlock: _thinking_as_text,
-    ToolCallBlock: _foreign_tool_call,
-    ToolResultBlock: _dropped,
-    DataBlock: _spoken,
-    RawBlock: _dropped,
-}
+_FOREIGN = ForeignWriters[Wire](text=lambda text: {"type": "text", "text": text}, call=_tool_use)
 
 
 def assistant_blocks(blocks: list[ContentBlock], *, own: bool,
@@ -326,18 +280,14 @@ def assistant_blocks(blocks: list[ContentBlock], *, own: bool,
     """An assistant turn's content blocks for the wire (see the module
     docstring for what a turn of another wire format keeps). In a turn of
     this wire, a block another wire's reader made is written as a foreign one."""
-    out: list[Wire] = []
-    for block in blocks:
-        origin = origin_of(block.metadata)
-        writers = _OWN_BLOCKS if own and (origin is None or origin == NAME) else _FOREIGN_BLOCKS
-        out += writers[type(block)](block, foreign_thinking)
-    return out
+    return turn_parts(blocks, own=own, wire=NAME, policy=foreign_thinking,
+                      own_writers=_OWN_BLOCKS, writers=_FOREIGN)
 
 
 def _own_block(block: Block) -> Wire:
     """The one wire block an own assistant block is (for
     :func:`~streamkit.providers.lossless.exactly`)."""
-    written = _OWN_BLOCKS[type(block)](block, "drop")
-    if len(written) != 1:
+    written = _OWN_BLOCKS[type(block)](block)
+    if written is None or len(written) != 1:
         raise ValueError("not exactly one wire block")
     return written[0]

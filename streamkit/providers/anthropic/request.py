@@ -87,7 +87,8 @@ from ...messages import (
 from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
-from ..function_tools import function_fields
+from ..coerce import as_str
+from ..function_tools import function_fields, read_function
 from ..lossless import unread
 from ..options import (
     finished_body,
@@ -431,7 +432,7 @@ class _Reader:
         return message if _leading_system([message])[0] == system else None
 
     def message(self, wire: Any, number: int) -> list[Message]:
-        if not isinstance(wire, dict) or wire.get("role") not in _ROLES:
+        if not isinstance(wire, dict) or as_str(wire.get("role")) not in _ROLES:
             raise InvalidBodyError(f"not an Anthropic message: {str(wire)[:200]}", wire=NAME,
                                    where=f"messages[{number}]")
         role: str = wire["role"]
@@ -523,19 +524,9 @@ def _read_tool(entry: Any, number: int) -> Tool | dict[str, Any]:
         raise InvalidBodyError(f"not an Anthropic tool: {str(entry)[:200]}", wire=NAME,
                                where=f"tools[{number}]")
     kept = Extras(NAME, entry)
-    if entry.get("type", "custom") != "custom":
-        return kept
-    name, schema = entry.get("name"), entry.get("input_schema")
-    if not isinstance(name, str) or not isinstance(schema, dict):
-        return kept
-    description = entry.get("description")
-    description = description if isinstance(description, str) and description else None
-    strict = entry.get("strict") if isinstance(entry.get("strict"), bool) else None
-    read = ["name", "input_schema"] + (["description"] if description else []) + (
-        ["strict"] if strict is not None else [])
-    tool = Tool(name=name, description=description or "", parameters=schema, strict=strict,
-                metadata=unread(entry, *read, wire=NAME))
-    return tool if _tool(tool) == entry else kept
+    tool = read_function(entry, NAME, "input_schema") if entry.get(
+        "type", "custom") == "custom" else None
+    return tool if tool is not None and _tool(tool) == entry else kept
 
 
 def _read_tool_choice(choice: Wire) -> tuple[str | None, bool | None]:

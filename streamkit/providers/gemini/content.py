@@ -106,8 +106,6 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
-import msgspec
-
 from ...blocks import (
     PCM_RATE_ASSUMED,
     Base64Source,
@@ -120,15 +118,16 @@ from ...blocks import (
     ToolCallBlock,
     ToolResultBlock,
     URLSource,
+    arguments_text,
 )
 from ...errors import InvalidBodyError, UnsupportedFeatureError
-from ...extras import Extras, extras_for, origin_of
+from ...extras import Extras, extras_for
 from ...ids import StreamIds
 from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_str
 from ..lossless import exactly, unread
-from ..turns import thinking_as_text
+from ..turns import ForeignWriters, OwnWriter, is_own_block, turn_parts
 from .spelling import SNAKE_CASE, Spelling, camel
 from .wire import NAME, decode_base64
 
@@ -174,7 +173,6 @@ FOREIGN_CALL_SIGNATURE = "skip_thought_signature_validator"
 # blocks whose reader did not mark them (see made_up_id).
 _MADE_UP_ID = re.compile(r"call_[0-9a-f]{24}")
 _SIGNATURE_FIELDS = frozenset({"thought", "thoughtSignature", "thought_signature"})
-_ENCODE = msgspec.json.encode
 
 
 # ---------------------------------------------------------------- metadata
@@ -332,13 +330,7 @@ def user_parts(blocks: Iterable[UserContent]) -> list[Wire]:
     document block, kept whole by its reader) are no Gemini part: left out,
     as another wire's provider items in an assistant turn are."""
     return [user_part(block) for block in blocks
-            if not (isinstance(block, RawBlock) and not _is_own(block))]
-
-
-def _is_own(block: Block) -> bool:
-    """Whether ``block`` is Gemini's or nobody's (made by hand, or by a stream:
-    the turn's provider says whose)."""
-    return origin_of(block.metadata) in (None, NAME)
+            if not (isinstance(block, RawBlock) and not is_own_block(block, NAME))]
 
 
 def result_part(result: FunctionExecutionResult, *, name: str, write_id: bool) -> Wire:
@@ -371,76 +363,19 @@ def _response(result: FunctionExecutionResult, whole_object: bool) -> Wire:
 # ---------------------------------------------------------------- assistant turns
 
 
-PartWriter = Callable[[Any, ForeignThinking], list[Wire]]
-
-
-def _own_text(block: TextBlock, policy: ForeignThinking) -> list[Wire]:
-    return [text_part(block)]
-
-
-def _own_thinking(block: ThinkingBlock, policy: ForeignThinking) -> list[Wire]:
-    return [thought_part(block)]
-
-
-def _own_call(block: ToolCallBlock, policy: ForeignThinking) -> list[Wire]:
-    return [call_part(block, write_id=not made_up_id(block))]
-
-
-def _own_data(block: DataBlock, policy: ForeignThinking) -> list[Wire]:
-    return [data_part(block)]
-
-
-def _own_raw(block: RawBlock, policy: ForeignThinking) -> list[Wire]:
-    return [raw_part(block)]
-
-
-def _dropped(block: Block, policy: ForeignThinking) -> list[Wire]:
-    """What no Gemini model turn can hold (a tool result: Gemini's are user parts)."""
-    return []
-
-
-def _foreign_text(block: TextBlock, policy: ForeignThinking) -> list[Wire]:
-    """The text alone (the other API's citations and extras mean nothing here)."""
-    return [{"text": block.text}] if block.text else []
-
-
-def _thinking_as_text(block: ThinkingBlock, policy: ForeignThinking) -> list[Wire]:
-    """Reasoning Gemini cannot verify: visible text in ``<think>`` tags, or nothing."""
-    if policy == "drop" or not block.thinking:
-        return []
-    return [{"text": thinking_as_text(block.thinking)}]
-
-
-def _foreign_call(block: ToolCallBlock, policy: ForeignThinking) -> list[Wire]:
-    """Another API's call as a plain ``functionCall``; its server-side calls are
-    dropped (no function response can answer them here)."""
-    if block.server_side:
-        return []
+def _foreign_call(block: ToolCallBlock) -> Wire:
+    """Another API's call as a plain ``functionCall`` (its id unless made up)."""
     call: Wire = {} if made_up_id(block) else {"id": block.id}
-    return [{"functionCall": {**call, "name": block.name, "args": arguments(block)}}]
+    return {"functionCall": {**call, "name": block.name, "args": arguments(block)}}
 
 
-def _spoken(block: DataBlock, policy: ForeignThinking) -> list[Wire]:
-    """Media of another API's turn (an OpenAI audio answer): its transcript, if any."""
-    return [{"text": block.transcript}] if block.transcript else []
-
-
-_OWN_PARTS: dict[type[Block], PartWriter] = {
-    TextBlock: _own_text,
-    ThinkingBlock: _own_thinking,
-    ToolCallBlock: _own_call,
-    DataBlock: _own_data,
-    RawBlock: _own_raw,
-    ToolResultBlock: _dropped,
-}
-
-_FOREIGN_PARTS: dict[type[Block], PartWriter] = {
-    TextBlock: _foreign_text,
-    ThinkingBlock: _thinking_as_text,
-    ToolCallBlock: _foreign_call,
-    DataBlock: _spoken,
-    RawBlock: _dropped,
-    ToolResultBlock: _dropped,
+_OWN_PARTS: dict[type[Block], OwnWriter[Wire]] = {
+    TextBlock: lambda block: [text_part(block)],
+    ThinkingBlock: lambda block: [thought_part(block)],
+    ToolCallBlock: lambda block: [call_part(block, write_id=not made_up_id(block))],
+    DataBlock: lambda block: [data_part(block)],
+    RawBlock: lambda block: [raw_part(block)],
+    ToolResultBlock: lambda block: None,  # Gemini's are user parts: as another API's (dropped)
 }
 
 
@@ -450,27 +385,25 @@ def model_parts(blocks: list[ContentBlock], *, own: bool,
     API's turn keeps text, tool calls and (as text) thinking; so does a block
     another wire's reader made in a turn of this wire. When the turn's first
     function call is another API's, it carries :data:`FOREIGN_CALL_SIGNATURE`."""
-    parts: list[Wire] = []
-    foreign_call: Wire | None = None
-    first_call = True
-    for block in blocks:
-        foreign = not (own and _is_own(block))
-        written = (_FOREIGN_PARTS if foreign else _OWN_PARTS)[type(block)](
-            block, foreign_thinking)
-        for part in written:
-            if first_call and "functionCall" in part:
-                first_call = False
-                foreign_call = part if foreign else None
-        parts += written
-    if foreign_call is not None:
-        foreign_call["thoughtSignature"] = FOREIGN_CALL_SIGNATURE
+    foreign_calls: list[Wire] = []
+
+    def foreign_call(block: ToolCallBlock) -> Wire:
+        foreign_calls.append(_foreign_call(block))
+        return foreign_calls[-1]
+
+    parts = turn_parts(blocks, own=own, wire=NAME, policy=foreign_thinking,
+                       own_writers=_OWN_PARTS,
+                       writers=ForeignWriters(text=lambda text: {"text": text}, call=foreign_call))
+    first_call = next((part for part in parts if "functionCall" in part), None)
+    if first_call is not None and any(first_call is call for call in foreign_calls):
+        first_call["thoughtSignature"] = FOREIGN_CALL_SIGNATURE
     return parts
 
 
 def _model_part(block: Block) -> Wire:
     """The one part an own assistant block is (for the exactness check)."""
-    written = _OWN_PARTS[type(block)](block, "drop")
-    if len(written) != 1:
+    written = _OWN_PARTS[type(block)](block)
+    if written is None or len(written) != 1:
         raise ValueError("not exactly one part")
     return written[0]
 
@@ -545,7 +478,7 @@ def _read_call(part: Wire, key: str, spelling: Spelling, ids: StreamIds) -> Bloc
         metadata[GENERATED_ID] = True
     metadata.update(_records(spelling, [] if "args" in call else ["args"]))
     return ToolCallBlock(call_id or ids.make("call"), as_str(call.get("name")) or "",
-                         _ENCODE(args if args is not None else {}).decode(), metadata=metadata)
+                         arguments_text(args if args is not None else {}), metadata=metadata)
 
 
 def _read_data(part: Wire, key: str, spelling: Spelling, ids: StreamIds) -> Block:

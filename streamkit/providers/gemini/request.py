@@ -107,7 +107,7 @@ from ...messages import (
     UserMessage,
     as_assistant,
 )
-from ...request import UNIFORM_OPTIONS, ForeignThinking, JsonSchemaOutput, Request
+from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..coerce import path
@@ -186,7 +186,6 @@ _MODE_WORDS = {mode: word for word, mode in _MODES.items()}
 
 _JSON = "application/json"
 _MESSAGE_RECORDS = frozenset({SAME_TURN, ABSENT})
-_UNIFORM = frozenset(UNIFORM_OPTIONS)
 
 
 # ---------------------------------------------------------------- building
@@ -607,6 +606,8 @@ def _read_tools(rest: dict[str, Any], request: Request) -> None:
     for entry in entries:
         tools = _read_entry(entry)
         if tools is None:
+            if not isinstance(entry, dict):
+                return  # not a tool entry: kept as it is, with the rest
             read.append(entry)
             continue
         if read and isinstance(read[-1], Tool):  # written into the entry before otherwise

@@ -34,15 +34,17 @@ thinking as ``thinking``, text as ``content``, tool calls with their ``id``
 and ``index``, images. A call id the stream parser made up (Ollama before
 0.12 sent none) is sent too: servers that do not know ids ignore it.
 
-Cross-provider policy. An assistant turn from another wire format: its
-signatures, encrypted / redacted reasoning, provider items (``RawBlock``),
-tool-result blocks, non-image data (audio) and block metadata are dropped
-(Ollama has no field for any of them); visible thinking becomes text, ``<think>
-... </think>`` before the text it preceded (as the recorded Cerebras client
-does), or is dropped with ``foreign_thinking="drop"``; text and tool calls (id,
-name, arguments) go through, but for calls the other provider ran itself
+Cross-provider policy (:mod:`streamkit.providers.turns` decides it for every
+wire; Ollama supplies its writers). An assistant turn from another wire
+format: its signatures, encrypted / redacted reasoning, provider items
+(``RawBlock``), tool-result blocks and block metadata are dropped (Ollama has
+no field for any of them); visible thinking becomes text, ``<think> ...
+</think>`` before the text it preceded (as the recorded Cerebras client does),
+or is dropped with ``foreign_thinking="drop"``; text and tool calls (id, name,
+arguments) go through, but for calls the other provider ran itself
 (``metadata["server"]``: a web search, an MCP call), which no Ollama tool
-result could answer. A turn without a ``provider`` (built by hand) is
+result could answer; images go as images, other media (an OpenAI audio
+answer) as its transcript. A turn without a ``provider`` (built by hand) is
 treated as Ollama's own. A ``RawBlock`` in a user message or a tool result is
 another wire's item: Ollama has no place for it and it is left out.
 
@@ -74,15 +76,15 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import unquote_to_bytes
 
-import msgspec
-
 from ...blocks import (
     Base64Source,
+    ContentBlock,
     DataBlock,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
     URLSource,
+    arguments_text,
 )
 from ...errors import InvalidBodyError, UnsupportedFeatureError
 from ...extras import Extras, extras_for
@@ -97,9 +99,11 @@ from ...messages import (
     UserMessage,
     as_assistant,
 )
+from ...request import ForeignThinking
 from ...response import ChatResponse
+from ..coerce import as_str
 from ..lossless import unread
-from ..turns import is_own_turn, thinking_as_text
+from ..turns import ForeignWriters, foreign_parts, is_own_turn, thinking_as_text
 from .wire import NAME
 
 __all__ = ["ABSENT", "BASE64", "GENERATED_ID", "RECORDS", "build_messages",
@@ -119,7 +123,6 @@ RECORDS = frozenset({ABSENT, GENERATED_ID, BASE64})
 #: Tool call metadata keys that belong inside ``function`` (``ToolCallFunction.Index``).
 _FUNCTION_FIELDS = frozenset({"index"})
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
-_ENCODE = msgspec.json.encode
 # What separates tagged thinking from the text it preceded in one content string.
 _AFTER_THINKING = "\n\n"
 
@@ -171,7 +174,7 @@ def call_metadata(call: Mapping[str, Any], function: Mapping[str, Any]) -> dict[
 # ================================================================ build
 
 def build_messages(messages: Sequence[Message], *,
-                   foreign_thinking: str = "text") -> list[dict[str, Any]]:
+                   foreign_thinking: ForeignThinking = "text") -> list[dict[str, Any]]:
     """The ``messages`` array: one wire message per message, one per tool result."""
     out: list[dict[str, Any]] = []
     calls = _Calls()
@@ -228,39 +231,40 @@ def _user(message: UserMessage) -> dict[str, Any]:
     return _with_extras(wire, message.metadata)
 
 
-def _assistant(message: AssistantMessage, foreign_thinking: str,
+def _assistant(message: AssistantMessage, foreign_thinking: ForeignThinking,
                calls: _Calls) -> dict[str, Any]:
-    native = is_own_turn(message.provider, NAME)
-    text: list[str] = []
-    thinking: list[str] = []
-    tool_calls: list[dict[str, Any]] = []
-    images: list[str] = []
-    for block in message.blocks:
-        if isinstance(block, TextBlock):
-            text.append(block.text)
-        elif isinstance(block, ThinkingBlock):
-            if not block.thinking:
-                continue  # redacted / encrypted only: nothing Ollama can read
-            if native:
-                thinking.append(block.thinking)
-            elif foreign_thinking == "text":
-                text.append(thinking_as_text(block.thinking) + _AFTER_THINKING)
-        elif isinstance(block, ToolCallBlock):
-            if not block.server_side:
-                tool_calls.append(_tool_call(block, native, calls))
-        elif isinstance(block, DataBlock):
-            image = _image_or_none(block)
-            if image is not None:
-                images.append(image)
-        # RawBlock, ToolResultBlock: provider items Ollama cannot take
-    wire: dict[str, Any] = {"role": "assistant", "content": "".join(text)}
-    if thinking:
-        wire["thinking"] = "".join(thinking)
-    if tool_calls:
-        wire["tool_calls"] = tool_calls
-    if images:
-        wire["images"] = images
+    """An assistant message; each block a ``(field, value)`` piece of it."""
+    if is_own_turn(message.provider, NAME):
+        pieces = [piece for block in message.blocks for piece in _own_pieces(block, calls)]
+    else:
+        writers = ForeignWriters(
+            text=lambda text: ("content", text),
+            call=lambda block: ("tool_calls", _tool_call(block, False, calls)),
+            thinking=lambda text: ("content", thinking_as_text(text) + _AFTER_THINKING),
+            media=_image)
+        pieces = [piece for block in message.blocks
+                  for piece in foreign_parts(block, foreign_thinking, writers)]
+    fields: dict[str, list[Any]] = {"content": [], "thinking": [], "tool_calls": [], "images": []}
+    for field, value in pieces:
+        fields[field].append(value)
+    wire: dict[str, Any] = {"role": "assistant", "content": "".join(fields["content"])}
+    if fields["thinking"]:
+        wire["thinking"] = "".join(fields["thinking"])
+    wire.update((key, fields[key]) for key in ("tool_calls", "images") if fields[key])
     return _with_extras(wire, message.metadata)
+
+
+def _own_pieces(block: ContentBlock, calls: _Calls) -> list[tuple[str, Any]]:
+    """Ollama's own block: text, thinking, a call, an image; RawBlocks and
+    tool-result blocks are provider items Ollama cannot take."""
+    if isinstance(block, TextBlock):
+        return [("content", block.text)]
+    if isinstance(block, ThinkingBlock):  # redacted / encrypted only: nothing Ollama can read
+        return [("thinking", block.thinking)] if block.thinking else []
+    if isinstance(block, ToolCallBlock):
+        return [] if block.server_side else [("tool_calls", _tool_call(block, True, calls))]
+    image = _image(block) if isinstance(block, DataBlock) else None
+    return [image] if image is not None else []
 
 
 def _tool_call(block: ToolCallBlock, native: bool, calls: _Calls) -> dict[str, Any]:
@@ -333,10 +337,10 @@ def image_text(block: DataBlock) -> str:
     return source.data
 
 
-def _image_or_none(block: DataBlock) -> str | None:
+def _image(block: DataBlock) -> tuple[str, str] | None:
     """An assistant turn's image, or ``None`` for what Ollama cannot take back."""
     try:
-        return image_text(block)
+        return "images", image_text(block)
     except UnsupportedFeatureError:
         return None
 
@@ -394,7 +398,7 @@ def parse_messages(items: list[Any], ids: StreamIds) -> list[Message]:
 def _extras(item: dict[str, Any], *handled: str) -> Extras:
     """The wire message's fields the model has no place for: the metadata (a
     role Ollama does not know is one: it replaces ``user`` when built)."""
-    role = ("role",) if item.get("role") in _ROLES else ()
+    role = ("role",) if as_str(item.get("role")) in _ROLES else ()
     metadata = unread(item, "content", *handled, *role, wire=NAME)
     if "role" not in item:
         _absent(metadata, "role")
@@ -497,7 +501,7 @@ def _parse_tool_call(call: Any, ids: StreamIds) -> ToolCallBlock | None:
     if call_id is None:
         call_id = ids.make("call")
         metadata[GENERATED_ID] = True
-    return ToolCallBlock(call_id, name, _ENCODE(arguments).decode(), metadata=metadata)
+    return ToolCallBlock(call_id, name, arguments_text(arguments), metadata=metadata)
 
 
 def _parse_tool_result(item: dict[str, Any], unanswered: list[ToolCallBlock],

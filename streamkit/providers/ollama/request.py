@@ -44,12 +44,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
-
 from ...errors import InvalidBodyError, UnsupportedFeatureError
 from ...extras import Extras
 from ...ids import StreamIds
-from ...request import UNIFORM_OPTIONS, JsonSchemaOutput, Request
+from ...request import JsonSchemaOutput, Request
 from ..options import own_options, set_field, write_renamed
 from ..turns import foreign_thinking_policy
 from .content import build_messages, parse_messages
@@ -79,8 +77,6 @@ _THINK: dict[str, bool | str] = {"none": False, "minimal": "low", "low": "low",
 _THINK_LEVELS = frozenset({"low", "medium", "high", "max"})
 #: Uniform options with no Ollama switch (see the module docstring).
 _NO_SUCH_SWITCH = frozenset({"include_usage", "include_thoughts", "parallel_tool_calls"})
-_UNIFORM = frozenset(UNIFORM_OPTIONS)
-_ENCODE = msgspec.json.Encoder(enc_hook=repr)
 
 
 # ================================================================ build

@@ -28,12 +28,11 @@ from typing import Any
 from ...errors import UnsupportedFeatureError
 from ...extras import Extras, origin_of
 from ...tools import Tool, inline_refs
+from ..function_tools import read_function
 from .wire import NAME
 
 __all__ = ["build_tools", "ollama_schema", "parse_tool"]
 
-_TOOL_KEYS = frozenset({"type", "function"})
-_FUNCTION_KEYS = frozenset({"name", "description", "parameters"})
 
 
 def build_tools(tools: list[Tool | dict[str, Any]] | None,
@@ -83,20 +82,12 @@ def _tool(item: Tool | dict[str, Any]) -> dict[str, Any]:
 def parse_tool(item: dict[str, Any]) -> Tool | dict[str, Any]:
     """A documented function entry as a :class:`~streamkit.tools.Tool`; any
     other entry stays the dict it is (sent back as it is)."""
-    if item.get("type") != "function" or set(item) != _TOOL_KEYS:
-        return Extras(NAME, item)
-    function = item["function"]
-    if (not isinstance(function, dict) or not set(function) <= _FUNCTION_KEYS
-            or not isinstance(function.get("name"), str)
-            or not isinstance(function.get("parameters"), dict)):
-        return Extras(NAME, item)
-    description = function.get("description")
-    if "description" in function and not (isinstance(description, str) and description):
-        return Extras(NAME, item)  # an empty or odd description would not come back as it was
-    if ollama_schema(function["parameters"]) != function["parameters"]:
-        return Extras(NAME, item)  # the encoder would rewrite this schema: keep the body's own
-    return Tool(name=function["name"], description=description or "",
-                parameters=function["parameters"], metadata=Extras(NAME))
+    function = item.get("function")
+    tool = read_function(function, NAME) if item.get("type") == "function" and isinstance(
+        function, dict) else None
+    # an odd field or description, or a schema the encoder would rewrite, would
+    # not come back as it was: the body's own entry is kept
+    return tool if tool is not None and _tool(tool) == item else Extras(NAME, item)
 
 
 def ollama_schema(schema: dict[str, Any]) -> dict[str, Any]:

@@ -2,10 +2,10 @@
 :class:`~streamkit.messages.AssistantMessage`) as one ``{"role": "assistant"}``
 message, and such a message read back.
 
-Each block kind has one function (:func:`_text`, :func:`_thinking`,
-:func:`_tool_call`, :func:`_data`, :func:`_raw`) that turns it into
-:class:`_Item` s; :func:`assistant_message` puts the items where the wire wants
-them:
+Each block of the target's own turn becomes :class:`_Item` s
+(:func:`_own_items`), each block of another's turn too, by the shared policy
+(:func:`_foreign_writers`); :func:`assistant_message` puts the items where the
+wire wants them:
 
 ==============================  ==============================================
 block                           wire
@@ -41,10 +41,13 @@ Who wrote the turn decides what goes back (:func:`~.history.source_of`):
   ``reasoning_details``, the audio id and raw parts are dropped (the target
   cannot verify another vendor's signature and would refuse it); a refusal is
   text;
-- another wire format: text and calls; visible thinking as ``<think>...</think>``
-  text before the text it preceded, or dropped with ``foreign_thinking="drop"``;
-  signatures, encrypted / redacted reasoning and provider items (RawBlocks,
-  tool results) are dropped; spoken audio goes as its transcript.
+- another wire format: text and calls (not the calls the other provider ran
+  itself, which no tool message could answer); visible thinking as
+  ``<think>...</think>`` text before the text it preceded, or dropped with
+  ``foreign_thinking="drop"``; signatures, encrypted / redacted reasoning and
+  provider items (RawBlocks, tool results) are dropped; spoken audio goes as
+  its transcript. What each block kind of another's turn becomes is
+  :mod:`streamkit.providers.turns`' table, for every wire.
 
 A call's arguments go as the JSON text the model wrote; text that is not JSON
 (a call cut off at the length limit) goes as the JSON of what was parsed of it,
@@ -77,14 +80,13 @@ from ...blocks import (
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
-    ToolResultBlock,
 )
 from ...extras import extras_for
 from ...ids import StreamIds
 from ...messages import AssistantMessage
 from ...partial_json import PartialJSONError
 from ..lossless import unread
-from ..turns import thinking_as_text
+from ..turns import ForeignWriters, foreign_parts, thinking_as_text
 from .content import (
     RAW_KIND,
     STREAMKIT_KEYS,
@@ -147,8 +149,13 @@ def assistant_message(message: AssistantMessage, context: BuildContext) -> Wire:
     """The ``{"role": "assistant"}`` message of one turn (see the module docstring)."""
     source = source_of(message.provider, context.dialect)
     context.details_written = 0
-    items = [item for block in message.blocks for item in _items(block, source, context)]
     native = source is Source.NATIVE
+    if native:
+        items = [item for block in message.blocks for item in _own_items(block, context)]
+    else:
+        writers = _foreign_writers(source, context)
+        items = [item for block in message.blocks
+                 for item in foreign_parts(block, context.foreign_thinking, writers)]
     as_parts = any(item.kind in ("chunk", "raw") for item in items) or (
         native and bool(message.metadata.get(CONTENT_PARTS)))
     wire: Wire = {"role": "assistant", "content": _content(items, as_parts, native)}
@@ -176,46 +183,46 @@ def assistant_message(message: AssistantMessage, context: BuildContext) -> Wire:
     return wire
 
 
-def _items(block: ContentBlock, source: Source, context: BuildContext) -> list[_Item]:
+def _own_items(block: ContentBlock, context: BuildContext) -> list[_Item]:
+    """A block of the target's own turn, everything of it."""
     if isinstance(block, TextBlock):
-        return _text(block, source)
-    if isinstance(block, ThinkingBlock):
-        return _thinking(block, source, context)
-    if isinstance(block, ToolCallBlock):
-        return [_tool_call(block, source is Source.NATIVE, context)]
-    if isinstance(block, DataBlock):
-        return _data(block, source is Source.NATIVE)
-    if isinstance(block, RawBlock):
-        return _raw(block, source is Source.NATIVE)
-    assert isinstance(block, ToolResultBlock)
-    return []  # another wire format's item: a Chat assistant message has no place for it
-
-
-def _text(block: TextBlock, source: Source) -> list[_Item]:
-    """Text (as its text part); a refusal is the ``refusal`` field for the
-    vendor that refused, text the model said for any other."""
-    if source is Source.NATIVE:
         if block.refusal:
             return [_Item("refusal", block.text)]
         part = text_part(block)
         return [_Item("text", part)] if block.text or len(part) > 2 else []
-    # another vendor's extras mean nothing here
-    return [_Item("text", {"type": "text", "text": block.text})] if block.text else []
-
-
-def _thinking(block: ThinkingBlock, source: Source, context: BuildContext) -> list[_Item]:
-    """Reasoning, where the target wants it (see the module docstring)."""
-    echo = context.rules.reasoning_echo
-    if source is Source.NATIVE:
-        form = extras_for(block.metadata, WIRE_NAME).get(REASONING_FORM, echo)
+    if isinstance(block, ThinkingBlock):
+        form = extras_for(block.metadata, WIRE_NAME).get(REASONING_FORM,
+                                                         context.rules.reasoning_echo)
         if form == "reasoning_details":
             return [_Item("detail", _details(block, context))]
         return _plain(block.thinking, form, block.metadata)
-    if not block.thinking or context.foreign_thinking == "drop":
-        return []
-    if source is Source.SIBLING and echo in PLAIN_ECHOES:
-        return _plain(block.thinking, echo, {})
-    return [_Item("tagged", block.thinking)]
+    if isinstance(block, ToolCallBlock):
+        return [_tool_call(block, True, context)]
+    if isinstance(block, DataBlock):
+        return _data(block)
+    if isinstance(block, RawBlock) and block.kind.startswith(RAW_KIND):
+        return [_Item("raw", block.data)]  # a content part read from this wire, sent back whole
+    return []  # another wire format's item: a Chat assistant message has no place for it
+
+
+def _foreign_writers(source: Source, context: BuildContext) -> ForeignWriters[_Item]:
+    """How another vendor's or wire format's turn is written: text (a refusal
+    too) and calls without their metadata; visible reasoning in the target's
+    plain field when another vendor of this wire wrote it and the target has
+    one, else as ``<think>`` text."""
+    echo = context.rules.reasoning_echo
+    plain = source is Source.SIBLING and echo in PLAIN_ECHOES
+    return ForeignWriters(
+        text=_text_item, call=lambda block: _tool_call(block, False, context),
+        thinking=(lambda text: _plain(text, echo, {})[0]) if plain else _tagged_item)
+
+
+def _text_item(text: str) -> _Item:
+    return _Item("text", {"type": "text", "text": text})
+
+
+def _tagged_item(thinking: str) -> _Item:
+    return _Item("tagged", thinking)
 
 
 def _plain(text: str, form: Any, metadata: Mapping[str, Any]) -> list[_Item]:
@@ -223,7 +230,7 @@ def _plain(text: str, form: Any, metadata: Mapping[str, Any]) -> list[_Item]:
     if not text or form is None:
         return []
     if form == "think_tags":
-        return [_Item("tagged", text)]
+        return [_tagged_item(text)]
     if form == "thinking_chunks":
         return [_Item("chunk", (text, own_extras(metadata, skip=RESERVED)))]
     return [_Item("field", (str(form), text))]
@@ -297,22 +304,15 @@ def _arguments(block: ToolCallBlock) -> str:
     return text
 
 
-def _data(block: DataBlock, native: bool) -> list[_Item]:
+def _data(block: DataBlock) -> list[_Item]:
     """OpenAI's spoken answer by its id (the audio itself is not sent back);
-    for another vendor, what it said."""
+    without one, what it said."""
     audio_id = extras_for(block.metadata, WIRE_NAME).get("audio_id")
-    if native and isinstance(audio_id, str):
+    if isinstance(audio_id, str):
         return [_Item("audio", {"id": audio_id})]
     if block.transcript:
-        return [_Item("text", {"type": "text", "text": block.transcript})]
+        return [_text_item(block.transcript)]
     return []  # an image or file answer: an assistant message has no place for it
-
-
-def _raw(block: RawBlock, native: bool) -> list[_Item]:
-    """A content part read from this wire (sent back whole); another wire's item is dropped."""
-    if native and block.kind.startswith(RAW_KIND):
-        return [_Item("raw", block.data)]
-    return []
 
 
 def _content(items: list[_Item], as_parts: bool, native: bool) -> str | list[Wire] | None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from ...ids import StreamIds
+from ...request import ForeignThinking
 from .. import wire_of
 from .dialects import Dialect, HistoryRules
 from .wire import WIRE_NAME
@@ -65,7 +66,7 @@ class BuildContext:
     ``function_call`` ids) and, when reading, the ids made up for the body."""
 
     dialect: Dialect
-    foreign_thinking: str = "text"
+    foreign_thinking: ForeignThinking = "text"
     legacy_calls: dict[str, str] = field(default_factory=dict)
     """Ids of calls sent as the legacy ``function_call``, and their names."""
     details_written: int = 0

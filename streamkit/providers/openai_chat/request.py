@@ -89,7 +89,7 @@ from typing import Any, Final
 
 from ...blocks import DataBlock, TextBlock, ToolCallBlock
 from ...errors import InvalidBodyError, UnsupportedFeatureError
-from ...extras import extras_for, origin_of
+from ...extras import origin_of
 from ...ids import StreamIds
 from ...messages import (
     AssistantMessage,
@@ -105,7 +105,7 @@ from ...registry import PROVIDERS
 from ...request import JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
-from ..function_tools import function_fields
+from ..function_tools import function_fields, read_function, read_schema_output, schema_fields
 from ..lossless import unread
 from ..options import own_options
 from ..turns import foreign_thinking_policy
@@ -241,13 +241,7 @@ def _response_format(json_output: bool | JsonSchemaOutput | None) -> dict[str, A
         return {"type": "json_object"}
     if not isinstance(json_output, JsonSchemaOutput):
         return None
-    schema: dict[str, Any] = {"name": json_output.name, "schema": json_output.schema}
-    if json_output.strict is not None:
-        schema["strict"] = json_output.strict
-    if json_output.description is not None:
-        schema["description"] = json_output.description
-    schema.update(extras_for(json_output.metadata, WIRE_NAME))
-    return {"type": "json_schema", "json_schema": schema}
+    return {"type": "json_schema", "json_schema": schema_fields(json_output, WIRE_NAME)}
 
 
 # ---------------------------------------------------------------- messages
@@ -391,21 +385,9 @@ def _read_tool(entry: dict[str, Any]) -> Tool | dict[str, Any]:
     """A function entry as a :class:`~streamkit.tools.Tool` when it writes back
     exactly; any other entry as the dict it is (this wire's extras)."""
     function = entry.get("function")
-    if entry.get("type") != "function" or set(entry) != {"type", "function"} \
-            or not isinstance(function, dict) or not isinstance(function.get("name"), str) \
-            or not isinstance(function.get("parameters"), dict):
-        return own(entry)
-    description = function.get("description")
-    strict = function.get("strict")
-    read = {"name", "parameters"} | ({"description"} if isinstance(description, str)
-                                     and description else set()) | (
-        {"strict"} if isinstance(strict, bool) else set())
-    tool = Tool(name=function["name"],
-                description=description if isinstance(description, str) else "",
-                parameters=function["parameters"],
-                strict=strict if isinstance(strict, bool) else None,
-                metadata=unread(function, *read, wire=WIRE_NAME))
-    return tool if _tool(tool) == entry else own(entry)
+    tool = read_function(function, WIRE_NAME) if entry.get("type") == "function" and isinstance(
+        function, dict) else None
+    return tool if tool is not None and _tool(tool) == entry else own(entry)
 
 
 def _read_tool_choice(rest: dict[str, Any], request: Request) -> None:
@@ -433,18 +415,8 @@ def _read_response_format(rest: dict[str, Any], request: Request) -> None:
         del rest["response_format"]
         return
     schema = given.get("json_schema") if isinstance(given, dict) else None
-    if not isinstance(schema, dict) or not isinstance(schema.get("name"), str) \
-            or not isinstance(schema.get("schema"), dict):
-        return
-    strict, description = schema.get("strict"), schema.get("description")
-    read = {"name", "schema"} | ({"strict"} if isinstance(strict, bool) else set()) | (
-        {"description"} if isinstance(description, str) else set())
-    output = JsonSchemaOutput(
-        name=schema["name"], schema=schema["schema"],
-        strict=strict if isinstance(strict, bool) else None,
-        description=description if isinstance(description, str) else None,
-        metadata=unread(schema, *read, wire=WIRE_NAME))
-    if _response_format(output) == given:
+    output = read_schema_output(schema, WIRE_NAME) if isinstance(schema, dict) else None
+    if output is not None and _response_format(output) == given:
         request.json_output = output
         del rest["response_format"]
 

@@ -113,7 +113,7 @@ from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_list, as_str
 from ..lossless import exactly, unread
-from ..turns import thinking_as_text
+from ..turns import ForeignWriters, foreign_parts
 from .citations import annotations_of
 from .items import CLIENT_CALLS, ItemReader
 from .wire import WIRE_NAME
@@ -419,9 +419,7 @@ class TurnWriter:
 
     def write(self, blocks: list[ContentBlock]) -> list[Wire]:
         """Every block of the turn, then the repairs of the module docstring."""
-        writers = _OWN_WRITERS if self.own else _FOREIGN_WRITERS
-        for block in blocks:
-            writers[type(block)](self, block)
+        self.write_blocks(blocks)
         while self.items and self.items[-1].get("type") == "reasoning":
             self.items.pop()  # nothing follows it: the API refuses it alone
         if self.lost_reasoning:
@@ -429,6 +427,15 @@ class TurnWriter:
                 if item.get("type") in CLIENT_CALLS:
                     item.pop("id", None)
         return self.items
+
+    def write_blocks(self, blocks: list[ContentBlock]) -> None:
+        """Each block by its own writer in a turn of this wire, else (or when
+        that declines) as another API's (:data:`~streamkit.providers.turns.FOREIGN_BLOCKS`)."""
+        writers = ForeignWriters(text=_easy_text, call=self._foreign_call)
+        for block in blocks:
+            if not (self.own and _OWN_WRITERS[type(block)](self, block)):
+                for item in foreign_parts(block, self.foreign_thinking, writers):
+                    self._add(item)
 
     def _add(self, item: Wire, key: tuple[str, str] | None = None) -> None:
         self.items.append(item)
@@ -456,36 +463,38 @@ class TurnWriter:
 
     # ------------------------------------------------------------ own turns
 
-    def own_text(self, block: TextBlock) -> None:
+    def own_text(self, block: TextBlock) -> bool:
         """A message part: the item with its id, or an easy message without one."""
         metadata = own(block.metadata)
         item_id = metadata.pop(ITEM_ID, None)
         if not isinstance(item_id, str):
             self._add(_easy_message(block.text, metadata))
-            return
+            return True
         part = _output_part(block, metadata)
         self._message(item_id, metadata)["content"].append(part)
+        return True
 
-    def own_raw(self, block: RawBlock) -> None:
+    def own_raw(self, block: RawBlock) -> bool:
         """A message part streamkit does not model (it names its message), or a
-        whole item; another wire's item is dropped (see the module docstring)."""
+        whole item; another wire's item is written as another API's: dropped."""
         if origin_of(block.metadata) not in (None, WIRE_NAME):
-            return
+            return False
         metadata = own(block.metadata)  # a part's: its message's id and fields
         item_id = metadata.pop(ITEM_ID, None)
         if isinstance(item_id, str):
             self._message(item_id, metadata)["content"].append(block.data)
         else:
             self._add(block.data)
+        return True
 
-    def own_thinking(self, block: ThinkingBlock) -> None:
-        """A reasoning item's part (or the bare item), with its encrypted content."""
+    def own_thinking(self, block: ThinkingBlock) -> bool:
+        """A reasoning item's part (or the bare item), with its encrypted content;
+        thinking with no item id is written as another API's (see the module docstring)."""
         written = own(block.metadata)
         item_id = written.get(ITEM_ID)
         if not isinstance(item_id, str):
             self.lost_reasoning = True
-            self.foreign_thinking_text(block)
-            return
+            return False
         item = self._continues("reasoning", item_id)
         if item is None:
             metadata = {k: v for k, v in written.items() if k not in _THINKING_KEYS}
@@ -502,8 +511,9 @@ class TurnWriter:
             item.setdefault(list_name, []).append({"type": part_type, "text": block.thinking})
         if block.encrypted is not None:
             item["encrypted_content"] = block.encrypted
+        return True
 
-    def own_call(self, block: ToolCallBlock) -> None:
+    def own_call(self, block: ToolCallBlock) -> bool:
         """``function_call`` (``custom_tool_call`` for a custom tool) with its item id."""
         metadata = own(block.metadata)
         custom = bool(metadata.pop(CUSTOM, False))
@@ -517,43 +527,27 @@ class TurnWriter:
         item.update(metadata)
         self._remember_call(block.id, call_id, custom)
         self._add(item)
+        return True
 
-    def own_data(self, block: DataBlock) -> None:
+    def own_data(self, block: DataBlock) -> bool:
         """An image of an image generation is in its item's ``result`` already;
-        other media (spoken answers) go as their transcript."""
-        if ITEM_ID not in own(block.metadata):
-            self.transcript(block)
+        other media (spoken answers) are written as another API's: their transcript."""
+        return ITEM_ID in own(block.metadata)
 
-    # ------------------------------------------------------------ other turns
-
-    def foreign_text(self, block: TextBlock) -> None:
-        if block.text:
-            self._add(_easy_message(block.text, {}))
-
-    def foreign_thinking_text(self, block: ThinkingBlock) -> None:
-        """Reasoning this server cannot take as an item: text in ``<think>`` tags,
-        or nothing."""
-        if self.foreign_thinking == "text" and block.thinking:
-            self._add(_easy_message(thinking_as_text(block.thinking), {}))
-
-    def foreign_call(self, block: ToolCallBlock) -> None:
-        if block.server_side:
-            return
+    def _foreign_call(self, block: ToolCallBlock) -> Wire:
+        """Another API's call: a ``function_call`` without item id."""
         self._remember_call(block.id, block.id, False)
-        self._add({"type": "function_call", "call_id": block.id, "name": block.name,
-                   "arguments": block.input or "{}"})
-
-    def transcript(self, block: DataBlock) -> None:
-        if block.transcript:
-            self._add(_easy_message(block.transcript, {}))
-
-    def dropped(self, block: Block) -> None:
-        return
+        return {"type": "function_call", "call_id": block.id, "name": block.name,
+                "arguments": block.input or "{}"}
 
     def _remember_call(self, block_id: str, call_id: str, custom: bool) -> None:
         self.calls.call_ids[block_id] = call_id
         if custom:
             self.calls.custom.add(block_id)
+
+
+def _easy_text(text: str) -> Wire:
+    return _easy_message(text, {})
 
 
 def _easy_message(text: str, metadata: dict[str, Any]) -> Wire:
@@ -574,24 +568,13 @@ def _output_part(block: TextBlock, metadata: dict[str, Any]) -> Wire:
     return part
 
 
-_Writer = Callable[[TurnWriter, Any], None]
-
-_OWN_WRITERS: dict[type[Block], _Writer] = {
+_OWN_WRITERS: dict[type[Block], Callable[[TurnWriter, Any], bool]] = {
     TextBlock: TurnWriter.own_text,
     ThinkingBlock: TurnWriter.own_thinking,
     ToolCallBlock: TurnWriter.own_call,
     DataBlock: TurnWriter.own_data,
     RawBlock: TurnWriter.own_raw,
-    ToolResultBlock: TurnWriter.dropped,
-}
-
-_FOREIGN_WRITERS: dict[type[Block], _Writer] = {
-    TextBlock: TurnWriter.foreign_text,
-    ThinkingBlock: TurnWriter.foreign_thinking_text,
-    ToolCallBlock: TurnWriter.foreign_call,
-    DataBlock: TurnWriter.transcript,
-    RawBlock: TurnWriter.dropped,
-    ToolResultBlock: TurnWriter.dropped,
+    ToolResultBlock: lambda writer, block: False,  # no place in a turn: dropped
 }
 
 
@@ -605,8 +588,7 @@ def _own_items(blocks: list[ContentBlock]) -> list[Wire]:
     """What an own turn of just these blocks writes, without the repairs (for
     :func:`read_assistant_item`: a recorded item is kept as it was)."""
     writer = TurnWriter(True, "text", Calls())
-    for block in blocks:
-        _OWN_WRITERS[type(block)](writer, block)
+    writer.write_blocks(blocks)
     return writer.items
 
 

@@ -88,7 +88,7 @@ class OutputItem:
         self.type = item_type
         self.id = item_id
         self.added = added
-        self.parts: list[PartKey] = []
+        self.parts: dict[PartKey, None] = {}  # in order; a dict: membership is O(1)
         self.done = False
 
 

@@ -94,10 +94,10 @@ from ...messages import (
     SystemMessage,
     UserMessage,
 )
-from ...request import UNIFORM_OPTIONS, ForeignThinking, JsonSchemaOutput, Request
+from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
-from ..function_tools import function_fields
+from ..function_tools import function_fields, read_function, read_schema_output, schema_fields
 from ..lossless import unread
 from ..options import (
     finished_body,
@@ -139,7 +139,6 @@ _UNSUPPORTED = {
     "thinking_budget": "the OpenAI Responses API takes reasoning_effort, not a token budget",
     "audio": "the OpenAI Responses API has no audio output (OpenAI Chat Completions has)",
 }
-_UNIFORM = frozenset(UNIFORM_OPTIONS)
 
 # Uniform options that need nothing on this wire.
 _IMPLIED = frozenset({"include_usage"})  # response.completed always carries usage
@@ -209,13 +208,7 @@ def json_format(json_output: bool | JsonSchemaOutput | None) -> Wire | None:
         return {"type": "json_object"}
     if not isinstance(json_output, JsonSchemaOutput):
         return None
-    out: Wire = {"type": "json_schema", "name": json_output.name, "schema": json_output.schema}
-    if json_output.strict is not None:
-        out["strict"] = json_output.strict
-    if json_output.description is not None:
-        out["description"] = json_output.description
-    out.update(own(json_output.metadata))
-    return out
+    return schema_fields(json_output, WIRE_NAME, prefix={"type": "json_schema"})
 
 
 def _write_text(body: dict[str, Any], options: dict[str, Any],
@@ -496,21 +489,9 @@ def _read_tool(entry: Any) -> Tool | dict[str, Any]:
     if not isinstance(entry, dict):
         raise InvalidBodyError(f"not a Responses tool: {str(entry)[:200]}", wire=WIRE_NAME,
                                where="tools")
-    name, parameters = entry.get("name"), entry.get("parameters")
-    if entry.get("type") != "function" or not isinstance(name, str) or not isinstance(
-            parameters, dict):
-        return Extras(WIRE_NAME, entry)
-    description, strict = entry.get("description"), entry.get("strict")
-    metadata = unread(entry, "type", "name", "parameters", "description", "strict",
-                      wire=WIRE_NAME)
-    if "description" in entry and not (isinstance(description, str) and description):
-        metadata["description"] = description  # null or "": written back as it was
-    if "strict" in entry and not isinstance(strict, bool):
-        metadata["strict"] = strict
-    tool = Tool(name=name, description=description if isinstance(description, str) else "",
-                parameters=parameters, strict=strict if isinstance(strict, bool) else None,
-                metadata=metadata)
-    return tool if tool_param(tool) == entry else Extras(WIRE_NAME, entry)
+    tool = read_function(entry, WIRE_NAME, written=("type",)) if entry.get(
+        "type") == "function" else None
+    return tool if tool is not None and tool_param(tool) == entry else Extras(WIRE_NAME, entry)
 
 
 def _read_text(rest: dict[str, Any], request: Request) -> None:
@@ -534,21 +515,9 @@ def _read_format(wire: Wire) -> bool | JsonSchemaOutput | None:
     """A ``text.format`` as structured output, when it writes back exactly."""
     if wire == {"type": "json_object"}:
         return True
-    name, schema = wire.get("name"), wire.get("schema")
-    if wire.get("type") != "json_schema" or not isinstance(name, str) or not isinstance(
-            schema, dict):
-        return None
-    strict, description = wire.get("strict"), wire.get("description")
-    metadata = unread(wire, "type", "name", "schema", "strict", "description", wire=WIRE_NAME)
-    if "strict" in wire and not isinstance(strict, bool):
-        metadata["strict"] = strict
-    if "description" in wire and not isinstance(description, str):
-        metadata["description"] = description
-    output = JsonSchemaOutput(name=name, schema=schema,
-                              strict=strict if isinstance(strict, bool) else None,
-                              description=description if isinstance(description, str) else None,
-                              metadata=metadata)
-    return output if json_format(output) == wire else None
+    output = read_schema_output(wire, WIRE_NAME, written=("type",)) if wire.get(
+        "type") == "json_schema" else None
+    return output if output is not None and json_format(output) == wire else None
 
 
 def _read_reasoning(rest: dict[str, Any], options: dict[str, Any]) -> None:

@@ -348,9 +348,7 @@ class OpenAIResponsesParser:
         if key.kind == AUDIO:
             self._audio_done = set()
         else:
-            parts = self._outputs.item(key.position).parts
-            if key not in parts:
-                parts.append(key)
+            self._outputs.item(key.position).parts[key] = None
         return part
 
     def _is_open(self, part: Part) -> bool:

@@ -1,0 +1,237 @@
+"""parse_request / parse_response on hostile bodies: one promised error, on every wire.
+
+Every malformed body raises ``InvalidBodyError`` (an error body: the
+``ProviderError`` its stream would raise), fixed where each class of defect
+lives: the depth and JSON checks before any reader walks the body, typed
+readers in the wires. The codec keeps a last line for whatever a reader still
+trips over; these tests say a class is fixed at its root by checking that
+the error was not made by that last line (it keeps the reader's exception as
+``__cause__``). ``tests/write_fuzzing.py`` runs the same contract on mutated
+recorded bodies.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import streamkit
+from streamkit import InvalidBodyError, StreamkitError, build_request, parse_request, parse_response
+from streamkit.limits import MAX_JSON_DEPTH
+
+REQUESTS: dict[str, dict[str, Any]] = {
+    "openai": {"model": "m", "messages": [{"role": "user", "content": "TEXT"}]},
+    "openai-responses": {"model": "m", "input": [{"role": "user", "content": "TEXT"}]},
+    "anthropic": {"model": "m", "max_tokens": 5,
+                  "messages": [{"role": "user", "content": "TEXT"}]},
+    "gemini": {"contents": [{"role": "user", "parts": [{"text": "TEXT"}]}]},
+    "ollama": {"model": "m", "messages": [{"role": "user", "content": "TEXT"}]},
+}
+
+RESPONSES: dict[str, dict[str, Any]] = {
+    "openai": {"id": "c", "object": "chat.completion", "model": "m", "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": "TEXT"},
+         "finish_reason": "stop"}]},
+    "openai-responses": {"id": "resp_1", "object": "response", "status": "completed",
+                         "model": "m", "output": [
+                             {"type": "message", "id": "msg_1", "role": "assistant",
+                              "status": "completed", "content": [
+                                  {"type": "output_text", "text": "TEXT", "annotations": []}]}]},
+    "anthropic": {"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+                  "content": [{"type": "text", "text": "TEXT"}], "stop_reason": "end_turn",
+                  "usage": {"input_tokens": 1, "output_tokens": 1}},
+    "gemini": {"candidates": [{"content": {"role": "model", "parts": [{"text": "TEXT"}]},
+                               "finishReason": "STOP"}]},
+    "ollama": {"model": "m", "created_at": "t", "done": True, "done_reason": "stop",
+               "message": {"role": "assistant", "content": "TEXT"}},
+}
+
+WIRES = list(REQUESTS)
+
+
+def _with(body: dict[str, Any], text: Any) -> dict[str, Any]:
+    """``body`` with its text ``TEXT`` replaced by ``text`` (any value)."""
+    marker = "__streamkit_value__"
+    filled: dict[str, Any] = json.loads(json.dumps(body).replace("TEXT", marker))
+
+    def put(node: Any) -> Any:
+        if node == marker:
+            return text
+        if isinstance(node, dict):
+            return {key: put(item) for key, item in node.items()}
+        if isinstance(node, list):
+            return [put(item) for item in node]
+        return node
+
+    return put(filled)  # type: ignore[no-any-return]
+
+
+def _nested(depth: int) -> Any:
+    value: Any = "x"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def refused_at_the_root(call: Callable[[], Any]) -> InvalidBodyError:
+    """The InvalidBodyError ``call`` raises, made where its class of defect lives:
+    not by the codec's last line (which keeps another exception as the cause)."""
+    with pytest.raises(InvalidBodyError) as info:
+        call()
+    cause = info.value.__cause__
+    assert cause is None or isinstance(cause, StreamkitError), repr(cause)
+    return info.value
+
+
+# ---------------------------------------------------------------- lone surrogates
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_a_lone_surrogate_in_a_request_is_kept_and_written_back(wire: str) -> None:
+    body = _with(REQUESTS[wire], "a\ud800b")
+    request = parse_request(wire, body)
+    assert build_request(wire, request) == body
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_a_lone_surrogate_in_a_response_reads_as_the_same_text_does(wire: str) -> None:
+    body = _with(RESPONSES[wire], "a\ud800b")
+    response = parse_response(wire, body)
+    assert response.text == "a?b"  # as a stream reads text holding one
+    assert response.text == parse_response(wire, json.dumps(body, ensure_ascii=False)).text
+
+
+@pytest.mark.parametrize("wire", ["ollama", "anthropic", "gemini"])
+def test_tool_arguments_holding_a_lone_surrogate_are_read_and_written_back(wire: str) -> None:
+    bodies = {
+        "ollama": {"model": "m", "messages": [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"function": {"name": "f", "arguments": {"a": "x\ud800"}}}]}]},
+        "anthropic": {"model": "m", "max_tokens": 5, "messages": [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": [
+                {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": "x\ud800"}}]}]},
+        "gemini": {"contents": [
+            {"role": "user", "parts": [{"text": "q"}]},
+            {"role": "model", "parts": [
+                {"functionCall": {"name": "f", "args": {"a": "x\ud800"}}}]}]},
+    }
+    request = parse_request(wire, bodies[wire])
+    call = request.messages[1].content[0]  # type: ignore[union-attr, index]
+    assert isinstance(call, streamkit.ToolCallBlock) and call.arguments() == {"a": "x\ud800"}
+    assert build_request(wire, request) == bodies[wire]
+
+
+# ---------------------------------------------------------------- wrong types
+
+
+@pytest.mark.parametrize("role", [[], {}, ["user"], 1, None])
+@pytest.mark.parametrize("wire", WIRES)
+def test_a_role_that_is_not_a_string_is_refused_or_read(wire: str, role: Any) -> None:
+    """Refused by the wire's reader (a list raised TypeError: ``in`` a frozenset),
+    or read as a message without a known role; either way the request builds."""
+    body = json.loads(json.dumps(REQUESTS[wire]))
+    messages = body.get("messages") or body.get("contents") or body.get("input")
+    messages[0]["role"] = role
+    try:
+        request = parse_request(wire, body)
+    except InvalidBodyError:
+        refused_at_the_root(lambda: parse_request(wire, body))
+    else:
+        assert isinstance(build_request(wire, request), dict)
+
+
+@pytest.mark.parametrize("entry", [0, None, "googleSearch", []])
+def test_gemini_tool_entries_that_are_not_objects_are_kept_as_they_are(entry: Any) -> None:
+    body = {**REQUESTS["gemini"], "tools": [entry]}
+    assert build_request("gemini", parse_request("gemini", body)) == body
+
+
+# ---------------------------------------------------------------- limits
+
+
+@pytest.mark.parametrize("depth", [MAX_JSON_DEPTH + 1, 990, 5000])
+@pytest.mark.parametrize("wire", WIRES)
+def test_deep_bodies_are_refused_before_a_reader_walks_them(wire: str, depth: int) -> None:
+    for parse, body in ((parse_request, REQUESTS[wire]), (parse_response, RESPONSES[wire])):
+        deep = _with(body, _nested(depth))
+        error = refused_at_the_root(lambda: parse(wire, deep))  # noqa: B023
+        assert "nests" in str(error) and str(MAX_JSON_DEPTH) in str(error)
+        assert error.wire  # the wire format's name
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_the_deepest_allowed_body_is_read(wire: str) -> None:
+    body = {**REQUESTS[wire], "x_vendor_field": _nested(MAX_JSON_DEPTH - 2)}
+    parse_request(wire, body)  # kept or refused by the wire's rules, not by the depth limit
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_an_integer_past_pythons_digit_limit_is_refused(wire: str) -> None:
+    for parse, body in ((parse_request, REQUESTS[wire]), (parse_response, RESPONSES[wire])):
+        huge = {**body, "x_vendor_field": 10**5000}
+        error = refused_at_the_root(lambda: parse(wire, huge))  # noqa: B023
+        assert "must be JSON" in str(error)
+
+
+@pytest.mark.parametrize("wire", WIRES)
+@pytest.mark.parametrize("text", [b"{", b'{"a": 1', b"\xff\xfe", "not json", b"[" * 5000])
+def test_response_text_that_is_not_json_is_an_invalid_body(wire: str, text: bytes | str) -> None:
+    error = refused_at_the_root(lambda: parse_response(wire, text))
+    assert error.wire == streamkit.providers.vendor(wire).wire
+
+
+def test_a_reader_that_trips_still_raises_the_promised_type(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The codec's last line: a reader's own exception reaches the caller as an
+    InvalidBodyError, the reader's exception kept as the cause."""
+    import streamkit.providers as providers
+
+    real = providers.wire_format
+
+    def tripping(name: str) -> Any:
+        def trip(body: Any, dialect: str | None) -> Any:
+            return len(body["model"] or 0)  # TypeError: an int has no len()
+
+        return dataclasses.replace(real(name), parse_request=trip, parse_response=trip)
+
+    monkeypatch.setattr(providers, "wire_format", tripping)
+    for parse in (parse_request, parse_response):
+        with pytest.raises(InvalidBodyError, match="TypeError") as info:
+            parse("openai", {"model": 7})
+        assert isinstance(info.value.__cause__, TypeError)
+
+
+# ---------------------------------------------------------------- linear cost
+
+
+def _cpu_time(run: Callable[[], Any]) -> float:
+    best = float("inf")
+    for _ in range(3):
+        started = time.process_time()
+        run()
+        best = min(best, time.process_time() - started)
+    return best
+
+
+def test_a_responses_body_of_many_parts_reads_in_linear_time() -> None:
+    """Each part was looked up in a list of the item's parts: 16,000 parts took
+    7.7 s. 4x the parts may cost at most 8x the time (linear: 4x)."""
+    def run(parts: int) -> Callable[[], Any]:
+        body = json.loads(json.dumps(RESPONSES["openai-responses"]))
+        message = body["output"][0]
+        message["content"] = [dict(message["content"][0]) for _ in range(parts)]
+        return lambda: parse_response("openai-responses", body)
+
+    small, large = run(1000), run(4000)
+    for _ in range(2):
+        ratio = _cpu_time(large) / max(_cpu_time(small), 1e-4)
+        if ratio <= 8:
+            return
+    raise AssertionError(f"4x the parts cost {ratio:.1f}x the time")
