@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo web web-build test check-tools docs docs-serve lint typecheck fuzz bench bench-foundation bench-partial bench-sse bench-micro bench-translation clean
+.PHONY: demo web web-build test check-tools docs docs-serve lint typecheck fuzz bench bench-foundation bench-partial bench-sse bench-micro bench-translation bench-observability clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -101,6 +101,10 @@ bench-partial: $(BENCH_VENV)/.installed
 
 bench-sse: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/sse_decoders.py
+
+# What telemetry costs per call (an in-memory tracer) and timing per chunk (tracing off).
+bench-observability: $(BENCH_VENV)/.installed
+	$(BENCH_BIN)/python bench/observability.py
 
 bench-micro: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python -m pytest bench/micro -q --benchmark-only -p no:cacheprovider

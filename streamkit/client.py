@@ -55,6 +55,7 @@ shown.
 from __future__ import annotations
 
 import contextlib
+import traceback
 from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Generic, Self, TypeVar
@@ -62,6 +63,7 @@ from typing import Any, Generic, Self, TypeVar
 import anyio
 import httpx
 
+from .api_key import ApiKey
 from .client_core import (
     ERROR_HEADERS,
     RETRYABLE_TRANSPORT_ERRORS,
@@ -76,12 +78,14 @@ from .client_core import (
     Tools,
 )
 from .cost import Cost
+from .limits import DEFAULT_MAX_TOTAL_BYTES
 from .messages import Message
 from .registry import ModelInfo, ProviderEntry
 from .request import JsonOutput, Request, ToolChoice
 from .response import ChatResponse
 from .retry import RetryPolicy, SyncTiming, Timing
 from .stream import OnError, Stream, SyncStream
+from .sync_deadline import deadline, transport
 from .tools import Tool
 from .usage import ChatUsage
 
@@ -111,18 +115,25 @@ class _Shell(Generic[HttpClient, Clock]):
                  model_info: ModelInfo | None = None,
                  on_attempt: Callable[[Attempt], None] | None = None,
                  timing: Clock | None = None, environ: Mapping[str, str] | None = None,
-                 **overrides: Any) -> None:
+                 max_body_bytes: int = DEFAULT_MAX_TOTAL_BYTES, **overrides: Any) -> None:
+        key = None if api_key is None else ApiKey(api_key, "api_key=")
+        del api_key  # from here on no frame of the client holds the plain key
         if timeout is UNSET and http_client is None:
             timeout = Timeouts()
-        self._core = ClientCore(model, api_key, base_url, timeout=timeout,
+        self._core = ClientCore(model, key, base_url, timeout=timeout,
                                 max_retries=max_retries, retry=retry, model_info=model_info,
-                                on_attempt=on_attempt, environ=environ, overrides=overrides)
-        self._http: HttpClient = http_client if http_client is not None else self._http_class()
+                                on_attempt=on_attempt, environ=environ, overrides=overrides,
+                                max_body_bytes=max_body_bytes)
+        self._http: HttpClient = http_client if http_client is not None else self._own_http()
         self._owns_http = http_client is None
         self._timing: Clock = timing if timing is not None else self._timing_class()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._core!r})"
+
+    def _own_http(self) -> HttpClient:
+        """The httpx client made when none is given."""
+        return self._http_class()
 
     @property
     def provider(self) -> ProviderEntry:
@@ -166,28 +177,64 @@ class _Shell(Generic[HttpClient, Clock]):
         return self._core.costs.total
 
 
-class _DeadlineBody:
-    """An httpx response whose body must arrive before a deadline (the total
-    timeout): past it, reading raises ``httpx.ReadTimeout``, which the stream
-    layer turns into an error carrying the partial response."""
+def _forget_locals(error: BaseException) -> None:
+    """Clear the local variables of the finished frames ``error`` and its causes
+    went through: httpx's and httpcore's hold the request's headers (the key) and
+    the bytes read (the key, when a server echoes it), which error trackers that
+    record locals would keep. Where each frame was is still told."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        traceback.clear_frames(current.__traceback__)
+        current = current.__cause__ or current.__context__
 
-    def __init__(self, response: httpx.Response, deadline: float,
-                 monotonic: Callable[[], float]) -> None:
+
+def _left(deadline: float | None, monotonic: Callable[[], float]) -> float | None:
+    """What is left of ``deadline`` (``None``: no deadline)."""
+    return None if deadline is None else max(deadline - monotonic(), 0.0)
+
+
+def _total_passed(request: httpx.Request) -> httpx.TimeoutException:
+    return httpx.TimeoutException("the total timeout passed before the response headers",
+                                  request=request)
+
+
+class _DeadlineBody:
+    """An httpx response as the client reads its body: before a deadline (the
+    total timeout: past it, reading raises ``httpx.ReadTimeout``, which the
+    stream layer turns into an error carrying the partial response), and with
+    the key taken out of every chunk (:class:`~streamkit.api_key.Redactor`). A
+    read's httpx error loses its frames' locals (:func:`_forget_locals`)."""
+
+    def __init__(self, response: httpx.Response, deadline: float | None,
+                 monotonic: Callable[[], float], key: ApiKey | None) -> None:
         self._response = response
         self._deadline = deadline
         self._monotonic = monotonic
+        self._redactor = None if key is None else key.redactor()
         self.status_code = response.status_code
         self.headers = response.headers
         self.stream = response.stream  # says "async" or "sync" to streamkit.stream()
 
     @classmethod
     def around(cls, response: httpx.Response, deadline: float | None,
-               monotonic: Callable[[], float]) -> Any:
-        """``response`` read within ``deadline``; ``response`` itself when there is none."""
-        return response if deadline is None else cls(response, deadline, monotonic)
+               monotonic: Callable[[], float], key: ApiKey | None = None) -> Any:
+        """``response`` read within ``deadline``, ``key`` taken out; ``response``
+        itself when there is neither."""
+        if deadline is None and key is None:
+            return response
+        return cls(response, deadline, monotonic, key)
 
     def _passed(self) -> httpx.ReadTimeout:
         return httpx.ReadTimeout("the total timeout passed", request=self._response.request)
+
+    def _redacted(self, chunk: bytes) -> bytes:
+        return chunk if self._redactor is None else self._redactor.feed(chunk)
+
+    def _held(self) -> bytes:
+        """What the redactor held back, at the end of the body or a break."""
+        return b"" if self._redactor is None else self._redactor.flush()
 
 
 class _AsyncDeadlineBody(_DeadlineBody):
@@ -196,30 +243,50 @@ class _AsyncDeadlineBody(_DeadlineBody):
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
         chunks = self._response.aiter_bytes().__aiter__()
         while True:
-            remaining = self._deadline - self._monotonic()
             try:
-                if remaining <= 0:
-                    raise TimeoutError
-                with anyio.fail_after(remaining):
-                    chunk = await chunks.__anext__()
+                with anyio.fail_after(_left(self._deadline, self._monotonic)):
+                    chunk = self._redacted(await chunks.__anext__())
             except StopAsyncIteration:
-                return
+                break
             except TimeoutError:
                 raise self._passed() from None
-            yield chunk
+            except httpx.HTTPError as error:
+                _forget_locals(error)
+                if held := self._held():
+                    yield held
+                raise
+            if chunk:
+                yield chunk
+        if held := self._held():
+            yield held
 
     async def aclose(self) -> None:
         await self._response.aclose()
 
 
 class _SyncDeadlineBody(_DeadlineBody):
-    """The sync body, the deadline checked between reads."""
+    """The sync body: the client's own transport keeps every read to the
+    deadline (:mod:`streamkit.sync_deadline`); it is checked between reads too
+    (all an http client of the caller's own allows)."""
 
     def iter_bytes(self) -> Iterator[bytes]:
-        for chunk in self._response.iter_bytes():
-            if self._monotonic() >= self._deadline:
+        chunks = self._response.iter_bytes()
+        while True:
+            try:
+                chunk = self._redacted(next(chunks))
+            except StopIteration:
+                break
+            except httpx.HTTPError as error:
+                _forget_locals(error)
+                if held := self._held():
+                    yield held
+                raise
+            if self._deadline is not None and self._monotonic() >= self._deadline:
                 raise self._passed()
-            yield chunk
+            if chunk:
+                yield chunk
+        if held := self._held():
+            yield held
 
     def close(self) -> None:
         self._response.close()
@@ -293,7 +360,7 @@ class Client(_Shell[httpx.AsyncClient, Timing]):
             response = await self._run(self._core.attempts(call, self._timing))
             try:
                 source = _AsyncDeadlineBody.around(response, call.deadline,
-                                                   self._timing.monotonic)
+                                                   self._timing.monotonic, self._core.secret)
                 events = self._core.events(
                     source, on_error=on_error, think_tags=think_tags,
                     request_timing=call.log.request_timing(self._timing.monotonic))
@@ -329,19 +396,27 @@ class Client(_Shell[httpx.AsyncClient, Timing]):
         return None
 
     async def _send(self, step: Send) -> httpx.Response | httpx.HTTPError:
-        """The response (its body not read yet) or the httpx error of one attempt."""
+        """The response (its body not read yet) or the httpx error of one attempt,
+        all of it (connect, write, headers) within what is left of the total timeout."""
         request = self._core.request(self._http, step)
         try:
-            return await self._http.send(request, stream=True)
+            with anyio.fail_after(_left(step.call.deadline, self._timing.monotonic)):
+                response = await self._http.send(request, stream=True, auth=self._core.auth)
+        except TimeoutError:
+            return _total_passed(request)
         except httpx.HTTPError as exc:
+            _forget_locals(exc)
             return exc
         finally:
             self._core.scrub(request)
+        self._core.scrub_response(response)
+        return response
 
     async def _read(self, step: Read) -> httpx.HTTPError | None:
         """Read a body into the step's, then close the response; the httpx error
         that cut the body short, if any."""
-        source = _AsyncDeadlineBody.around(step.response, step.deadline, self._timing.monotonic)
+        source = _AsyncDeadlineBody.around(step.response, step.deadline, self._timing.monotonic,
+                                           self._core.secret)
         try:
             await step.body.aread(source.aiter_bytes())
         except httpx.HTTPError as exc:
@@ -374,6 +449,11 @@ class SyncClient(_Shell[httpx.Client, SyncTiming]):
 
     _http_class = httpx.Client
     _timing_class = SyncTiming
+
+    def _own_http(self) -> httpx.Client:
+        """An httpx client whose transport keeps each socket operation to the
+        total timeout (:mod:`streamkit.sync_deadline`)."""
+        return httpx.Client(transport=transport())
 
     def create(self, messages: Sequence[Message] | Request, *, tools: Tools | None = None,
                tool_choice: ToolChoice | Tool | None = None,
@@ -413,7 +493,7 @@ class SyncClient(_Shell[httpx.Client, SyncTiming]):
             response = self._run(self._core.attempts(call, self._timing))
             try:
                 source = _SyncDeadlineBody.around(response, call.deadline,
-                                                  self._timing.monotonic)
+                                                  self._timing.monotonic, self._core.secret)
                 events = self._core.events(
                     source, on_error=on_error, think_tags=think_tags,
                     request_timing=call.log.request_timing(self._timing.monotonic))
@@ -447,14 +527,22 @@ class SyncClient(_Shell[httpx.Client, SyncTiming]):
     def _send(self, step: Send) -> httpx.Response | httpx.HTTPError:
         request = self._core.request(self._http, step)
         try:
-            return self._http.send(request, stream=True)
+            with deadline(step.call.deadline, self._timing.monotonic):
+                response = self._http.send(request, stream=True, auth=self._core.auth)
         except httpx.HTTPError as exc:
+            _forget_locals(exc)
             return exc
         finally:
             self._core.scrub(request)
+        if _left(step.call.deadline, self._timing.monotonic) == 0:  # a caller's own http client
+            response.close()
+            return _total_passed(request)
+        self._core.scrub_response(response)
+        return response
 
     def _read(self, step: Read) -> httpx.HTTPError | None:
-        source = _SyncDeadlineBody.around(step.response, step.deadline, self._timing.monotonic)
+        source = _SyncDeadlineBody.around(step.response, step.deadline, self._timing.monotonic,
+                                          self._core.secret)
         try:
             step.body.read(source.iter_bytes())
         except httpx.HTTPError as exc:

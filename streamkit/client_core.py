@@ -30,7 +30,6 @@ import contextlib
 import dataclasses
 import logging
 import os
-import re
 import threading
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,13 +39,16 @@ from typing import Any, Generic, TypeVar
 import httpx
 import msgspec
 
+from .api_key import ApiKey
 from .codec import build_request, parse_response
 from .cost import CostTotals
 from .error_body import BoundedBody, provider_error_from_body
 from .errors import (
     IncompleteStreamError,
+    InvalidBodyError,
     LimitExceeded,
     NoResponseError,
+    ProtocolError,
     ProviderError,
     StreamError,
 )
@@ -54,6 +56,7 @@ from .finish import FinishReason
 from .limits import DEFAULT_MAX_TOTAL_BYTES, MAX_ERROR_BODY_BYTES
 from .messages import Message
 from .observability import CallObserver, observe_call
+from .partial_json import PartialJSON, PartialJSONError
 from .providers.wire_format import WireFormat, wire_format
 from .registry import (
     AUTH_HEADERS,
@@ -99,10 +102,6 @@ RETRYABLE_TRANSPORT_ERRORS: tuple[type[httpx.HTTPError], ...] = (
     httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError,
 )
 
-#: What a key may be made of: printable ASCII, no spaces (what an HTTP header
-#: value carries unchanged). Anything else is refused before a request is made.
-_KEY_CHARACTERS = re.compile(r"[\x21-\x7e]+")
-
 _ENCODE = msgspec.json.encode
 
 #: ``timeout=`` not given: the httpx client's own timeouts, or ``Timeouts()``
@@ -110,6 +109,11 @@ _ENCODE = msgspec.json.encode
 UNSET: Any = object()
 
 _NO_HEADERS: Mapping[str, str] = MappingProxyType({})
+
+#: How much of a ``create()`` body that did not arrive whole (cut, over
+#: ``max_body_bytes``, or not the wire's answer) is decoded for its partial answer:
+#: the incremental JSON parser is pure Python, so a cut gigabyte is not read for it.
+PARTIAL_BODY_BYTES = 256 * 1024
 
 Tools = Sequence[Tool | Callable[..., Any] | dict[str, Any]]
 
@@ -171,51 +175,71 @@ class Attempt:
     request_id: str | None
 
 
-class _Secret:
-    """A key that prints as where it came from, never as itself."""
-
-    __slots__ = ("_value", "source")
-
-    def __init__(self, value: str, source: str) -> None:
-        self._value = value
-        self.source = source
-
-    def reveal(self) -> str:
-        return self._value
-
-    def __repr__(self) -> str:
-        return f"<key from {self.source}>"
-
-    __str__ = __repr__
-
-    def __reduce__(self) -> Any:
-        raise TypeError("an API key is not pickled")
+def _key_in(environ: Mapping[str, str], names: Sequence[str]) -> ApiKey | None:
+    """The first of the environment variables ``names`` that is set, as an
+    :class:`ApiKey` (never raises: the environment is in no failing frame)."""
+    found = next((name for name in names if environ.get(name, "").strip()), None)
+    return None if found is None else ApiKey(environ[found], found)
 
 
-def _resolve_key(entry: ProviderEntry, api_key: str | None,
-                 environ: Mapping[str, str]) -> _Secret | None:
-    """The key to send, from ``api_key`` or the entry's environment variables; a
-    missing required key is a :class:`ProviderConfigError` naming them."""
+def _resolve_key(entry: ProviderEntry, api_key: ApiKey | None,
+                 from_environ: ApiKey | None) -> ApiKey | None:
+    """The key to send, ``api_key`` or the one from the entry's environment
+    variables; a missing required key is a :class:`ProviderConfigError` naming
+    them, as is one that cannot be sent (not shown)."""
     if AUTH_HEADERS[entry.auth] is None:
         return None
-    if api_key is not None:
-        value, source = api_key, "api_key="
-    else:
-        found = next((name for name in entry.env_keys if environ.get(name, "").strip()), None)
-        if found is None:
-            if not entry.key_required:
-                return None
-            names = " or ".join(entry.env_keys)
-            hint = f"set {names} (or pass api_key=)" if names else "pass api_key="
-            raise ProviderConfigError(f"no API key for {entry.title}: {hint}",
-                                      missing=entry.env_keys)
-        value, source = environ[found], found
-    value = value.strip()
-    if not _KEY_CHARACTERS.fullmatch(value):
+    key = api_key if api_key is not None else from_environ
+    if key is None:
+        if not entry.key_required:
+            return None
+        names = " or ".join(entry.env_keys)
+        hint = f"set {names} (or pass api_key=)" if names else "pass api_key="
+        raise ProviderConfigError(f"no API key for {entry.title}: {hint}",
+                                  missing=entry.env_keys)
+    if not key.can_be_sent:
         raise ProviderConfigError(
-            f"the API key from {source} is empty or holds characters an HTTP header cannot "
-            f"carry (spaces, line breaks, non-ASCII); it is not shown here")
-    return _Secret(value, source)
+            f"the API key from {key.source} is empty or holds characters an HTTP header "
+            f"cannot carry (spaces, line breaks, non-ASCII); it is not shown here")
+    return key
+
+
+class _KeyAuth(httpx.Auth):
+    """Puts the key in its one header as httpx sends the request, and nowhere
+    before: no frame of the client holds the header's value (a repr shows
+    where the key came from)."""
+
+    def __init__(self, key: ApiKey, header: str, prefix: str) -> None:
+        self.key = key
+        self.header = header
+        self.prefix = prefix
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers[self.header] = self.prefix + self.key.reveal()
+        yield request
+
+    def __repr__(self) -> str:
+        return f"<{self.header} header with the {self.key!r}>"
+
+
+def _lenient_answer(provider: str, data: bytes) -> ChatResponse | None:
+    """The wire's decoding of what a JSON body holds before it was cut or went
+    bad (the incremental parser's view), or ``None`` when that is not enough
+    for the decoder."""
+    parser = PartialJSON()
+    with contextlib.suppress(PartialJSONError):  # what came before a bad character stays
+        parser.feed(data.decode("utf-8", "replace"))
+    value = parser.value
+    if not isinstance(value, dict):
+        return None
+    try:
+        return parse_response(provider, value)
+    except Exception:  # a partial body may lack what the decoder needs: nothing is shown then
+        return None
+
+
+def _environment(environ: Mapping[str, str] | None) -> Mapping[str, str]:
+    return os.environ if environ is None else environ
 
 
 def _with_overrides(entry: ProviderEntry, overrides: dict[str, Any]) -> ProviderEntry:
@@ -348,23 +372,29 @@ class ClientCore:
     request to send, the attempts of a call (a generator of :data:`Step` s),
     the usage totals."""
 
-    def __init__(self, model: str, api_key: str | None, base_url: str | None, *,
+    def __init__(self, model: str, api_key: ApiKey | None, base_url: str | None, *,
                  timeout: float | Timeouts | None, max_retries: int, retry: RetryPolicy | None,
                  model_info: ModelInfo | None, on_attempt: Callable[[Attempt], None] | None,
-                 environ: Mapping[str, str] | None, overrides: dict[str, Any]) -> None:
-        env = os.environ if environ is None else environ
+                 environ: Mapping[str, str] | None, overrides: dict[str, Any],
+                 max_body_bytes: int = DEFAULT_MAX_TOTAL_BYTES) -> None:
         entry, self.model = resolve_model(model, base_url=base_url)
         self.entry = _with_overrides(entry, overrides)
         template = base_url if base_url is not None else self.entry.base_url
         if template is None:
             raise ProviderConfigError(f"{self.entry.title} has no default base URL: pass base_url=")
-        self.base_url = fill_base_url(template, env).rstrip("/")
-        self.secret = _resolve_key(self.entry, api_key, env)
+        # the environment (every secret of the process) is held by no local of a frame that raises
+        self.base_url = fill_base_url(template, _environment(environ)).rstrip("/")
+        self.secret = _resolve_key(self.entry, api_key,
+                                   _key_in(_environment(environ), self.entry.env_keys))
+        style = AUTH_HEADERS[self.entry.auth]
+        self._key_auth = None if style is None or self.secret is None \
+            else _KeyAuth(self.secret, *style)
         self.wire: WireFormat = wire_format(self.entry.wire)
         self.timeouts = None if timeout is UNSET else _timeouts(timeout)
         self.policy = retry if retry is not None else RetryPolicy(max_retries=max_retries)
         self.model_info = self.entry.model_info.merged(model_info)
         self.on_attempt = on_attempt
+        self.max_body_bytes = max_body_bytes
         self.usage = _UsageTotals()
         self.costs = CostTotals()
 
@@ -401,30 +431,38 @@ class ClientCore:
         return Call(self.url(stream=stream), _ENCODE(body), headers,
                     None if total is None else now + total)
 
-    def auth_header(self) -> tuple[str, str] | None:
-        """The one header that carries the key (``None``: no key is sent)."""
-        style = AUTH_HEADERS[self.entry.auth]
-        if style is None or self.secret is None:
-            return None
-        name, prefix = style
-        return name, prefix + self.secret.reveal()
+    @property
+    def auth(self) -> httpx.Auth | Any:
+        """What to send each request with (``http.send(request, auth=core.auth)``):
+        the key's header, put in as the request goes out; the http client's own
+        ``auth`` when no key is sent."""
+        return httpx.USE_CLIENT_DEFAULT if self._key_auth is None else self._key_auth
 
     def request(self, http: httpx.AsyncClient | httpx.Client, step: Send) -> httpx.Request:
-        """The HTTP request of one attempt, the key in its one header
-        (:meth:`scrub` takes it out once the request is sent)."""
-        headers = dict(step.call.headers)
-        auth = self.auth_header()
-        if auth is not None:
-            headers[auth[0]] = auth[1]
+        """The HTTP request of one attempt, without the key (:attr:`auth` adds it
+        as the request is sent, :meth:`scrub` takes it out once it is)."""
         return http.build_request("POST", step.call.url, content=step.call.content,
-                                  headers=headers, timeout=step.timeout)
+                                  headers=step.call.headers, timeout=step.timeout)
+
+    def scrub_response(self, response: httpx.Response) -> None:
+        """Take the key out of a response's headers and reason phrase as soon as
+        they come (a server may echo it), before anything reads or keeps them."""
+        secret = self.secret
+        if secret is None:
+            return
+        echoed = [(name, value) for name, value in response.headers.items()
+                  if secret.appears_in(value)]
+        for name, value in echoed:
+            response.headers[name] = secret.redact(value)
+        reason = response.extensions.get("reason_phrase")
+        if isinstance(reason, bytes) and secret.appears_in(reason):
+            response.extensions["reason_phrase"] = secret.redact(reason.decode()).encode()
 
     def scrub(self, request: httpx.Request) -> None:
         """Remove the key from a request that has been sent: httpx's exceptions and
         ``response.request`` keep the request object."""
-        style = AUTH_HEADERS[self.entry.auth]
-        if style is not None and self.secret is not None and style[0] in request.headers:
-            del request.headers[style[0]]
+        if self._key_auth is not None and self._key_auth.header in request.headers:
+            del request.headers[self._key_auth.header]
 
     def attempt_timeout(self, deadline: float | None, now: float) -> httpx.Timeout | Any:
         """httpx's timeouts for one attempt (the http client's own when none were set)."""
@@ -451,13 +489,14 @@ class ClientCore:
             if isinstance(outcome, httpx.Response):
                 call.log.answered(clock.monotonic())
             if isinstance(outcome, httpx.Response) and outcome.status_code < 400:
-                self.report(number, call, outcome.status_code, None, None, outcome.headers)
+                self.report(number, call, outcome.status_code, None, None,
+                            self.kept_headers(outcome.headers))
                 return outcome
             if isinstance(outcome, httpx.Response):
                 body = BoundedBody(MAX_ERROR_BODY_BYTES)
-                yield Read(outcome, body, call.deadline)  # a body cut short: as far as it came
-                status, headers = outcome.status_code, outcome.headers
-                error: StreamError = self.provider_error(outcome, body)
+                failure = yield Read(outcome, body, call.deadline)  # cut short: as far as it came
+                status, headers = outcome.status_code, self.kept_headers(outcome.headers)
+                error: StreamError = self.provider_error(outcome, body, cut=failure is not None)
                 delay = self.next_delay(number, status, headers, call.deadline, clock)
             else:
                 status, headers = None, _NO_HEADERS
@@ -472,21 +511,19 @@ class ClientCore:
 
     def create(self, call: Call, clock: Clock) -> Generator[Step, Any, ChatResponse]:
         """A non-streamed call: :meth:`attempts`, then the whole body (up to
-        :data:`~streamkit.limits.DEFAULT_MAX_TOTAL_BYTES`) parsed by the wire's
-        decoder; its usage counted as an answer handed back whole."""
+        ``max_body_bytes``, never further) parsed by the wire's decoder; its
+        usage counted as an answer handed back whole. Every error carries what
+        the body decoded to so far (:meth:`partial_answer`)."""
         response = yield from self.attempts(call, clock)
-        body = BoundedBody(DEFAULT_MAX_TOTAL_BYTES)
+        body = BoundedBody(self.max_body_bytes)
         failure = yield Read(response, body, call.deadline)
         if body.over_limit:
-            raise LimitExceeded(f"the response body is larger than {body.limit} bytes",
-                                limit="max_total_bytes", value=body.limit,
-                                observed=body.limit + 1)
+            raise LimitExceeded(f"the response body is larger than max_body_bytes={body.limit}",
+                                limit="max_body_bytes", value=body.limit,
+                                observed=body.limit + 1, partial=self.partial_answer(body.data))
         if failure is not None:
-            error = IncompleteStreamError(f"the response broke after {len(body.data)} bytes: "
-                                          f"{type(failure).__name__}: {failure}")
-            error.partial = self._empty(FinishReason.INTERRUPTED)
-            raise error from failure
-        answer = parse_response(self.entry.name, body.data)
+            raise self.broken_body(failure, body.data) from failure
+        answer = self.whole_answer(response, body.data)
         usage = answer.usage
         output = None if usage is None else token_counts(usage, answer.provider).output
         answer.timing = ResponseTiming.whole_body(call.log.request_timing(clock.monotonic),
@@ -502,6 +539,7 @@ class ClientCore:
         ``request_timing`` (``call.log.request_timing(clock.monotonic)``)."""
         events: Stream | SyncStream = stream(source, self.entry.name, on_error=on_error,
                                              think_tags=think_tags,
+                                             max_total_bytes=self.max_body_bytes,
                                              request_timing=request_timing)
         return events
 
@@ -526,14 +564,69 @@ class ClientCore:
         """The partial response of a call that received nothing."""
         return ChatResponse(provider=self.entry.name, finished_reason=reason)
 
-    def provider_error(self, response: httpx.Response, body: BoundedBody) -> ProviderError:
+    def partial_answer(self, data: bytes) -> ChatResponse:
+        """What a body that did not arrive whole, or is not the wire's answer,
+        decoded to: its first :data:`PARTIAL_BODY_BYTES` read leniently as JSON
+        (what came before a cut or a bad character) by the wire's decoder, marked
+        ``interrupted``; an empty response with the provider when that gives nothing."""
+        answer = _lenient_answer(self.entry.name, data[:PARTIAL_BODY_BYTES])
+        if answer is None:
+            return self._empty(FinishReason.INTERRUPTED)
+        answer.finished_reason = FinishReason.INTERRUPTED
+        return answer
+
+    def broken_body(self, failure: httpx.HTTPError, data: bytes) -> StreamError:
+        """The error of a body that stopped short, with its partial answer. A
+        content encoding that does not decode (a corrupt gzip body) is a
+        :class:`~streamkit.errors.ProtocolError`: the connection did not break,
+        the bytes that came are not what the server said they were; anything
+        else is an :class:`~streamkit.errors.IncompleteStreamError`."""
+        error: StreamError
+        if isinstance(failure, httpx.DecodingError):
+            error = ProtocolError(f"the response body's content encoding does not decode "
+                                  f"after {len(data)} bytes: {failure}")
+        else:
+            error = IncompleteStreamError(f"the response broke after {len(data)} bytes: "
+                                          f"{type(failure).__name__}: {failure}")
+        error.partial = self.partial_answer(data)
+        return error
+
+    def whole_answer(self, response: httpx.Response, data: bytes) -> ChatResponse:
+        """A whole body by the wire's decoder. One that is not the wire's answer
+        is a :class:`~streamkit.errors.ProviderError` when it holds the
+        provider's error (a 200 can), else a :class:`~streamkit.errors.ProtocolError`,
+        each with its partial answer."""
+        try:
+            return parse_response(self.entry.name, data)
+        except StreamError as error:  # not JSON
+            error.partial = self.partial_answer(data)
+            raise
+        except InvalidBodyError as refused:
+            held = provider_error_from_body(response.status_code, data,
+                                            response.headers.get("content-type", ""))
+            if isinstance(held.raw, dict) and "error" in held.raw:
+                held.headers = self.kept_headers(response.headers)
+                held.partial = self._empty(FinishReason.ERROR)
+                raise held from None
+            raise ProtocolError(f"the response body is not a {self.entry.wire} answer: {refused}",
+                                raw=data[:2000], partial=self.partial_answer(data)) from refused
+
+    def kept_headers(self, headers: Mapping[str, str]) -> dict[str, str]:
+        """The response headers an error keeps (:data:`ERROR_HEADERS`), the key
+        taken out of them (a server may echo it, even in a request id)."""
+        secret = self.secret
+        return {name: headers[name] if secret is None else secret.redact(headers[name])
+                for name in ERROR_HEADERS if name in headers}
+
+    def provider_error(self, response: httpx.Response, body: BoundedBody, *,
+                       cut: bool = False) -> ProviderError:
         """The error an error response stands for, with the headers a caller needs
-        and an empty partial response (nothing was received)."""
+        and an empty partial response (nothing was received); ``cut``: the body
+        stopped short (a break, the total timeout), read as far as it came."""
         error = provider_error_from_body(response.status_code, body.data,
                                          response.headers.get("content-type", ""),
-                                         cut=body.over_limit)
-        error.headers = {name: response.headers[name] for name in ERROR_HEADERS
-                         if name in response.headers}
+                                         cut=body.over_limit or cut)
+        error.headers = self.kept_headers(response.headers)
         error.partial = self._empty(FinishReason.ERROR)
         return error
 

@@ -63,8 +63,9 @@ class BoundedBody:
 
     @property
     def data(self) -> bytes:
-        """What was read, at most ``limit`` bytes."""
-        return bytes(self._data[: self.limit])
+        """What was read, at most ``limit`` bytes (one copy: no slice of a slice)."""
+        with memoryview(self._data) as read:
+            return bytes(read[: self.limit])
 
     def read(self, chunks: Iterable[bytes]) -> BoundedBody:
         """Feed ``chunks`` until they end or the limit is passed."""

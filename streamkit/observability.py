@@ -75,6 +75,7 @@ class _Settings:
         self.tracer_provider: Any = None
         self.meter_provider: Any = None
         self.capture_content: bool | None = None
+        self.chunk_metric = True
         self.lock = threading.Lock()
         self.instruments: dict[tuple[int, int], Any] = {}
 
@@ -83,15 +84,19 @@ _SETTINGS = _Settings()
 
 
 def configure(*, tracer_provider: Any = None, meter_provider: Any = None,
-              capture_content: bool | None = None) -> None:
+              capture_content: bool | None = None, chunk_metric: bool = True) -> None:
     """Record calls with these providers rather than the global ones (``None``:
     the global one, if set); ``capture_content=True`` records message content
-    (``None``: as :data:`CAPTURE_CONTENT_ENV` says, off when unset). Each call
-    replaces every setting."""
+    (``None``: as :data:`CAPTURE_CONTENT_ENV` says, off when unset);
+    ``chunk_metric=False`` leaves out ``gen_ai.client.operation.time_per_output_chunk``,
+    the one metric recorded once per chunk (at a stream's end: about as many
+    histogram records as chunks; a gateway of many streams may not want them).
+    Each call replaces every setting."""
     with _SETTINGS.lock:
         _SETTINGS.tracer_provider = tracer_provider
         _SETTINGS.meter_provider = meter_provider
         _SETTINGS.capture_content = capture_content
+        _SETTINGS.chunk_metric = chunk_metric
         _SETTINGS.instruments.clear()
 
 

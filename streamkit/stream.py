@@ -44,7 +44,7 @@ import anyio
 from .accumulate import Accumulator
 from .blocks import ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from .error_body import BoundedBody, error_from_body, must_read_body
-from .errors import IncompleteStreamError, ProviderError, StreamError
+from .errors import IncompleteStreamError, ProtocolError, ProviderError, StreamError
 from .events import (
     BlockDelta,
     BlockEnd,
@@ -81,6 +81,14 @@ def _is_transport_error(exc: BaseException) -> bool:
         and cls.__module__.split(".")[0] in ("httpx", "httpx2", "httpcore", "httpcore2")
         for cls in type(exc).__mro__
     )
+
+
+def _is_decoding_error(exc: BaseException) -> bool:
+    """A body whose content encoding (gzip, brotli...) does not decode, from httpx
+    or httpx2: the bytes that came are not what the server said they were."""
+    return any(cls.__name__ == "DecodingError"
+               and cls.__module__.split(".")[0] in ("httpx", "httpx2")
+               for cls in type(exc).__mro__)
 
 
 def _is_response(source: Any) -> bool:
@@ -294,9 +302,10 @@ class _Driver:
     def handle(self, exc: Exception) -> None:
         """End the stream on ``exc`` from its source or the pipeline: its
         :class:`StreamError` is raised (kept, with ``on_error="return"``); an
-        exception that is neither a stream error nor a broken transport is not
-        the stream's, and goes on as it is."""
-        if not isinstance(exc, StreamError) and not _is_transport_error(exc):
+        exception that is neither a stream error, a broken transport nor a body
+        that does not decode is not the stream's, and goes on as it is."""
+        if not isinstance(exc, StreamError) and not _is_transport_error(exc) \
+                and not _is_decoding_error(exc):
             raise exc
         error = self.fail(exc)
         if self.on_error == "raise":
@@ -304,9 +313,17 @@ class _Driver:
 
     def fail(self, exc: BaseException) -> StreamError:
         """The error to surface for ``exc``, with the partial response attached
-        (see :meth:`~streamkit.pipeline.Pipeline.fail`)."""
+        (see :meth:`~streamkit.pipeline.Pipeline.fail`). A content encoding that
+        does not decode is a :class:`ProtocolError` (the connection did not
+        break: the bytes broke the format), a broken transport an
+        :class:`IncompleteStreamError`."""
+        error: StreamError
         if isinstance(exc, StreamError):
             error = exc
+        elif _is_decoding_error(exc):
+            error = ProtocolError(f"the body's content encoding does not decode after "
+                                  f"{self.pipeline.bytes_received} bytes: {exc}")
+            error.__cause__ = exc
         else:
             error = IncompleteStreamError(
                 f"the stream broke after {self.pipeline.bytes_received} bytes: "

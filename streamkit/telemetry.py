@@ -39,7 +39,7 @@ when the provider reported them) and, for streams,
 ``gen_ai.client.operation.time_to_first_chunk`` and
 ``gen_ai.client.operation.time_per_output_chunk`` (the gap before each chunk
 after the first: the one telemetry cost per chunk, paid only when a meter
-provider is set).
+provider is set, and left out with ``configure(chunk_metric=False)``).
 """
 
 from __future__ import annotations
@@ -125,14 +125,16 @@ def instruments_for(settings: _Settings) -> Instruments | None:
         found: Instruments | None = settings.instruments.get(key)
         if found is None:
             found = settings.instruments[key] = Instruments(
-                tracer_provider if tracing else None, meter_provider if metering else None)
+                tracer_provider if tracing else None, meter_provider if metering else None,
+                chunk_metric=settings.chunk_metric)
     return found
 
 
 class Instruments:
     """A tracer and the conventions' four histograms, for one pair of providers."""
 
-    def __init__(self, tracer_provider: Any, meter_provider: Any) -> None:
+    def __init__(self, tracer_provider: Any, meter_provider: Any, *,
+                 chunk_metric: bool = True) -> None:
         self.tracer = None if tracer_provider is None else tracer_provider.get_tracer(
             "streamkit", __version__)
         self.duration = self.token_usage = self.time_to_first_chunk = None
@@ -151,7 +153,7 @@ class Instruments:
                 gen_ai_metrics.GEN_AI_CLIENT_OPERATION_TIME_TO_FIRST_CHUNK, unit="s",
                 description="Time to receive the first chunk of a streamed response.",
                 explicit_bucket_boundaries_advisory=SECONDS_BUCKETS)
-            self.time_per_output_chunk = meter.create_histogram(
+            self.time_per_output_chunk = None if not chunk_metric else meter.create_histogram(
                 gen_ai_metrics.GEN_AI_CLIENT_OPERATION_TIME_PER_OUTPUT_CHUNK, unit="s",
                 description="Time between two chunks of a streamed response.",
                 explicit_bucket_boundaries_advisory=SECONDS_BUCKETS)

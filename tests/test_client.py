@@ -508,8 +508,14 @@ def test_a_key_a_header_cannot_carry_is_refused_without_showing_it(bad: str) -> 
 
 
 def test_surrounding_whitespace_of_a_key_is_dropped() -> None:
-    client = Client("deepseek:deepseek-chat", environ={"DEEPSEEK_API_KEY": f" {SECRET}\n"})
-    assert client._core.auth_header() == ("authorization", f"Bearer {SECRET}")
+    with ReplayServer.in_thread() as server:
+        server.add_file(PATH, ANTHROPIC_TEXT)
+        for settings in ({"environ": {"ANTHROPIC_API_KEY": f" {SECRET}\n"}},
+                         {"api_key": f"\t{SECRET} ", "environ": {}}):
+            with SyncClient("anthropic:claude-test", base_url=server.url + "/v1",
+                            **settings) as client, client.stream([UserMessage("hi")]) as events:
+                events.final()
+        assert [request.secret_headers["x-api-key"] for request in server.requests] == [SECRET] * 2
 
 
 @pytest.mark.anyio

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -39,3 +40,27 @@ def test_collect_audio(tmp_path: Path) -> None:
     assert "Hello from stream kit." in out
     data = wav.read_bytes()
     assert data[:4] == b"RIFF" and hashlib.sha256(data[44:]).hexdigest() == AUDIO_SHA256
+
+
+def test_observability() -> None:
+    out = run("observability.py")
+    span_text, _, rest = out.partition("\n}\n")
+    span = json.loads(span_text + "}")
+    assert span["name"] == "chat claude-sonnet-4-0" and span["kind"] == "SpanKind.CLIENT"
+    attributes = span["attributes"]
+    assert attributes["gen_ai.provider.name"] == "anthropic"
+    assert attributes["gen_ai.response.model"] == "claude-sonnet-4-20250514"
+    assert attributes["gen_ai.usage.input_tokens"] == 377
+    assert attributes["gen_ai.usage.output_tokens"] == 65
+    assert attributes["gen_ai.response.time_to_first_chunk"] >= 0.3  # the server's pause
+    lines = dict(line.split(": ", 1) for line in rest.splitlines()[:5])
+    assert float(lines["time to first token"].removesuffix(" s")) >= 0.3
+    assert lines["attempts"] == "1"
+    assert lines["cost"].endswith(" USD") and lines["cost"] == lines["client total"]
+    assert "377 in · 65 out tokens · first token 0." in rest
+    metrics = json.loads(rest[rest.index("{"):])
+    names = {metric["name"] for resource in metrics["resource_metrics"]
+             for scope in resource["scope_metrics"] for metric in scope["metrics"]}
+    assert names == {"gen_ai.client.operation.duration", "gen_ai.client.token.usage",
+                     "gen_ai.client.operation.time_to_first_chunk",
+                     "gen_ai.client.operation.time_per_output_chunk"}

@@ -545,3 +545,65 @@ def test_nothing_is_recorded_and_nothing_runs_per_chunk_without_a_provider() -> 
         "observer": "CallObserver",
         "spans_with_a_provider": ["chat claude-3-opus-latest"],
     }
+
+
+@pytest.mark.anyio
+async def test_without_the_chunk_metric_nothing_is_kept_per_chunk(recorded: Recorded) -> None:
+    tracer_provider = observability._SETTINGS.tracer_provider
+    meter_provider = observability._SETTINGS.meter_provider
+    observability.configure(tracer_provider=tracer_provider, meter_provider=meter_provider,
+                            chunk_metric=False)
+    case = STREAMED[1]
+    body, content_type = load_recording(case.recording)
+    async with ReplayServer() as server:
+        server.default(body, content_type=content_type, chunk_size=128)
+        async with client_for(case, server) as client, client.stream(MESSAGES) as events:
+            await events.final()
+    assert "feed" not in vars(events._driver)  # the chunks' gaps are not kept
+    points = recorded.points()
+    assert gen_ai_metrics.GEN_AI_CLIENT_OPERATION_TIME_PER_OUTPUT_CHUNK not in points
+    assert gen_ai_metrics.GEN_AI_CLIENT_OPERATION_TIME_TO_FIRST_CHUNK in points
+    assert len(recorded.spans.get_finished_spans()) == 1
+
+
+def test_messages_in_the_conventions_json() -> None:
+    from streamkit import (
+        AssistantMessage,
+        ChatResponse,
+        DataBlock,
+        FinishReason,
+        FunctionExecutionResult,
+        FunctionExecutionResultMessage,
+        TextBlock,
+        ThinkingBlock,
+        ToolCallBlock,
+    )
+    from streamkit.blocks import URLSource
+    from streamkit.genai_messages import input_messages, output_messages, system_instructions
+
+    image = DataBlock(media_type="image/png", source=URLSource("https://x.test/a.png",
+                                                                 "image/png"))
+    conversation: list[Message] = [
+        SystemMessage("Be brief."),
+        UserMessage([TextBlock("What is this?"), image]),
+        AssistantMessage([ThinkingBlock("Look it up."),
+                          ToolCallBlock("call_1", "lookup", '{"q": "a.png"}')]),
+        FunctionExecutionResultMessage([FunctionExecutionResult("call_1", "a cat")]),
+    ]
+    assert system_instructions(conversation) == [{"type": "text", "content": "Be brief."}]
+    assert input_messages(conversation) == [
+        {"role": "user", "parts": [
+            {"type": "text", "content": "What is this?"},
+            {"type": "uri", "modality": "image", "mime_type": "image/png",
+             "uri": "https://x.test/a.png"}]},
+        {"role": "assistant", "parts": [
+            {"type": "reasoning", "content": "Look it up."},
+            {"type": "tool_call", "id": "call_1", "name": "lookup", "arguments": {"q": "a.png"}}]},
+        {"role": "tool", "parts": [
+            {"type": "tool_call_response", "id": "call_1", "response": "a cat"}]},
+    ]
+    cut = ChatResponse(content=[ToolCallBlock("call_2", "lookup", '{"q": "b')],
+                       finished_reason=FinishReason.TOOL_CALLS)
+    assert output_messages([cut]) == [{"role": "assistant", "parts": [
+        {"type": "tool_call", "id": "call_2", "name": "lookup", "arguments": '{"q": "b'}],
+        "finish_reason": "tool_call"}]

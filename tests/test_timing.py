@@ -227,3 +227,34 @@ async def test_an_error_status_has_a_timing_without_bytes() -> None:
     assert caught.value.partial is not None
     timing = caught.value.partial.timing
     assert timing is not None and timing.first_byte is None and timing.duration is None
+
+
+def test_a_fallback_layer_adds_the_attempts_it_made_before() -> None:
+    """The seam for fallbacks across providers: the layer that tried others first
+    hands the stream a request timing preceded by its own attempts and time."""
+    clock = Clock()
+    answering = RequestTiming(request_sent=20.0, headers_received=20.5, attempts=2,
+                              before_answer=1.5, clock=clock)
+    timing = answering.preceded_by(attempts=3, seconds=4.0)
+    assert (timing.attempts, timing.before_answer) == (5, 5.5)
+    assert (timing.request_sent, timing.headers_received, timing.clock) == (20.0, 20.5, clock)
+    reads = events(ANTHROPIC_TEXT)
+    final = streamkit.stream(reads_at(clock, [(21.0 + i, r) for i, r in enumerate(reads)]),
+                             "anthropic", request_timing=timing).final()
+    assert final.timing is not None
+    assert (final.timing.attempts, final.timing.before_answer) == (5, 5.5)
+    assert final.timing.time_to_first_token == 4.0  # from the answering attempt's send
+
+
+def test_the_stream_says_its_timing_while_it_goes() -> None:
+    clock = Clock()
+    reads = events(ANTHROPIC_TEXT)
+    stream = streamkit.stream(reads_at(clock, [(1.0 + i, r) for i, r in enumerate(reads)]),
+                              "anthropic", request_timing=RequestTiming(0.0, clock=clock))
+    seen = []
+    for item in stream:
+        if isinstance(item, streamkit.BlockDelta):
+            seen.append((stream.timing.first_byte, stream.timing.first_token,
+                         stream.timing.last_byte))
+    assert seen[0] == (1.0, 4.0, 4.0) and seen[-1] == (1.0, 4.0, 6.0)
+    assert stream.response.timing == stream.timing  # the end's value, once ended

@@ -20,6 +20,7 @@ import msgspec
 from ..errors import ProtocolError
 from ..events import BlockDelta, Event
 from ..limits import MAX_JSON_DEPTH, too_deep
+from .ledger import BlockLedger, Phase
 
 Framing = Literal["sse", "ndjson"]
 
@@ -88,6 +89,42 @@ def feed_fast_first(fast_delta: Callable[[str, bytes | str], BlockDelta | None],
             append(event)
         else:
             out += general(data, None if name == "message" else name)
+
+
+class StreamParser:
+    """What the five parsers share around their wire's own tables: ``feed`` is
+    :meth:`feed_into` of one payload, which asks :meth:`fast_delta` (the
+    per-token case; none here) before the general path, ``_general`` (data,
+    SSE event name or ``None``); :attr:`done` is the ledger's end. A parser
+    with its own ``feed`` (Gemini, Ollama: no per-token case apart from it)
+    feeds each payload instead (:func:`feed_each`)."""
+
+    framing: ClassVar[Framing]
+    name: str
+    _ledger: BlockLedger[Any]
+
+    @property
+    def done(self) -> bool:
+        """Whether the provider's own terminator has been seen."""
+        return self._ledger.phase is Phase.ENDED
+
+    def feed(self, data: bytes | str, event: str | None = None) -> list[Event]:
+        """Events implied by one payload."""
+        out: list[Event] = []
+        self.feed_into(((event or "message", data),), out)
+        return out
+
+    def feed_into(self, payloads: Payloads, out: list[Event]) -> None:
+        """Append the events of one network chunk's payloads to ``out``; ``out``
+        keeps the events of the payloads before one that raises."""
+        feed_fast_first(self.fast_delta, self._general, payloads, out)
+
+    def fast_delta(self, name: str, data: bytes | str) -> BlockDelta | None:
+        """No per-token case unless the parser has one."""
+        return None
+
+    def _general(self, data: bytes | str, event: str | None) -> list[Event]:
+        raise NotImplementedError
 
 
 def feed_each(parser: Parser, payloads: Payloads, out: list[Event]) -> None:

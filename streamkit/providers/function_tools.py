@@ -11,6 +11,10 @@ every wire. :func:`read_function` is its inverse, for the request readers.
 A structured output's named schema (:class:`~streamkit.request.JsonSchemaOutput`)
 is the same kind of declaration on OpenAI's two wires (``name``, ``schema``,
 ``strict``, ``description``): :func:`schema_fields` and :func:`read_schema_output`.
+
+A tool given as a dict is already in a wire's form (a server tool, an entry
+written by hand): :func:`own_entry` sends it to its own wire only. A call's
+arguments are a JSON object on most wires: :func:`arguments_object`.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..extras import extras_for
+from ..blocks import ToolCallBlock
+from ..errors import UnsupportedFeatureError
+from ..extras import extras_for, origin_of
 from ..request import JsonSchemaOutput
 from ..tools import Tool
 from .lossless import unread
@@ -86,3 +92,27 @@ def read_schema_output(fields: Mapping[str, Any], wire: str,
             *(["description"] if description is not None else []))
     return JsonSchemaOutput(name=name, schema=schema, strict=strict, description=description,
                             metadata=unread(fields, *read, wire=wire))
+
+
+def own_entry(entry: dict[str, Any], wire: str) -> dict[str, Any]:
+    """A tool given as ``wire``'s own dict (or set by hand), as it is; one
+    another wire's reader kept (that API's server tool) has no form here and is
+    refused, naming it by its ``type`` or first key, rather than dropped."""
+    origin = origin_of(entry)
+    if origin not in (None, wire):
+        kind = entry.get("type")
+        named = kind if isinstance(kind, str) else next(iter(entry), "empty")
+        raise UnsupportedFeatureError(
+            wire, f"the {named!r} tool read from {origin}",
+            "declare it as a streamkit Tool, or give this wire's own form as a dict")
+    return dict(entry)
+
+
+def arguments_object(block: ToolCallBlock, wire: str, field: str) -> dict[str, Any]:
+    """The call's arguments as the JSON object ``wire``'s ``field`` must be."""
+    arguments = block.arguments()
+    if type(arguments) is not dict:
+        raise UnsupportedFeatureError(
+            wire, f"tool call {block.name!r} (id {block.id!r}) with arguments that are not a "
+            "JSON object", f"{field} must be one")
+    return arguments

@@ -25,6 +25,11 @@ apart on it; a wire supplies only how it writes a text and a plain tool call
 A block of a wire's own turn that another wire's reader made (its metadata is
 that wire's :class:`~streamkit.extras.Extras`) is written as another API's
 (:func:`turn_parts`).
+
+Reading, two wires (Anthropic, Gemini) put tool results among a user turn's
+parts, where streamkit has messages of their own for them: :func:`user_turns`
+splits such a turn, and marks the messages it made of one wire message
+(:data:`SAME_TURN`) so that building writes them back into one.
 """
 
 from __future__ import annotations
@@ -42,10 +47,20 @@ from ..blocks import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from ..extras import origin_of
+from ..extras import Extras, origin_of
+from ..messages import (
+    FunctionExecutionResult,
+    FunctionExecutionResultMessage,
+    Message,
+    UserContent,
+    UserMessage,
+)
 from ..request import ForeignThinking
 
 Part = TypeVar("Part")
+
+#: Metadata key of a message read from the same wire message as the one before it.
+SAME_TURN = "same_turn"
 
 #: The ``foreign_thinking`` words (see :mod:`streamkit.request`).
 FOREIGN_THINKING_POLICIES: tuple[ForeignThinking, ...] = ("text", "drop")
@@ -181,3 +196,25 @@ def turn_parts(blocks: Iterable[Block], *, own: bool, wire: str, policy: Foreign
         written = own_writers[type(block)](block) if own and is_own_block(block, wire) else None
         out += foreign_parts(block, policy, writers) if written is None else written
     return out
+
+
+def user_turns(parts: Iterable[Any], read_result: Callable[[Any], FunctionExecutionResult | None],
+               read_part: Callable[[Any], UserContent], metadata: Extras,
+               content: Callable[[list[UserContent]], Any] = list) -> list[Message]:
+    """A wire's user turn whose parts mix tool results (``read_result`` gives
+    one, else ``None``) with user content (``read_part``): each run of results
+    a :class:`FunctionExecutionResultMessage`, each other run a
+    :class:`UserMessage` of ``content(blocks)``; the first message carries the
+    turn's ``metadata``, each later one :data:`SAME_TURN` (of the same wire)."""
+    runs: list[tuple[bool, list[Any]]] = []
+    for part in parts:
+        result = read_result(part)
+        if not runs or runs[-1][0] != (result is not None):
+            runs.append((result is not None, []))
+        runs[-1][1].append(result if result is not None else read_part(part))
+    messages: list[Message] = []
+    for results, run in runs or [(False, [])]:
+        extras = metadata if not messages else Extras(metadata.wire, {SAME_TURN: True})
+        messages.append(FunctionExecutionResultMessage(run, metadata=extras) if results
+                        else UserMessage(content(run), metadata=extras))
+    return messages

@@ -68,6 +68,7 @@ from ...extras import Extras
 from ...ids import StreamIds
 from ...request import ForeignThinking
 from ..coerce import as_str
+from ..function_tools import arguments_object
 from ..lossless import exactly, unmodelled
 from ..turns import ForeignWriters, OwnWriter, turn_parts
 from .citations import read_citations
@@ -214,20 +215,10 @@ def _content(block: Block) -> ContentBlock:
 # ---------------------------------------------------------------- writing
 
 
-def _arguments(block: ToolCallBlock) -> dict[str, Any]:
-    """The call's arguments object (``input`` must be a JSON object on this wire)."""
-    arguments = block.arguments()
-    if type(arguments) is not dict:
-        raise UnsupportedFeatureError(
-            NAME, f"tool call {block.name!r} (id {block.id!r}) with arguments that are not a "
-                  f"JSON object", "Anthropic's tool_use input must be one")
-    return arguments
-
-
 def _tool_use(block: ToolCallBlock) -> Wire:
     """A plain ``tool_use`` (another API's call is written so)."""
     return {"type": "tool_use", "id": tool_id(block.id), "name": block.name,
-            "input": _arguments(block)}
+            "input": arguments_object(block, NAME, "tool_use.input")}
 
 
 def _own_tool_call(block: ToolCallBlock) -> list[Wire]:

@@ -42,6 +42,7 @@ from ...ids import StreamIds
 from ...messages import FunctionExecutionResult, UserContent
 from ..coerce import as_str
 from ..lossless import exactly, unread
+from ..media import base_media_type
 from .citations import read_citations, write_citations
 from .wire import NAME
 
@@ -68,11 +69,6 @@ def tool_id(call_id: str) -> str:
         return call_id
     digest = hashlib.sha256(call_id.encode()).hexdigest()[:8]
     return f"{_NOT_ID_CHARACTER.sub('_', call_id)}_{digest}"
-
-
-def base_media_type(media_type: str) -> str:
-    """``image/png`` of ``image/png; foo=bar`` (the wire wants no parameters)."""
-    return media_type.split(";", 1)[0].strip().lower()
 
 
 def own_extras(block: Block | FunctionExecutionResult) -> dict[str, Any]:

@@ -72,7 +72,7 @@ from typing import Any, cast
 
 from ...blocks import TextBlock
 from ...errors import InvalidBodyError, UnsupportedFeatureError
-from ...extras import Extras, extras_for, origin_of
+from ...extras import Extras, extras_for
 from ...ids import StreamIds
 from ...messages import (
     AssistantMessage,
@@ -80,7 +80,6 @@ from ...messages import (
     FunctionExecutionResultMessage,
     Message,
     SystemMessage,
-    UserContent,
     UserMessage,
     as_assistant,
 )
@@ -88,7 +87,7 @@ from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..coerce import as_str
-from ..function_tools import function_fields, read_function
+from ..function_tools import function_fields, own_entry, read_function
 from ..lossless import unread
 from ..options import (
     finished_body,
@@ -96,7 +95,7 @@ from ..options import (
     put_field,
     write_renamed,
 )
-from ..turns import is_own_turn
+from ..turns import SAME_TURN, is_own_turn, user_turns
 from .assistant import assistant_blocks, read_assistant_block
 from .content import (
     Wire,
@@ -107,9 +106,6 @@ from .content import (
     user_part,
 )
 from .wire import NAME, PROVIDER
-
-#: Metadata key of a message read from the same wire message as the one before it.
-SAME_TURN = "same_turn"
 
 #: The tool that carries the answer of ``json_output=True`` (see the module docstring).
 JSON_TOOL = "json_output"
@@ -215,14 +211,7 @@ def _tool(entry: Tool | dict[str, Any]) -> dict[str, Any]:
     """A custom tool (with this wire's extras only); a dict (a server tool, or a
     tool already in wire form) as it is, unless another wire's reader kept it."""
     if isinstance(entry, dict):
-        origin = origin_of(entry)
-        if origin is not None and origin != NAME:
-            kind = entry.get("type")
-            named = kind if isinstance(kind, str) else next(iter(entry), "empty")
-            raise UnsupportedFeatureError(
-                NAME, f"the {named!r} tool read from {origin}",
-                "declare it as a streamkit Tool, or give Anthropic's own form as a dict")
-        return entry
+        return own_entry(entry, NAME)
     return function_fields(entry, NAME, schema_field="input_schema")
 
 
@@ -451,27 +440,12 @@ class _Reader:
             return [UserMessage(content, metadata=_extras(wire))]
         if not isinstance(content, list):
             return [UserMessage([], metadata=Extras(NAME, {**_extras(wire), "content": content}))]
-        runs: list[list[UserContent] | list[FunctionExecutionResult]] = []
-        for part in content:
-            result = read_tool_result(part, self.ids) if isinstance(part, dict) and part.get(
-                "type") == "tool_result" else None
-            if result is not None:
-                if not runs or not _is_results(runs[-1]):
-                    runs.append([])
-                cast(list[FunctionExecutionResult], runs[-1]).append(result)
-            else:
-                if not runs or _is_results(runs[-1]):
-                    runs.append([])
-                cast(list[UserContent], runs[-1]).append(read_user_part(part, self.ids))
-        messages: list[Message] = []
-        for run in runs or [[]]:
-            metadata = _extras(wire) if not messages else Extras(NAME, {SAME_TURN: True})
-            if _is_results(run):
-                messages.append(FunctionExecutionResultMessage(
-                    cast(list[FunctionExecutionResult], run), metadata=metadata))
-            else:
-                messages.append(UserMessage(cast(list[UserContent], run), metadata=metadata))
-        return messages
+        return user_turns(content, self._tool_result, lambda part: read_user_part(part, self.ids),
+                          _extras(wire))
+
+    def _tool_result(self, part: Any) -> FunctionExecutionResult | None:
+        is_result = isinstance(part, dict) and part.get("type") == "tool_result"
+        return read_tool_result(part, self.ids) if is_result else None
 
     def assistant(self, wire: Wire) -> list[Message]:
         content = wire.get("content")
@@ -496,10 +470,6 @@ class _Reader:
 
 
 _ROLES = frozenset({"user", "assistant", "system"})
-
-
-def _is_results(run: list[Any]) -> bool:
-    return bool(run) and isinstance(run[0], FunctionExecutionResult)
 
 
 def _read_tools(rest: dict[str, Any], request: Request) -> None:

@@ -79,10 +79,10 @@ from ...events import (
     UsageUpdate,
 )
 from ...ids import StreamIds
-from ..base import Framing, Payloads, decode_json, feed_fast_first
+from ..base import Framing, StreamParser, decode_json
 from ..coerce import as_dict, as_int, as_str
 from ..error_payloads import error_event
-from ..ledger import BlockLedger, OpenBlock, Phase
+from ..ledger import BlockLedger, OpenBlock
 from ..lossless import unmodelled
 from ..unknown import unknown_payload
 from ..usage_fields import usage_from
@@ -182,7 +182,7 @@ def _snapshot(state: _OpenBlock) -> Block | None:
     return ToolCallBlock(state.call_id, state.name, state.start_input or "{}")
 
 
-class AnthropicParser:
+class AnthropicParser(StreamParser):
     """Anthropic Messages SSE -> streamkit events (see the module docstring).
 
     ``provider`` is the registry name the responses report (a vendor speaking
@@ -211,23 +211,7 @@ class AnthropicParser:
             "error": self._error,
         }
 
-    @property
-    def done(self) -> bool:
-        """Whether ``message_stop`` has been seen."""
-        return self._ledger.phase is Phase.ENDED
-
-    # ------------------------------------------------------------ driving
-
-    def feed(self, data: bytes | str, event: str | None = None) -> list[Event]:
-        """Events implied by one SSE payload."""
-        out: list[Event] = []
-        self.feed_into([(event or "message", data)], out)
-        return out
-
-    def feed_into(self, payloads: Payloads, out: list[Event]) -> None:
-        """Append the events of several ``(SSE event type, data)`` payloads to ``out``;
-        ``out`` keeps the events of the payloads before one that raises."""
-        feed_fast_first(self.fast_delta, self._payload, payloads, out)
+    # ------------------------------------------------------------ driving (feed: StreamParser)
 
     def fast_delta(self, name: str, data: bytes | str) -> BlockDelta | None:
         """The hot path: a text or tool-JSON fragment for its open block is one
@@ -243,7 +227,7 @@ class AnthropicParser:
             return None  # an empty fragment too: no event, or "no arguments yet"
         return BlockDelta(index=state.index, delta=state.fast_make(fast.delta.content))
 
-    def _payload(self, data: bytes | str, event: str | None) -> list[Event]:
+    def _general(self, data: bytes | str, event: str | None) -> list[Event]:
         """The general path: decode the payload and dispatch on its ``type``."""
         self.ids.seed(data)  # the first payload names the stream's made-up ids
         payload = decode_json(data, event)

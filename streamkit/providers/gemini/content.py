@@ -104,7 +104,6 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
-from urllib.parse import unquote_to_bytes
 
 from ...blocks import (
     PCM_RATE_ASSUMED,
@@ -126,7 +125,9 @@ from ...ids import StreamIds
 from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_str
+from ..function_tools import arguments_object
 from ..lossless import exactly, unread
+from ..media import read_data_url
 from ..turns import ForeignWriters, OwnWriter, is_own_block, turn_parts
 from .spelling import SNAKE_CASE, Spelling, camel
 from .wire import NAME, decode_base64
@@ -244,16 +245,6 @@ def thought_part(block: ThinkingBlock) -> Wire:
     return {**part, **inner_extras, **part_extras}
 
 
-def arguments(block: ToolCallBlock) -> dict[str, Any]:
-    """The call's ``args`` object (Gemini's ``args`` is a JSON object)."""
-    value = block.arguments()
-    if type(value) is not dict:
-        raise UnsupportedFeatureError(
-            NAME, f"tool call {block.name!r} (id {block.id!r}) with arguments that are not a "
-            "JSON object", "functionCall.args must be one")
-    return value
-
-
 def call_part(block: ToolCallBlock, *, write_id: bool) -> Wire:
     """``{"functionCall": {"id"?, "name", "args"}}`` (+ its signature)."""
     own = extras_for(block.metadata, NAME)
@@ -262,24 +253,10 @@ def call_part(block: ToolCallBlock, *, write_id: bool) -> Wire:
     call: Wire = {"id": block.id} if write_id else {}
     call["name"] = block.name
     if "args" not in absent_fields(own):
-        call["args"] = arguments(block)
+        call["args"] = arguments_object(block, NAME, "functionCall.args")
     part: Wire = {spelling.key("functionCall"): {**call, **call_extras}}
     _sign(part, as_str(own.get(SIGNATURE)), spelling)
     return {**part, **part_extras}
-
-
-def _data_url(url: str) -> tuple[str, bytes] | None:
-    """``(media type, bytes)`` of a ``data:`` URL (RFC 2397; ``None``: not one).
-    Its bytes go inline: the API fetches no ``data:`` URI."""
-    if not url.startswith("data:"):
-        return None
-    head, comma, data = url[5:].partition(",")
-    if not comma:
-        return None
-    if head.endswith(";base64"):
-        raw = decode_base64(data)
-        return None if raw is None else (head.removesuffix(";base64"), raw)
-    return head or "text/plain;charset=US-ASCII", unquote_to_bytes(data)
 
 
 def data_part(block: DataBlock) -> Wire:
@@ -289,8 +266,9 @@ def data_part(block: DataBlock) -> Wire:
     spelling = Spelling.of(own)
     part_extras, inner_extras = _wire_fields(own)
     source = block.source
-    inline = _data_url(source.url) if isinstance(source, URLSource) else None
-    media_type = inline[0] if inline is not None else block.media_type
+    inline = read_data_url(source.url, decode_base64, percent=True) if isinstance(
+        source, URLSource) else None
+    media_type = inline.media_type if inline is not None else block.media_type
     if isinstance(source, URLSource) and inline is None:
         kind = "fileData"
         inner: Wire = {spelling.key("mimeType", "fileData.mimeType"): media_type} if (
@@ -302,7 +280,7 @@ def data_part(block: DataBlock) -> Wire:
             raise UnsupportedFeatureError(
                 NAME, f"data block {block.id!r} without a media type",
                 "inlineData needs a mimeType: set the block's media_type")
-        raw = inline[1] if inline is not None else block.data
+        raw = inline.raw if inline is not None else block.data
         urlsafe = own.get(BASE64) == "urlsafe"
         encoded = (base64.urlsafe_b64encode if urlsafe else base64.b64encode)(raw).decode()
         inner = {spelling.key("mimeType", "inlineData.mimeType"): media_type, "data": encoded}
@@ -366,7 +344,8 @@ def _response(result: FunctionExecutionResult, whole_object: bool) -> Wire:
 def _foreign_call(block: ToolCallBlock) -> Wire:
     """Another API's call as a plain ``functionCall`` (its id unless made up)."""
     call: Wire = {} if made_up_id(block) else {"id": block.id}
-    return {"functionCall": {**call, "name": block.name, "args": arguments(block)}}
+    return {"functionCall": {**call, "name": block.name,
+                             "args": arguments_object(block, NAME, "functionCall.args")}}
 
 
 _OWN_PARTS: dict[type[Block], OwnWriter[Wire]] = {

@@ -117,7 +117,7 @@ from ..options import (
     prepared_options,
     write_renamed,
 )
-from ..turns import is_own_turn
+from ..turns import SAME_TURN, is_own_turn, user_turns
 from .content import (
     ABSENT,
     GENERATED_ID,
@@ -139,8 +139,6 @@ from .wire import NAME, PROVIDER
 __all__ = ["GENERATION_FIELDS", "PROVIDER", "SAME_TURN", "SCHEMA_FIELD", "TOOLS_ENTRY",
            "build_request", "is_own", "parse_request"]
 
-#: Message metadata key: read from the same wire content as the message before it.
-SAME_TURN = "same_turn"
 #: Tool metadata key: this tool starts a new ``tools`` entry, whose wrapper key
 #: (``functionDeclarations`` or ``function_declarations``) is the value.
 TOOLS_ENTRY = "tools_entry"
@@ -542,29 +540,16 @@ def _read_user_content(parts: list[Any], metadata: Extras, pending: list[ToolCal
     """A user content: its runs of ``functionResponse`` parts become
     :class:`FunctionExecutionResultMessage` s, the other runs
     :class:`UserMessage` s (the later ones marked :data:`SAME_TURN`)."""
-    runs: list[list[UserContent] | list[FunctionExecutionResult]] = []
     call_id_for = _answering(pending, ids)
-    for part in parts:
+
+    def result_of(part: Any) -> FunctionExecutionResult | None:
         result = read_result(part, call_id_for, ids) if isinstance(part, dict) else None
         if result is not None:
-            if not runs or not _is_results(runs[-1]):
-                runs.append([])
-            cast(list[FunctionExecutionResult], runs[-1]).append(result)
             _answered(pending, result.call_id)
-        else:
-            if not runs or _is_results(runs[-1]):
-                runs.append([])
-            cast(list[UserContent], runs[-1]).append(read_user_part(part, ids))
-    messages: list[Message] = []
-    for run in runs or [[]]:
-        extras = metadata if not messages else Extras(NAME, {SAME_TURN: True})
-        if _is_results(run):
-            messages.append(FunctionExecutionResultMessage(
-                cast(list[FunctionExecutionResult], run), metadata=extras))
-        else:
-            messages.append(UserMessage(_user_content(cast(list[UserContent], run)),
-                                        metadata=extras))
-    return messages
+        return result
+
+    return user_turns(parts, result_of, lambda part: read_user_part(part, ids), metadata,
+                      _user_content)
 
 
 def _user_content(blocks: list[UserContent]) -> str | list[UserContent]:
@@ -590,10 +575,6 @@ def _answered(pending: list[ToolCallBlock], call_id: str) -> None:
         if block.id == call_id:
             del pending[index]
             return
-
-
-def _is_results(run: list[Any]) -> bool:
-    return bool(run) and isinstance(run[0], FunctionExecutionResult)
 
 
 def _read_tools(rest: dict[str, Any], request: Request) -> None:

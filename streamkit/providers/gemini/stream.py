@@ -51,10 +51,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ...events import BlockDelta, Event, ResponseMetadata, UsageUpdate
+from ...events import Event, ResponseMetadata, UsageUpdate
 from ...finish import FinishReason
 from ...ids import StreamIds
-from ..base import Framing, Payloads, decode_json, feed_each
+from ..base import Framing, Payloads, StreamParser, decode_json, feed_each
 from ..coerce import as_int, as_str
 from ..error_payloads import error_event
 from ..ledger import BlockLedger, Phase
@@ -71,7 +71,7 @@ _CHUNK_READ = dict.fromkeys(("candidates", "usageMetadata", "modelVersion", "res
 _IDENTITY = ("responseId", "modelVersion")
 
 
-class GeminiParser:
+class GeminiParser(StreamParser):
     """Gemini ``alt=sse`` chunks -> streamkit events (see the module docstring).
 
     ``provider`` is the registry name reported as the responses' provider
@@ -111,13 +111,10 @@ class GeminiParser:
         return out
 
     def feed_into(self, payloads: Payloads, out: list[Event]) -> None:
-        """The events of one network chunk's payloads, appended to ``out``."""
+        """The events of one network chunk's payloads, appended to ``out``, each
+        by :meth:`feed`. No per-token shortcut (``fast_delta``): every chunk
+        repeats usage and candidate fields that :meth:`feed` must read."""
         feed_each(self, payloads, out)
-
-    def fast_delta(self, name: str, data: bytes | str) -> BlockDelta | None:
-        """No per-token shortcut: every chunk repeats usage and candidate fields
-        that :meth:`feed` must read."""
-        return None
 
     def finish(self) -> list[Event]:
         """Close open blocks and end candidates that got no ``finishReason``

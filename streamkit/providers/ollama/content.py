@@ -69,12 +69,10 @@ format that needs call ids.
 
 from __future__ import annotations
 
-import base64
 import binascii
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
-from urllib.parse import unquote_to_bytes
 
 from ...blocks import (
     Base64Source,
@@ -103,6 +101,7 @@ from ...request import ForeignThinking
 from ...response import ChatResponse
 from ..coerce import as_str
 from ..lossless import unread
+from ..media import base_media_type, read_data_url
 from ..turns import ForeignWriters, foreign_parts, is_own_turn, thinking_as_text
 from .wire import NAME
 
@@ -318,19 +317,19 @@ def _tool_result(result: FunctionExecutionResult, calls: _Calls) -> dict[str, An
 def image_text(block: DataBlock) -> str:
     """An image as Ollama takes it: base64 of the bytes, no ``data:`` prefix.
     Anything else is refused: Ollama's messages take image bytes only."""
-    media_type = block.media_type.split(";", 1)[0].strip().lower()
+    media_type = base_media_type(block.media_type)
     if media_type and not media_type.startswith("image/") and (
             media_type != "application/octet-stream"):
         raise UnsupportedFeatureError(NAME, f"{block.media_type!r} content (block {block.id!r})",
                                       "its messages take images only")
     source = block.source
     if isinstance(source, URLSource):
-        data = _data_url_bytes(source.url)
-        if data is None:
+        inline = read_data_url(source.url, percent=True)
+        if inline is None:
             raise UnsupportedFeatureError(
                 NAME, f"an image URL (block {block.id!r})",
                 f"it takes image bytes only: fetch {source.url!r} and send the bytes")
-        return base64.b64encode(data).decode("ascii")
+        return inline.data
     original = extras_for(block.metadata, NAME).get(BASE64)
     if isinstance(original, str) and _decodes_to(original, source):
         return original  # the body's own spelling of these bytes
@@ -350,16 +349,6 @@ def _decodes_to(text: str, source: Base64Source) -> bool:
         return binascii.a2b_base64(text) == source.raw
     except binascii.Error:
         return False
-
-
-def _data_url_bytes(url: str) -> bytes | None:
-    """The bytes of a ``data:`` URL (``None`` for any other URL)."""
-    if not url.startswith("data:") or "," not in url:
-        return None
-    header, payload = url[5:].split(",", 1)
-    if header.endswith(";base64"):
-        return base64.b64decode(payload)
-    return unquote_to_bytes(payload)
 
 
 # ================================================================ parse

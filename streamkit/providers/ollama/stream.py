@@ -69,10 +69,10 @@ from ...events import (
     UsageUpdate,
 )
 from ...ids import StreamIds
-from ..base import Framing, Payloads, decode_json, feed_each
+from ..base import Framing, Payloads, StreamParser, decode_json, feed_each
 from ..coerce import as_dict, as_str
 from ..error_payloads import error_event
-from ..ledger import BlockLedger, OpenBlock, Phase
+from ..ledger import BlockLedger, OpenBlock
 from ..unknown import unknown_payload
 from .content import call_metadata, image_block
 from .wire import MODEL_LOADING, NAME, USAGE_COUNTERS, map_done_reason, map_usage
@@ -107,7 +107,7 @@ _CALL = "call"
 _IMAGE = "image"
 
 
-class OllamaParser:
+class OllamaParser(StreamParser):
     """Ollama NDJSON lines -> streamkit events (see the module docstring).
     ``provider`` is the registry name the responses report (``ollama``)."""
 
@@ -122,11 +122,6 @@ class OllamaParser:
         self._model: str | None = None
         self._called = False  # a tool call came: "stop" means tool_calls
         self._kept: dict[str, Any] = {}  # metadata last reported, by key
-
-    @property
-    def done(self) -> bool:
-        """Whether the ``done: true`` line has been seen."""
-        return self._ledger.phase is Phase.ENDED
 
     def feed(self, data: bytes | str, event: str | None = None) -> list[Event]:
         """Events implied by one NDJSON line."""
@@ -151,13 +146,11 @@ class OllamaParser:
         return self._line(line, message, data)
 
     def feed_into(self, payloads: Payloads, out: list[Event]) -> None:
-        """The events of one network chunk's payloads, appended to ``out``."""
+        """The events of one network chunk's payloads, appended to ``out``, each
+        by :meth:`feed`. No separate shortcut (``fast_delta``): JSON lines are
+        not SSE reads, and :meth:`feed` already takes a text line in one strict
+        decode."""
         feed_each(self, payloads, out)
-
-    def fast_delta(self, name: str, data: bytes | str) -> BlockDelta | None:
-        """No separate shortcut: JSON lines are not SSE reads, and :meth:`feed`
-        already takes a text line in one strict decode."""
-        return None
 
     def finish(self) -> list[Event]:
         """End the response if no ``done`` line came (the ledger's one finish)."""

@@ -25,10 +25,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import UnsupportedFeatureError
-from ...extras import Extras, origin_of
+from ...extras import Extras
 from ...tools import Tool, inline_refs
-from ..function_tools import read_function
+from ..function_tools import own_entry, read_function
 from .wire import NAME
 
 __all__ = ["build_tools", "ollama_schema", "parse_tool"]
@@ -66,12 +65,7 @@ def _tool_name(item: Tool | dict[str, Any]) -> str | None:
 def _tool(item: Tool | dict[str, Any]) -> dict[str, Any]:
     """A tool definition; a dict is the wire's own entry, sent as it is."""
     if isinstance(item, dict):
-        origin = origin_of(item)
-        if origin not in (None, NAME):
-            raise UnsupportedFeatureError(
-                NAME, f"a tool entry read from {origin} ({_tool_name(item) or item.get('type')!r})",
-                "give it as a streamkit Tool, or leave it out")
-        return dict(item)
+        return own_entry(item, NAME)
     function: dict[str, Any] = {"name": item.name}
     if item.description:
         function["description"] = item.description

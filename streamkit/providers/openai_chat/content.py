@@ -62,6 +62,7 @@ from ...ids import StreamIds
 from ...messages import UserContent
 from ..coerce import as_int, as_str
 from ..lossless import exactly
+from ..media import base_media_type, data_url, read_data_url
 from .wire import WIRE_NAME
 
 __all__ = [
@@ -70,13 +71,11 @@ __all__ = [
     "STREAMKIT_KEYS",
     "Wire",
     "data_part",
-    "data_url",
     "kept_exactly",
     "own",
     "own_extras",
     "raw_block",
     "read_citation",
-    "read_data_url",
     "read_text_part",
     "read_user_part",
     "text_part",
@@ -134,11 +133,6 @@ def data_part(block: DataBlock) -> Wire:
     return _file_part(block)
 
 
-def data_url(source: Base64Source) -> str:
-    """The inline bytes as a ``data:`` URL."""
-    return f"data:{source.media_type};base64,{source.data}"
-
-
 def _image_part(block: DataBlock) -> Wire:
     source = block.source
     url = source.url if isinstance(source, URLSource) else data_url(source)
@@ -161,7 +155,7 @@ def _audio_part(block: DataBlock) -> Wire:
             WIRE_NAME, f"audio by URL (data block {block.id!r})",
             "Chat Completions takes audio only inline (input_audio), and nothing is fetched here")
     data = block.source.data
-    audio_format = _FORMAT_OF.get(block.media_type.split(";", 1)[0].strip().lower())
+    audio_format = _FORMAT_OF.get(base_media_type(block.media_type))
     if audio_format is None and block.is_pcm:
         data, audio_format = base64.b64encode(block.to_wav()).decode("ascii"), "wav"
     if audio_format is None:
@@ -263,20 +257,6 @@ def _outer(part: Wire, inner: str) -> Extras:
     return own({key: value for key, value in part.items() if key not in ("type", inner)})
 
 
-def read_data_url(url: str) -> tuple[str, bytes] | None:
-    """The media type and bytes of a base64 ``data:`` URL; ``None`` for any
-    other URL (or base64 that does not decode)."""
-    if not url.startswith("data:"):
-        return None
-    header, comma, payload = url[5:].partition(",")
-    if not comma or not header.endswith(";base64"):
-        return None
-    try:
-        return header[: -len(";base64")], base64.b64decode(payload, validate=True)
-    except (binascii.Error, ValueError):
-        return None
-
-
 def _read_image(part: Wire, ids: StreamIds) -> DataBlock | None:
     image = part["image_url"]
     url = image.get("url")
@@ -286,10 +266,8 @@ def _read_image(part: Wire, ids: StreamIds) -> DataBlock | None:
     if "detail" in image:
         metadata["detail"] = image["detail"]
     inline = read_data_url(url)
-    if inline is None:
-        return DataBlock(ids.make("data"), source=URLSource(url, ANY_IMAGE), metadata=metadata)
-    media_type, data = inline
-    return DataBlock(ids.make("data"), source=Base64Source(data, media_type), metadata=metadata)
+    source = inline if inline is not None else URLSource(url, ANY_IMAGE)
+    return DataBlock(ids.make("data"), source=source, metadata=metadata)
 
 
 def _read_audio(part: Wire, ids: StreamIds) -> DataBlock | None:
@@ -319,9 +297,7 @@ def _read_file(part: Wire, ids: StreamIds) -> DataBlock | None:
     inline = read_data_url(file_data) if isinstance(file_data, str) else None
     if inline is None:
         return None
-    media_type, data = inline
-    return DataBlock(ids.make("data"), name=name, source=Base64Source(data, media_type),
-                     metadata=metadata)
+    return DataBlock(ids.make("data"), name=name, source=inline, metadata=metadata)
 
 
 # ---------------------------------------------------------------- citations

@@ -89,7 +89,6 @@ from typing import Any, Final
 
 from ...blocks import DataBlock, TextBlock, ToolCallBlock
 from ...errors import InvalidBodyError, UnsupportedFeatureError
-from ...extras import origin_of
 from ...ids import StreamIds
 from ...messages import (
     AssistantMessage,
@@ -105,7 +104,13 @@ from ...registry import PROVIDERS
 from ...request import JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
-from ..function_tools import function_fields, read_function, read_schema_output, schema_fields
+from ..function_tools import (
+    function_fields,
+    own_entry,
+    read_function,
+    read_schema_output,
+    schema_fields,
+)
 from ..lossless import unread
 from ..options import own_options
 from ..turns import foreign_thinking_policy
@@ -207,12 +212,7 @@ def _tool(item: Tool | dict[str, Any]) -> dict[str, Any]:
     entry) as it is. Another wire's entry (a server tool an Anthropic or
     Responses reader kept) has no form here: refused, not dropped."""
     if isinstance(item, dict):
-        origin = origin_of(item)
-        if origin not in (None, WIRE_NAME):
-            raise UnsupportedFeatureError(
-                WIRE_NAME, f"the {origin} tool {item.get('type', item.get('name'))!r}",
-                "give a streamkit Tool, or this wire's own tool entry")
-        return dict(item)
+        return own_entry(item, WIRE_NAME)
     return {"type": "function", "function": function_fields(item, WIRE_NAME)}
 
 

@@ -73,7 +73,7 @@ from ...events import (
     UsageUpdate,
 )
 from ...ids import StreamIds
-from ..base import Framing, Payloads, decode_json, feed_fast_first
+from ..base import Framing, StreamParser, decode_json
 from ..coerce import as_dict, as_int, as_str
 from ..error_payloads import error_event
 from ..ledger import BlockLedger, OpenBlock, Phase
@@ -99,7 +99,7 @@ _STREAMING: Final = Phase.STREAMING
 _TEXT: Final = Kind.TEXT
 
 
-class OpenAIChatParser:
+class OpenAIChatParser(StreamParser):
     """Chat Completions chunks -> :mod:`streamkit.events` (see the module docstring).
 
     ``dialect`` names the dialect an OpenAI-compatible vendor speaks
@@ -141,23 +141,7 @@ class OpenAIChatParser:
         self._fingerprint: Any = None
         self._service_tier: Any = None
 
-    @property
-    def done(self) -> bool:
-        """Whether ``[DONE]`` has been seen."""
-        return self._ledger.phase is Phase.ENDED
-
-    # ------------------------------------------------------------ driving
-
-    def feed(self, data: bytes | str, event: str | None = None) -> list[Event]:
-        """Events implied by one SSE payload (``event`` is the SSE event name)."""
-        out: list[Event] = []
-        self.feed_into([(event or "message", data)], out)
-        return out
-
-    def feed_into(self, payloads: Payloads, out: list[Event]) -> None:
-        """Append the events of several ``(SSE event type, data)`` payloads to ``out``;
-        ``out`` keeps the events of the payloads before one that raises."""
-        feed_fast_first(self.fast_delta, self._general, payloads, out)
+    # ------------------------------------------------------------ driving (feed: StreamParser)
 
     def fast_delta(self, name: str, data: bytes | str) -> BlockDelta | None:
         """The hot path: a chunk that only continues the text, or one call's

@@ -87,16 +87,12 @@ recorded ``input_audio`` part is kept whole.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import mimetypes
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ...blocks import (
-    Base64Source,
     Block,
     ContentBlock,
     DataBlock,
@@ -113,6 +109,7 @@ from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_list, as_str
 from ..lossless import exactly, unread
+from ..media import base_media_type, data_url, read_data_url
 from ..turns import ForeignWriters, foreign_parts
 from .citations import annotations_of
 from .items import CLIENT_CALLS, ItemReader
@@ -140,7 +137,6 @@ _COMPLETED = "completed"
 # An image's detail when the block does not say: the API's default.
 _AUTO = "auto"
 
-_DATA_URL = re.compile(r"data:([^;,]*)((?:;[^;,]*)*);base64,(.*)", re.DOTALL)
 
 
 @dataclass
@@ -171,31 +167,6 @@ def _given(metadata: dict[str, Any], key: str, default: Any) -> Any:
     return metadata.pop(key) if key in metadata else default
 
 
-# ---------------------------------------------------------------- data URLs
-
-
-def base_media_type(media_type: str) -> str:
-    """``image/png`` of ``image/png; foo=bar``."""
-    return media_type.split(";", 1)[0].strip().lower()
-
-
-def data_url(source: Base64Source) -> str:
-    """Inline bytes as a ``data:`` URL, the form ``image_url`` and ``file_data`` take."""
-    return f"data:{base_media_type(source.media_type)};base64,{source.data}"
-
-
-def read_data_url(url: str) -> Base64Source | None:
-    """The bytes of a base64 ``data:`` URL (``None``: not one, or not base64)."""
-    match = _DATA_URL.fullmatch(url)
-    if match is None:
-        return None
-    try:
-        raw = base64.b64decode(match.group(3), validate=True)
-    except (binascii.Error, ValueError):
-        return None
-    return Base64Source(raw, match.group(1) + match.group(2))
-
-
 def _exactly(block: Block, write: Callable[[Any], Wire], wire: Wire, reader: ItemReader) -> Block:
     """:func:`~..lossless.exactly`: the block, or the part kept whole; either is this wire's."""
     return tagged(exactly(block, write, wire, kind=as_str(wire.get("type")) or "unknown",
@@ -220,7 +191,7 @@ def _image_part(block: DataBlock) -> Wire:
     unless the block says; the SDK's ``ResponseInputImageParam`` requires one)."""
     metadata = own(block.metadata)
     source = block.source
-    url = source.url if isinstance(source, URLSource) else data_url(source)
+    url = source.url if isinstance(source, URLSource) else data_url(source, parameters=False)
     out: Wire = {"type": "input_image", "image_url": url}
     detail = _given(metadata, "detail", _AUTO)
     if detail is not None:
@@ -245,7 +216,7 @@ def _file_part(block: DataBlock) -> Wire:
         out["file_url"] = source.url
         filename = block.name
     else:
-        out["file_data"] = data_url(source)
+        out["file_data"] = data_url(source, parameters=False)
         filename = block.name if block.name is not None else _given(
             metadata, "filename", _default_filename(source.media_type))
     if filename is not None:

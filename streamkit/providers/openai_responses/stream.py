@@ -119,7 +119,7 @@ from ...errors import ProtocolError
 from ...events import BlockDelta, CitationDelta, Event, MetadataDelta, UsageUpdate
 from ...finish import FinishReason
 from ...ids import StreamIds
-from ..base import Framing, Payloads, decode_json, feed_fast_first
+from ..base import Framing, StreamParser, decode_json
 from ..coerce import as_dict, as_int, as_list, as_str, mapping, path
 from ..error_payloads import error_event
 from ..ledger import BlockLedger, OpenBlock, Phase
@@ -203,7 +203,7 @@ class Part(OpenBlock):
 Handler = Callable[[dict[str, Any], str], list[Event] | None]
 
 
-class OpenAIResponsesParser:
+class OpenAIResponsesParser(StreamParser):
     """Parser of OpenAI Responses API streams (and Perplexity's, DeepSeek's,
     OpenRouter's ``/responses``).
 
@@ -266,22 +266,12 @@ class OpenAIResponsesParser:
         """Whether a terminal event (or OpenRouter's ``[DONE]``) has been seen."""
         return self._ledger.phase is Phase.ENDED or self._done_marker
 
-    def feed(self, data: bytes | str, event: str | None = None) -> list[Event]:
-        """Events implied by one SSE payload."""
-        out: list[Event] = []
-        self.feed_into(((event or "message", data),), out)
-        return out
-
-    def feed_into(self, payloads: Payloads, out: list[Event]) -> None:
-        """The events of one network chunk's payloads, appended to ``out``."""
-        feed_fast_first(self.fast_delta, self._payload, payloads, out)
-
     def fast_delta(self, name: str, data: bytes | str) -> BlockDelta | None:
         """The per-token case: a ``*.delta`` event with exactly its documented
         fields (a typed decode into :class:`~.deltas.DeltaEvent`), for a block
         that is open, is one dict lookup and one BlockDelta. ``None`` (nothing
         changed) for anything else, or with ``fast_decode=False``: the general
-        path, :meth:`_payload`, decides. Audio that is not base64 raises the
+        path, :meth:`_general`, decides. Audio that is not base64 raises the
         general path's ``InvalidBase64Error``."""
         if not self.fast_decode:
             return None
@@ -315,7 +305,7 @@ class OpenAIResponsesParser:
 
     # ------------------------------------------------------------ decoding
 
-    def _payload(self, data: bytes | str, event: str | None) -> list[Event]:
+    def _general(self, data: bytes | str, event: str | None) -> list[Event]:
         """The general path: any payload, decoded leniently and handled by its type."""
         self._ids.seed(data)  # the first payload names the stream's made-up ids
         try:
