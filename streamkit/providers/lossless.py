@@ -16,19 +16,31 @@ nothing a provider sent is lost. Two rules, one per direction of use:
 :func:`exactly` is the request readers' guard: a wire object becomes a
 streamkit block only when writing the block gives the object back exactly;
 otherwise it is kept whole as a :class:`~streamkit.blocks.RawBlock` of its wire.
+:func:`with_extras` is the builders' other half of :func:`unread`: what a
+reader of the wire kept goes back over the object it was read from, and the
+documented fields the body left out (:data:`ABSENT`) come off it. A part kept
+whole goes back to its own wire only (:func:`raw_part`). A request reader
+takes the fields the model has a place for out of the body's rest when they
+have its type (:func:`take`); what is left becomes options, as it came.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from ..blocks import Block, RawBlock
-from ..errors import StreamkitError
-from ..extras import Extras
+from ..errors import InvalidBodyError, StreamkitError, UnsupportedFeatureError
+from ..extras import Extras, extras_for, origin_of
 from ..ids import StreamIds
 
-__all__ = ["exactly", "unmodelled", "unread"]
+__all__ = ["ABSENT", "exactly", "raw_part", "take", "take_list", "unmodelled", "unread",
+           "with_extras"]
+
+#: Metadata key of the documented fields a body left out, which a builder
+#: would otherwise write (``content``, a message's ``role``...): a reader's
+#: record, never a wire field.
+ABSENT = "absent"
 
 
 def unmodelled(obj: Mapping[str, Any], read: Mapping[str, Any]) -> dict[str, Any]:
@@ -57,3 +69,44 @@ def exactly(block: Block, write: Callable[[Any], Any], obj: Mapping[str, Any], *
         pass
     return RawBlock(kind, dict(obj), id=ids.make("raw") if ids is not None else None,
                     metadata=Extras(wire))
+
+
+def with_extras(obj: dict[str, Any], metadata: Mapping[str, Any], wire: str,
+                records: Collection[str] = ()) -> dict[str, Any]:
+    """``obj`` with the fields a reader of ``wire`` kept in ``metadata`` written
+    over it (never another wire's, nor the reader's own ``records``), and
+    without those the body did not have (:data:`ABSENT`)."""
+    extras = extras_for(metadata, wire)
+    obj.update((key, value) for key, value in extras.items()
+               if key not in records and key != ABSENT)
+    for key in extras.get(ABSENT, ()):
+        obj.pop(key, None)
+    return obj
+
+
+def raw_part(block: RawBlock, wire: str) -> dict[str, Any]:
+    """A part ``wire``'s reader kept whole (or one made by hand), as it came;
+    another wire's is content only that wire reads: refused, since dropping it
+    would change what the model sees."""
+    origin = origin_of(block.metadata)
+    if origin not in (None, wire):
+        raise UnsupportedFeatureError(
+            wire, f"a {origin} {block.kind!r} part (block {block.id!r})",
+            "it is a part only that wire reads; give its content as text, an image or a file")
+    return block.data
+
+
+def take(rest: dict[str, Any], key: str, kind: type) -> Any:
+    """``rest[key]`` taken out when it is a ``kind`` (the model has a place for
+    it), else ``None``: a value of another type stays in ``rest``, an option."""
+    return rest.pop(key) if isinstance(rest.get(key), kind) else None
+
+
+def take_list(rest: dict[str, Any], key: str, wire: str) -> list[Any]:
+    """The list ``rest[key]`` taken out (``[]`` when absent): the messages of a
+    body, which no reader can keep as an option when they are not a list."""
+    value = rest.pop(key, [])
+    if not isinstance(value, list):
+        raise InvalidBodyError(f"{key!r} must be a list, not {type(value).__name__}",
+                               wire=wire, where=key)
+    return value

@@ -29,7 +29,9 @@ that wire's :class:`~streamkit.extras.Extras`) is written as another API's
 Reading, two wires (Anthropic, Gemini) put tool results among a user turn's
 parts, where streamkit has messages of their own for them: :func:`user_turns`
 splits such a turn, and marks the messages it made of one wire message
-(:data:`SAME_TURN`) so that building writes them back into one.
+(:data:`SAME_TURN`) so that building writes them back into one; the other
+three send each result as a message of its own, and consecutive ones answer
+one turn (:func:`add_result`).
 """
 
 from __future__ import annotations
@@ -218,3 +220,13 @@ def user_turns(parts: Iterable[Any], read_result: Callable[[Any], FunctionExecut
         messages.append(FunctionExecutionResultMessage(run, metadata=extras) if results
                         else UserMessage(content(run), metadata=extras))
     return messages
+
+
+def add_result(messages: list[Message], result: FunctionExecutionResult, wire: str) -> None:
+    """A tool result read from a message (or item) of its own: consecutive ones
+    are one :class:`FunctionExecutionResultMessage`, as they answer one turn."""
+    last = messages[-1] if messages else None
+    if isinstance(last, FunctionExecutionResultMessage):
+        last.content.append(result)
+    else:
+        messages.append(FunctionExecutionResultMessage([result], metadata=Extras(wire)))

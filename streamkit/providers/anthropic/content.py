@@ -37,11 +37,11 @@ from typing import Any
 
 from ...blocks import Base64Source, Block, DataBlock, RawBlock, TextBlock, URLSource
 from ...errors import UnsupportedFeatureError
-from ...extras import Extras, extras_for, origin_of
+from ...extras import Extras, extras_for
 from ...ids import StreamIds
 from ...messages import FunctionExecutionResult, UserContent
 from ..coerce import as_str
-from ..lossless import exactly, unread
+from ..lossless import exactly, raw_part, unread
 from ..media import base_media_type
 from .citations import read_citations, write_citations
 from .wire import NAME
@@ -160,27 +160,13 @@ def data_part(block: DataBlock) -> Wire:
     return write(block)
 
 
-def raw_part(block: RawBlock) -> Wire:
-    """A wire part streamkit does not model, as it came; another wire's part
-    has no form here."""
-    origin = origin_of(block.metadata)
-    if origin is not None and origin != NAME:
-        raise UnsupportedFeatureError(
-            NAME, f"a {block.kind!r} part read from {origin}",
-            "give its content as a TextBlock or DataBlock")
-    return block.data
-
-
-_USER_PARTS: dict[type[Block], Callable[[Any], Wire]] = {
-    TextBlock: text_part,
-    DataBlock: data_part,
-    RawBlock: raw_part,
-}
-
-
 def user_part(block: UserContent) -> Wire:
     """One part of a user message."""
-    return _USER_PARTS[type(block)](block)
+    if isinstance(block, TextBlock):
+        return text_part(block)
+    if isinstance(block, DataBlock):
+        return data_part(block)
+    return raw_part(block, NAME)
 
 
 def tool_result(result: FunctionExecutionResult) -> Wire:

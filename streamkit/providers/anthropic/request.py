@@ -88,7 +88,7 @@ from ...response import ChatResponse
 from ...tools import Tool
 from ..coerce import as_str
 from ..function_tools import function_fields, own_entry, read_function
-from ..lossless import unread
+from ..lossless import take, take_list, unread
 from ..options import (
     finished_body,
     prepared_options,
@@ -367,10 +367,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
                                f"{type(body).__name__}", wire=NAME)
     reader = _Reader(body)
     rest = copy.deepcopy(body)  # the Request shares no object with the body
-    wire_messages = rest.pop("messages", [])
-    if not isinstance(wire_messages, list):
-        raise InvalidBodyError(f"messages must be a list, not {type(wire_messages).__name__}",
-                               wire=NAME, where="messages")
+    wire_messages = take_list(rest, "messages", NAME)
     messages: list[Message] = []
     if "system" in rest:
         system = reader.system(rest["system"])
@@ -379,11 +376,8 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
             messages.append(system)
     for number, wire in enumerate(wire_messages):
         messages += reader.message(wire, number)
-    request = Request(messages=messages, options=Extras(NAME))
-    if isinstance(rest.get("model"), str):
-        request.model = rest.pop("model")
-    if isinstance(rest.get("stream"), bool):
-        request.stream = rest.pop("stream")
+    request = Request(messages=messages, model=take(rest, "model", str),
+                      stream=take(rest, "stream", bool), options=Extras(NAME))
     _read_tools(rest, request)
     _read_output_config(rest, request)
     _read_thinking(rest, request.options)

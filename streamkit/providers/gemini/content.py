@@ -126,7 +126,7 @@ from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_str
 from ..function_tools import arguments_object
-from ..lossless import exactly, unread
+from ..lossless import ABSENT, exactly, unread
 from ..media import read_data_url
 from ..turns import ForeignWriters, OwnWriter, is_own_block, turn_parts
 from .spelling import SNAKE_CASE, Spelling, camel
@@ -140,8 +140,6 @@ SIGNATURE = "signature"
 #: Metadata key: the block's id (a call's, or the call id of a result) was made up
 #: because the body had none; it is not written.
 GENERATED_ID = "generated_id"
-#: Metadata key: documented fields the body left out (camelCase names).
-ABSENT = "absent"
 #: Metadata key of a result: its text is the whole ``response`` object, as JSON.
 RESPONSE_OBJECT = "response_object"
 #: Metadata key of a data block: ``"urlsafe"`` when the body wrote its bytes in

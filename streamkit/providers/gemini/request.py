@@ -111,7 +111,7 @@ from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..coerce import path
-from ..lossless import unread
+from ..lossless import ABSENT, take_list, unread, with_extras
 from ..options import (
     finished_body,
     prepared_options,
@@ -119,7 +119,6 @@ from ..options import (
 )
 from ..turns import SAME_TURN, is_own_turn, user_turns
 from .content import (
-    ABSENT,
     GENERATED_ID,
     RECORDS,
     Wire,
@@ -435,11 +434,7 @@ def _content(message: Message, calls: dict[str, ToolCallBlock],
 def _with_metadata(content: Wire, metadata: dict[str, Any]) -> Wire:
     """The content with its Gemini extras (a ``role`` other than the default,
     or none); another wire's message extras are not Gemini fields."""
-    own = extras_for(metadata, NAME)
-    if "role" in absent_fields(own):
-        del content["role"]
-    content.update({key: value for key, value in own.items() if key not in _MESSAGE_RECORDS})
-    return content
+    return with_extras(content, metadata, NAME, _MESSAGE_RECORDS)
 
 
 def _result(result: FunctionExecutionResult, calls: dict[str, ToolCallBlock]) -> Wire:
@@ -472,10 +467,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     rest = copy.deepcopy(body)  # the Request shares no object with the body
     ids = StreamIds.of_body(body)  # the ids made up for the body derive from it: two reads agree
     spelling = Spelling()
-    contents = rest.pop("contents", [])
-    if not isinstance(contents, list):
-        raise InvalidBodyError(f"contents must be a list, not {type(contents).__name__}",
-                               wire=NAME, where="contents")
+    contents = take_list(rest, "contents", NAME)
     messages: list[Message] = []
     system_key = spelling.find(rest, "systemInstruction")
     if system_key is not None:

@@ -100,16 +100,14 @@ from ...messages import (
 from ...request import ForeignThinking
 from ...response import ChatResponse
 from ..coerce import as_str
-from ..lossless import unread
+from ..lossless import ABSENT, unread, with_extras
 from ..media import base_media_type, read_data_url
-from ..turns import ForeignWriters, foreign_parts, is_own_turn, thinking_as_text
+from ..turns import ForeignWriters, add_result, foreign_parts, is_own_turn, thinking_as_text
 from .wire import NAME
 
 __all__ = ["ABSENT", "BASE64", "GENERATED_ID", "RECORDS", "build_messages",
            "call_metadata", "image_block", "media_type_of", "parse_messages"]
 
-#: Message metadata key: documented fields the parsed body did not have.
-ABSENT = "absent"
 #: Tool call metadata key: the id was made up (the body had none); never sent.
 GENERATED_ID = "generated_id"
 #: Image metadata key: the body's own base64 spelling of the bytes.
@@ -200,20 +198,8 @@ class _Calls:
         self.made_up: set[str] = set()
 
 
-def _with_extras(wire: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """``wire`` with the fields an Ollama body had that the model has no place
-    for, and without the documented fields it did not have."""
-    extras = extras_for(metadata, NAME)
-    for key, value in extras.items():
-        if key not in RECORDS:
-            wire[key] = value
-    for key in extras.get(ABSENT, ()):
-        wire.pop(key, None)
-    return wire
-
-
 def _system(message: SystemMessage) -> dict[str, Any]:
-    return _with_extras({"role": "system", "content": message.text}, message.metadata)
+    return with_extras({"role": "system", "content": message.text}, message.metadata, NAME, RECORDS)
 
 
 def _user(message: UserMessage) -> dict[str, Any]:
@@ -227,7 +213,7 @@ def _user(message: UserMessage) -> dict[str, Any]:
     wire: dict[str, Any] = {"role": "user", "content": "\n".join(texts)}
     if images:
         wire["images"] = images
-    return _with_extras(wire, message.metadata)
+    return with_extras(wire, message.metadata, NAME, RECORDS)
 
 
 def _assistant(message: AssistantMessage, foreign_thinking: ForeignThinking,
@@ -250,7 +236,7 @@ def _assistant(message: AssistantMessage, foreign_thinking: ForeignThinking,
     if fields["thinking"]:
         wire["thinking"] = "".join(fields["thinking"])
     wire.update((key, fields[key]) for key in ("tool_calls", "images") if fields[key])
-    return _with_extras(wire, message.metadata)
+    return with_extras(wire, message.metadata, NAME, RECORDS)
 
 
 def _own_pieces(block: ContentBlock, calls: _Calls) -> list[tuple[str, Any]]:
@@ -311,7 +297,7 @@ def _tool_result(result: FunctionExecutionResult, calls: _Calls) -> dict[str, An
         wire["tool_name"] = name
     if result.call_id and result.call_id not in calls.made_up:
         wire["tool_call_id"] = result.call_id
-    return _with_extras(wire, result.metadata)
+    return with_extras(wire, result.metadata, NAME, RECORDS)
 
 
 def image_text(block: DataBlock) -> str:
@@ -365,13 +351,7 @@ def parse_messages(items: list[Any], ids: StreamIds) -> list[Message]:
                                    where=f"messages[{index}]")
         role = item.get("role")
         if role == "tool":
-            result = _parse_tool_result(item, unanswered, ids)
-            last = out[-1] if out else None
-            if isinstance(last, FunctionExecutionResultMessage):
-                last.content.append(result)
-            else:
-                out.append(FunctionExecutionResultMessage(content=[result],
-                                                          metadata=Extras(NAME)))
+            add_result(out, _parse_tool_result(item, unanswered, ids), NAME)
         elif role == "assistant":
             message = _parse_assistant(item, ids)
             unanswered = [block for block in message.blocks if isinstance(block, ToolCallBlock)]

@@ -44,10 +44,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import InvalidBodyError, UnsupportedFeatureError
+from ...errors import UnsupportedFeatureError
 from ...extras import Extras
 from ...ids import StreamIds
 from ...request import JsonSchemaOutput, Request
+from ..lossless import take, take_list
 from ..options import own_options, set_field, write_renamed
 from ..turns import foreign_thinking_policy
 from .content import build_messages, parse_messages
@@ -147,17 +148,8 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     """The :class:`~streamkit.request.Request` an ``/api/chat`` body stands for."""
     ids = StreamIds.of_body(body)  # the ids the body does not give, derived from it
     rest = dict(body)
-    request = Request(messages=[])
-    model = rest.pop("model", None)
-    if isinstance(model, str) or model is None:
-        request.model = model
-    else:
-        rest["model"] = model
-    messages = rest.pop("messages", [])
-    if not isinstance(messages, list):
-        raise InvalidBodyError(f"'messages' must be a list, not {type(messages).__name__}",
-                               wire=NAME, where="messages")
-    request.messages = parse_messages(messages, ids)
+    request = Request(messages=[], model=take(rest, "model", str))
+    request.messages = parse_messages(take_list(rest, "messages", NAME), ids)
     tools = rest.pop("tools", None)
     if isinstance(tools, list) and all(isinstance(item, dict) for item in tools):
         request.tools = [parse_tool(item) for item in tools]
@@ -174,8 +166,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
                 name=title if isinstance(title, str) else "output", schema=fmt,
                 metadata=Extras(NAME))
             del rest["format"]
-    if isinstance(rest.get("stream"), bool):
-        request.stream = rest.pop("stream")
+    request.stream = take(rest, "stream", bool)
     options = Extras(NAME)
     if isinstance(rest.get("options"), dict):
         options.update(_parse_model_options(rest.pop("options")))

@@ -85,7 +85,7 @@ from ...extras import extras_for
 from ...ids import StreamIds
 from ...messages import AssistantMessage
 from ...partial_json import PartialJSONError
-from ..lossless import unread
+from ..lossless import ABSENT, unread, with_extras
 from ..turns import ForeignWriters, foreign_parts, thinking_as_text
 from .content import (
     RAW_KIND,
@@ -107,14 +107,11 @@ __all__ = [
     "CONTENT_PARTS",
     "REASONING_FORM",
     "RESERVED",
-    "apply_metadata",
     "assistant_message",
     "patch",
     "read_assistant",
 ]
 
-#: Message / block metadata key: fields the body did not have.
-ABSENT: Final = "absent"
 #: Assistant message metadata key: its content was an array of parts.
 CONTENT_PARTS: Final = "content_parts"
 #: Thinking block metadata key: the field or form it was read from.
@@ -179,7 +176,7 @@ def assistant_message(message: AssistantMessage, context: BuildContext) -> Wire:
     if message.name is not None:
         wire["name"] = message.name
     if native:
-        apply_metadata(wire, message.metadata)
+        with_extras(wire, message.metadata, WIRE_NAME, RESERVED)
     return wire
 
 
@@ -356,18 +353,6 @@ def _placeholder_reasoning(wire: Wire, has_calls: bool, context: BuildContext) -
     field = context.rules.reasoning_echo
     if has_calls and placeholder is not None and field is not None and field not in wire:
         wire[field] = placeholder
-
-
-def apply_metadata(wire: Wire, metadata: Mapping[str, Any]) -> None:
-    """Write a message's wire extras over ``wire`` and remove the fields the
-    body it was read from did not have (only this wire's extras, or metadata
-    set by hand: another wire's reader's fields mean nothing here)."""
-    own_fields = extras_for(metadata, WIRE_NAME)
-    for key, value in own_fields.items():
-        if key not in RESERVED:
-            wire[key] = value
-    for key in own_fields.get(ABSENT, ()):
-        wire.pop(key, None)
 
 
 def patch(metadata: dict[str, Any], wire: Wire, built: Wire) -> None:

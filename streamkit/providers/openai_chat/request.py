@@ -111,10 +111,10 @@ from ..function_tools import (
     read_schema_output,
     schema_fields,
 )
-from ..lossless import unread
+from ..lossless import take, take_list, unread, with_extras
 from ..options import own_options
-from ..turns import foreign_thinking_policy
-from .assistant import apply_metadata, assistant_message, patch, read_assistant
+from ..turns import add_result, foreign_thinking_policy
+from .assistant import RESERVED, assistant_message, patch, read_assistant
 from .content import Wire, data_part, own, read_text_part, read_user_part, text_part, user_part
 from .dialects import Dialect, HistoryRules, get_dialect
 from .history import BuildContext
@@ -267,7 +267,7 @@ def _system(message: SystemMessage) -> Wire:
     content: str | list[Wire] = (message.content if isinstance(message.content, str)
                                  else [text_part(block) for block in message.content])
     wire: Wire = {"role": "system", "content": content}
-    apply_metadata(wire, message.metadata)
+    with_extras(wire, message.metadata, WIRE_NAME, RESERVED)
     return wire
 
 
@@ -277,7 +277,7 @@ def _user(message: UserMessage) -> Wire:
     wire: Wire = {"role": "user", "content": content}
     if message.name is not None:
         wire["name"] = message.name
-    apply_metadata(wire, message.metadata)
+    with_extras(wire, message.metadata, WIRE_NAME, RESERVED)
     return wire
 
 
@@ -316,7 +316,7 @@ def _tool_message(result: FunctionExecutionResult, context: BuildContext) -> Wir
     else:
         wire = {"role": "tool", "tool_call_id": context.call_id(result.call_id),
                 "content": content}
-    apply_metadata(wire, result.metadata)
+    with_extras(wire, result.metadata, WIRE_NAME, RESERVED)
     return wire
 
 
@@ -330,13 +330,8 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     target = get_dialect(dialect)
     rules = target.history
     rest = dict(body)
-    request = Request(messages=[])
-    if isinstance(rest.get("model"), str):
-        request.model = rest.pop("model")
-    messages = rest.pop("messages", [])
-    if not isinstance(messages, list):
-        raise InvalidBodyError(f"'messages' must be a list, not {type(messages).__name__}",
-                               wire=WIRE_NAME, where="messages")
+    request = Request(messages=[], model=take(rest, "model", str))
+    messages = take_list(rest, "messages", WIRE_NAME)
     context = BuildContext(target)
     context.ids = StreamIds.of_body(body)
     request.messages = parse_messages(messages, context, provider_name(dialect))
@@ -346,8 +341,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
         del rest["tools"]
     _read_tool_choice(rest, request)
     _read_response_format(rest, request)
-    if isinstance(rest.get("stream"), bool):
-        request.stream = rest.pop("stream")
+    request.stream = take(rest, "stream", bool)
     options = own()
     _read_options(rest, options, rules, request.stream is True)
     options.update(rest)
@@ -435,12 +429,7 @@ def parse_messages(items: list[Any], context: BuildContext, provider: str) -> li
                                    wire=WIRE_NAME, where=f"messages[{index}]")
         role = item.get("role")
         if role in ("tool", "function"):
-            result = _read_tool_message(item, context)
-            last = out[-1] if out else None
-            if isinstance(last, FunctionExecutionResultMessage):
-                last.content.append(result)
-            else:
-                out.append(FunctionExecutionResultMessage(content=[result]))
+            add_result(out, _read_tool_message(item, context), WIRE_NAME)
         elif role == "assistant":
             message = read_assistant(item, context, provider)
             for block in message.blocks:

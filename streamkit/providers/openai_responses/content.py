@@ -108,7 +108,7 @@ from ...extras import Extras, extras_for, origin_of
 from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_list, as_str
-from ..lossless import exactly, unread
+from ..lossless import exactly, raw_part, unread
 from ..media import base_media_type, data_url, read_data_url
 from ..turns import ForeignWriters, foreign_parts
 from .citations import annotations_of
@@ -238,27 +238,13 @@ def data_part(block: DataBlock) -> Wire:
     return _file_part(block)
 
 
-def raw_part(block: RawBlock) -> Wire:
-    """A part streamkit does not model, as it came; another wire's part is
-    content this API cannot read (see the module docstring)."""
-    origin = origin_of(block.metadata)
-    if origin not in (None, WIRE_NAME):
-        raise UnsupportedFeatureError(
-            WIRE_NAME, f"a {origin} {block.kind!r} part (block {block.id!r})",
-            "it is a part only that wire reads; convert it to text, an image or a file")
-    return block.data
-
-
-_USER_PARTS: dict[type[Block], Callable[[Any], Wire]] = {
-    TextBlock: text_part,
-    DataBlock: data_part,
-    RawBlock: raw_part,
-}
-
-
 def user_part(block: UserContent) -> Wire:
     """One part of a user (or system) message, or of a tool output."""
-    return _USER_PARTS[type(block)](block)
+    if isinstance(block, TextBlock):
+        return text_part(block)
+    if isinstance(block, DataBlock):
+        return data_part(block)
+    return raw_part(block, WIRE_NAME)
 
 
 def tool_output(result: FunctionExecutionResult, calls: Calls) -> Wire:

@@ -98,14 +98,14 @@ from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..function_tools import function_fields, read_function, read_schema_output, schema_fields
-from ..lossless import unread
+from ..lossless import take, unread
 from ..options import (
     finished_body,
     prepared_options,
     put_field,
     write_renamed,
 )
-from ..turns import is_own_vendor_turn
+from ..turns import add_result, is_own_vendor_turn
 from .content import (
     Calls,
     Wire,
@@ -368,11 +368,8 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
                                     metadata=Extras(WIRE_NAME, {STRING_INPUT: True})))
     elif isinstance(given, list) and given:
         messages += _read_items(rest.pop("input"), reader)
-    request = Request(messages=messages, options=Extras(WIRE_NAME))
-    if isinstance(rest.get("model"), str):
-        request.model = rest.pop("model")
-    if isinstance(rest.get("stream"), bool):
-        request.stream = rest.pop("stream")
+    request = Request(messages=messages, model=take(rest, "model", str),
+                      stream=take(rest, "stream", bool), options=Extras(WIRE_NAME))
     _read_tools(rest, request)
     _read_text(rest, request)
     _read_reasoning(rest, request.options)
@@ -418,12 +415,7 @@ def _read_items(items: list[Any], reader: ItemReader) -> list[Message]:
                 messages.append(AssistantMessage(blocks, provider=PROVIDER,
                                                  metadata=Extras(WIRE_NAME)))
         elif side == "results":
-            result = read_tool_output(item, reader)
-            if isinstance(last, FunctionExecutionResultMessage):
-                last.content.append(result)
-            else:
-                messages.append(FunctionExecutionResultMessage([result],
-                                                               metadata=Extras(WIRE_NAME)))
+            add_result(messages, read_tool_output(item, reader), WIRE_NAME)
         else:
             messages.append(_MESSAGE_READERS[side](item, reader))
         previous = side
