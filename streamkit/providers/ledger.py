@@ -59,6 +59,7 @@ class Phase(Enum):
 ENDED = frozenset({Phase.ENDED, Phase.CUT_OFF})
 
 _WAITING = Phase.WAITING  # module constants: an Enum member lookup costs ~60 ns per read
+_UNSEEN = object()
 
 
 class OpenBlock:
@@ -91,7 +92,7 @@ class BlockLedger(Generic[SlotT]):
     """
 
     __slots__ = ("_slot", "blocks", "choice", "errored", "ids", "next_index", "phase",
-                 "provider", "stop_reason")
+                 "provider", "reported", "stop_reason")
 
     def __init__(self, provider: str, ids: StreamIds, *, choice: int = 0,
                  slot: Callable[[int, type[Block]], SlotT] = OpenBlock) -> None:  # type: ignore[assignment]
@@ -107,6 +108,8 @@ class BlockLedger(Generic[SlotT]):
         self.stop_reason: str | None = None
         #: Whether the provider reported an error: the response ends as ``error``.
         self.errored = False
+        #: Metadata reported so far by :meth:`report`, by key.
+        self.reported: dict[str, Any] = {}
 
     @property
     def started(self) -> bool:
@@ -132,6 +135,13 @@ class BlockLedger(Generic[SlotT]):
         elif id or model or metadata:
             out.append(ResponseMetadata(metadata=metadata or {}, id=id, model=model,
                                         choice=self.choice))
+
+    def report(self, key: str, value: Any, out: list[Event]) -> None:
+        """Metadata the wire keeps sending (a field repeated on every chunk), as
+        :class:`ResponseMetadata` only when it is new or changed."""
+        if self.reported.get(key, _UNSEEN) != value:
+            self.reported[key] = value
+            out.append(ResponseMetadata(metadata={key: value}, choice=self.choice))
 
     def error(self, event: ErrorEvent, out: list[Event]) -> None:
         """The provider's in-stream error: the response (started now if it had not

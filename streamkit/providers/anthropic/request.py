@@ -340,7 +340,7 @@ def _message(message: Message, metadata: dict[str, Any],
 def _assistant(message: AssistantMessage, metadata: dict[str, Any],
                foreign_thinking: ForeignThinking) -> Wire | None:
     """An assistant turn; the message extras of another API's turn are dropped."""
-    own = is_own(message.provider)
+    own = is_own_turn(message.provider, NAME)
     if not own:
         metadata = {}
     if isinstance(message.content, str):
@@ -349,12 +349,6 @@ def _assistant(message: AssistantMessage, metadata: dict[str, Any],
     if not content and message.content:
         return None  # everything was the other API's own: nothing to send
     return {"role": "assistant", "content": content, **metadata}
-
-
-def is_own(provider: str | None) -> bool:
-    """Whether a turn written by ``provider`` is this wire format's own
-    (``None``: built by hand or read from an Anthropic request)."""
-    return is_own_turn(provider, NAME)
 
 
 # ---------------------------------------------------------------- reading

@@ -167,7 +167,6 @@ class Candidate:
         self.choice = ledger.choice
         self.blocks = ledger.blocks  # the open block is blocks.get(_PART): read per part
         self.called = False  # a function call was produced: STOP means tool_calls
-        self.extras: dict[str, Any] = {}  # candidate metadata last reported, by key
         self.citations_seen: set[bytes] = set()  # each citation (as JSON) is reported once
 
     # ------------------------------------------------------------ candidate fields
@@ -205,10 +204,7 @@ class Candidate:
         if key == "logprobsResult":
             out.append(ResponseMetadata(append={key: [value]}, choice=self.choice))
             return
-        if key in self.extras and self.extras[key] == value:
-            return
-        self.extras[key] = value
-        out.append(ResponseMetadata(metadata={key: value}, choice=self.choice))
+        self.ledger.report(key, value, out)
 
     def _citations(self, metadata: Any, out: list[Event]) -> None:
         """Each citation once: on the open text block, else in response metadata."""

@@ -136,7 +136,7 @@ from .spelling import SNAKE_CASE, Spelling, camel, snake
 from .wire import NAME, PROVIDER
 
 __all__ = ["GENERATION_FIELDS", "PROVIDER", "SAME_TURN", "SCHEMA_FIELD", "TOOLS_ENTRY",
-           "build_request", "is_own", "parse_request"]
+           "build_request", "parse_request"]
 
 #: Tool metadata key: this tool starts a new ``tools`` entry, whose wrapper key
 #: (``functionDeclarations`` or ``function_declarations``) is the value.
@@ -422,7 +422,7 @@ def _content(message: Message, calls: dict[str, ToolCallBlock],
         parts = [_result(result, calls) for result in message.content]
         return _with_metadata({"role": "user", "parts": parts}, message.metadata)
     assistant = as_assistant(cast(AssistantMessage | ChatResponse, message))
-    own = is_own(assistant.provider)
+    own = is_own_turn(assistant.provider, NAME)
     blocks = assistant.blocks
     parts = model_parts(blocks, own=own, foreign_thinking=foreign_thinking)
     if not parts and blocks:
@@ -450,12 +450,6 @@ def _result(result: FunctionExecutionResult, calls: dict[str, ToolCallBlock]) ->
     write_id = not result.metadata.get(GENERATED_ID) and not (
         call is not None and made_up_id(call))
     return result_part(result, name=name, write_id=write_id)
-
-
-def is_own(provider: str | None) -> bool:
-    """Whether a turn written by ``provider`` is this wire format's own
-    (``None``: built by hand or read from a Gemini request)."""
-    return is_own_turn(provider, NAME)
 
 
 # ---------------------------------------------------------------- reading

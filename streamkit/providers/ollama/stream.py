@@ -121,7 +121,6 @@ class OllamaParser(StreamParser):
         self._blocks = self._ledger.blocks
         self._model: str | None = None
         self._called = False  # a tool call came: "stop" means tool_calls
-        self._kept: dict[str, Any] = {}  # metadata last reported, by key
 
     def feed(self, data: bytes | str, event: str | None = None) -> list[Event]:
         """Events implied by one NDJSON line."""
@@ -168,7 +167,7 @@ class OllamaParser(StreamParser):
         if type(message) is dict:
             self._message(message, out)
         elif message is not None:
-            self._keep("message", message, out)
+            self._ledger.report("message", message, out)
         self._content(line, "thinking", _THINKING, "", out)  # /api/generate
         self._content(line, "response", _TEXT, "", out)
         logprobs = line.get("logprobs")
@@ -176,17 +175,17 @@ class OllamaParser(StreamParser):
             if logprobs:
                 out.append(ResponseMetadata(append={"logprobs": logprobs}))
         elif logprobs is not None:
-            self._keep("logprobs", logprobs, out)
+            self._ledger.report("logprobs", logprobs, out)
         for key in line:
             if key not in _HANDLED:
-                self._keep(key, line[key], out)
+                self._ledger.report(key, line[key], out)
         if "error" in line:
             self._ledger.error(error_event(line["error"], line), out)
         done = line.get("done")
         if done is True:
             self._done(line, out)
         elif done is not None and done is not False:
-            self._keep("done", done, out)
+            self._ledger.report("done", done, out)
         return out
 
     def _start_or_model(self, line: dict[str, Any], out: list[Event]) -> None:
@@ -201,7 +200,7 @@ class OllamaParser(StreamParser):
             self._model = name
             self._ledger.start(out, model=name)  # started: a ResponseMetadata
         if name is None and model is not None:
-            self._keep("model", model, out)
+            self._ledger.report("model", model, out)
 
     def _message(self, message: dict[str, Any], out: list[Event]) -> None:
         self._content(message, "thinking", _THINKING, "message.", out)
@@ -212,10 +211,10 @@ class OllamaParser(StreamParser):
                 for entry in entries:
                     read(entry, out)
             elif entries is not None:
-                self._keep("message." + key, entries, out)
+                self._ledger.report("message." + key, entries, out)
         for key, value in message.items():
             if key not in _MESSAGE_HANDLED or (key == "role" and value != "assistant"):
-                self._keep("message." + key, value, out)
+                self._ledger.report("message." + key, value, out)
 
     def _content(self, source: dict[str, Any], key: str, kind: _ContentKind, prefix: str,
                  out: list[Event]) -> None:
@@ -223,7 +222,7 @@ class OllamaParser(StreamParser):
         text = source.get(key)
         if type(text) is not str:
             if text is not None:
-                self._keep(prefix + key, text, out)
+                self._ledger.report(prefix + key, text, out)
             return
         if not text:
             return
@@ -290,10 +289,3 @@ class OllamaParser(StreamParser):
             out.append(UsageUpdate(usage=usage))
         ledger.stop_reason = reason
         ledger.end(out, map_done_reason(reason, self._called))
-
-    def _keep(self, key: str, value: Any, out: list[Event]) -> None:
-        """Metadata the parser does not model, reported only when it changes."""
-        if key in self._kept and self._kept[key] == value:
-            return
-        self._kept[key] = value
-        out.append(ResponseMetadata(metadata={key: value}))

@@ -128,7 +128,6 @@ class Choice:
         self.audio: Audio | None = None
         self.channel: Any = None  # Groq's current channel label...
         self.channel_labels: dict[int, Any] = {}  # ...and the one each block was given
-        self.metadata: dict[str, Any] = {}  # entry-level metadata reported so far
         self.kept: dict[str, Any] = {}  # the latest value kept in extras, by field
 
     # ------------------------------------------------------------ blocks
@@ -202,12 +201,6 @@ class Choice:
         self.kept[key] = value
         out.append(ResponseMetadata(append={EXTRAS_KEY: [{key: value}]}, choice=self.index))
 
-    def report(self, key: str, value: Any, out: list[Event]) -> None:
-        """Entry-level metadata: reported when new or changed."""
-        if self.metadata.get(key, _MISSING) != value:
-            self.metadata[key] = value
-            out.append(ResponseMetadata(metadata={key: value}, choice=self.index))
-
     # ------------------------------------------------------------ reading an entry
 
     def read(self, entry: dict[str, Any], out: list[Event]) -> None:
@@ -235,7 +228,7 @@ class Choice:
             elif key == "logprobs":
                 self._logprobs(value, out)
             else:
-                self.report(key, value, out)
+                self.ledger.report(key, value, out)
 
     def delta(self, delta: dict[str, Any], out: list[Event]) -> None:
         """Every delta but a lone text fragment. Reasoning is read before content
@@ -246,7 +239,7 @@ class Choice:
                 self.keep(key, value, out)
         role = delta.get("role")
         if role is not None and role != "assistant":  # the default says nothing
-            self.report("role", role, out)
+            self.ledger.report("role", role, out)
         details = delta.get("reasoning_details")
         if not details or not self.reasoning.read(self, details, out):
             self._reasoning_strings(delta, out)

@@ -83,7 +83,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from ...blocks import ContentBlock, TextBlock
+from ...blocks import TextBlock
 from ...errors import InvalidBodyError, UnsupportedFeatureError
 from ...extras import Extras, origin_of
 from ...ids import StreamIds
@@ -93,6 +93,7 @@ from ...messages import (
     Message,
     SystemMessage,
     UserMessage,
+    as_assistant,
 )
 from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
@@ -315,14 +316,11 @@ def _items(messages: list[Message], dialect: str | None,
     calls = Calls()
     out: list[Wire] = []
     for message in messages:
-        if isinstance(message, ChatResponse):  # its metadata is the response's, not wire extras
-            blocks: list[ContentBlock] = list(message.content)
-            out += assistant_items(blocks, own=is_own(message.provider, dialect),
-                                   foreign_thinking=foreign_thinking, calls=calls)
-        elif isinstance(message, AssistantMessage):
+        if isinstance(message, (ChatResponse, AssistantMessage)):
             # a turn is several items: its blocks carry their items' fields, and the
-            # message's own metadata has no place on this wire
-            out += assistant_items(message.blocks, own=is_own(message.provider, dialect),
+            # message's own metadata (a response's, or a message's) has no place here
+            out += assistant_items(as_assistant(message).blocks,
+                                   own=is_own(message.provider, dialect),
                                    foreign_thinking=foreign_thinking, calls=calls)
         elif isinstance(message, FunctionExecutionResultMessage):
             out += [tool_output(result, calls) for result in message.content]
