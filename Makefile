@@ -3,17 +3,24 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo web web-build test lint typecheck fuzz bench bench-foundation bench-partial bench-output bench-sse bench-micro bench-translation bench-observability clean
+.PHONY: demo web web-build test check-tools docs docs-serve lint typecheck fuzz bench bench-foundation bench-partial bench-sse bench-micro bench-translation bench-observability clean bench-output
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# pip install, through uv when it installs (parallel downloads: a fresh .venv in
+# seconds instead of minutes), with pip itself as the fallback.
+# $(call install,VENV_BIN,EXTRAS), the extras joined by $(comma).
+comma := ,
+install = $(1)/python -m pip install -q uv && $(1)/uv pip install --python $(1)/python -q -e '.[$(2)]' \
+	|| $(1)/python -m pip install -q -e '.[$(2)]'
+
 $(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[dev,cli,web]'
+	$(call install,$(BIN),dev$(comma)cli$(comma)web)
 	touch $@
 
 $(VENV)/.web-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[web]'
+	$(call install,$(BIN),web)
 	touch $@
 
 # The browser side (web/): the `ai` package and esbuild, exactly as locked.
@@ -22,7 +29,7 @@ web/node_modules/.package-lock.json: web/package-lock.json
 	touch $@
 
 $(VENV)/.cli-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[cli]'
+	$(call install,$(BIN),cli)
 	touch $@
 
 # The rivals of bench/ live in their own venv so they never leak into the tests' one.
@@ -31,7 +38,7 @@ BENCH_BIN := $(BENCH_VENV)/bin
 
 $(BENCH_VENV)/.installed: pyproject.toml
 	test -x $(BENCH_BIN)/python || $(PYTHON) -m venv $(BENCH_VENV)
-	$(BENCH_BIN)/python -m pip install -q -e '.[dev,cli,bench]'
+	$(call install,$(BENCH_BIN),dev$(comma)cli$(comma)bench)
 	touch $@
 
 # bench-output's rivals, one venv each: instructor and pydantic-ai pin different
@@ -65,17 +72,41 @@ lint: $(VENV)/.dev-installed
 typecheck: $(VENV)/.dev-installed
 	$(BIN)/mypy
 
-# The Node and Chromium tests (tests/test_web_node.py, test_web_browser.py) run
-# `npm ci` and the page build themselves (and say so clearly when node is missing).
-test: lint typecheck
-	$(BIN)/python -m pytest -q
+# Everything the suite needs that pip does not install: said clearly, never skipped.
+CHROMIUM := /usr/bin/chromium
+CHROMEDRIVER := /usr/bin/chromedriver
+check-tools:
+	@command -v node >/dev/null && command -v npm >/dev/null || { \
+	  echo "make test needs Node.js 18+ and npm (the AI SDK checks of streamkit.web):" >&2; \
+	  echo "    sudo apt-get install -y nodejs npm" >&2; exit 1; }
+	@test -x $(CHROMIUM) && test -x $(CHROMEDRIVER) || { \
+	  echo "make test runs the demo page in Chromium and needs $(CHROMIUM) and $(CHROMEDRIVER):" >&2; \
+	  echo "    sudo apt-get install -y chromium chromium-driver    (Debian; .ci/run does it in CI)" >&2; \
+	  exit 1; }
 
-# 100,000 mutated recordings through every reading path; prints the outcomes (see bench/fuzz.py).
+# The whole suite on every core (pytest-xdist), the docs site built strictly
+# (tests/test_docs.py) and every code block of the docs and README run. A
+# skipped test fails here (STREAMKIT_NO_SKIPS, tests/skips_fail.py), as in CI.
+test: lint typecheck check-tools web/node_modules/.package-lock.json
+	STREAMKIT_NO_SKIPS=1 $(BIN)/python -m pytest -q -n $(or $(JOBS),auto) --dist worksteal
+
+# The documentation site (mkdocs-material + mkdocstrings) in site/; --strict
+# fails on a broken link or reference. docs-serve: live at http://127.0.0.1:8001/.
+docs: $(VENV)/.dev-installed
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+docs-serve: $(VENV)/.dev-installed
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve -a 127.0.0.1:8001
+
+# 100,000 mutated recordings through every reading path; prints the outcomes
+# (bench/fuzz.py). The suite runs a short loop of the same (tests/test_fuzz.py).
 fuzz: $(VENV)/.dev-installed
 	$(BIN)/python bench/fuzz.py -n $(or $(N),100000)
 
+# Writes bench/RESULTS.latest.md (untracked); UPDATE=1 rewrites the tracked
+# bench/RESULTS.md. Progress (step, steps left) goes to stderr as it runs.
 bench: $(BENCH_VENV)/.installed
-	$(BENCH_BIN)/python bench/compare.py
+	$(BENCH_BIN)/python bench/compare.py $(if $(UPDATE),--update)
 
 bench-foundation: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/foundation.py
@@ -103,4 +134,4 @@ bench-translation: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/translation.py
 
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) $(RIVAL_INSTRUCTOR) $(RIVAL_PYDANTIC_AI) .mypy_cache .ruff_cache .pytest_cache web/node_modules streamkit/web/static/app.js
+	rm -rf $(VENV) $(BENCH_VENV) .mypy_cache .ruff_cache .pytest_cache web/node_modules streamkit/web/static/app.js $(RIVAL_INSTRUCTOR) $(RIVAL_PYDANTIC_AI) site

@@ -1,15 +1,18 @@
 """Side-by-side: streamkit against the official SDKs and the peer libraries.
 
-Run: make bench   (or .venv-bench/bin/python bench/compare.py [--quick])
+Run: make bench   (or .venv-bench/bin/python bench/compare.py [--quick] [--only KEY])
 
 Each scenario's bytes are generated once (bench/payloads.py); every contender
 (bench/rivals.py) is then timed on those same bytes, runs alternating between
 contenders, medians reported with the ratio contender / streamkit. Slow rivals
 get fewer runs (a time budget per contender and scenario; the "runs" column
 says how many). The FLOOR line is the same bytes through newline splitting +
-msgspec + list append + join (bench/floor.py). A full run rewrites
-bench/RESULTS.md; ``--quick`` is a smoke run that writes nothing unless
-``--output`` is given.
+msgspec + list append + join (bench/floor.py). A full run writes its report
+to bench/RESULTS.latest.md (untracked, so the tree stays clean);
+``--update`` (``make bench UPDATE=1``) writes the tracked bench/RESULTS.md
+instead. ``--quick`` is a smoke run and ``--only KEY`` runs one main scenario:
+they write nothing unless ``--output`` is given. Progress goes to stderr as it
+goes: which step, how many are left.
 """
 
 from __future__ import annotations
@@ -200,6 +203,24 @@ def log(message: str) -> None:
     print(f"[{time.perf_counter() - _START:6.1f} s] {message}", file=sys.stderr, flush=True)
 
 
+class Progress:
+    """Counts the run's steps (a scenario, a growth table, the fixtures, the
+    concurrency run) so each log line says where the run is and what is left."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.done = 0
+
+    def step(self, title: str) -> None:
+        self.done += 1
+        left = self.total - self.done
+        log(f"[{self.done}/{self.total}] {title} ({left} step{'s' * (left != 1)} left after "
+            f"this)")
+
+
+PROGRESS = Progress()
+
+
 # ------------------------------------------------------------------ scenarios
 
 
@@ -300,9 +321,9 @@ def ratio_of(results: list[Result], name: str, base: str = SK) -> float | None:
     return top / bottom if top and bottom else None
 
 
-def main_scenarios(bench: Bench, report: Report) -> dict[str, list[Result]]:
-    cfg = bench.cfg
-    specs = [
+def main_specs(cfg: Config) -> list[tuple[str, str, Scenario, str]]:
+    """The main scenarios: (key, title, scenario, unit)."""
+    return [
         ("openai-text", f"OpenAI Chat text, {cfg.text_chunks:,} chunks",
          openai_text(cfg.text_chunks), "chunks"),
         ("openai-tools", f"OpenAI Chat, 4 parallel tool calls, {cfg.tool_bytes // 1000} KB of "
@@ -323,9 +344,13 @@ def main_scenarios(bench: Bench, report: Report) -> dict[str, list[Result]]:
         ("anthropic-tool-live", f"Live shape: Anthropic tool_use, {cfg.tool_bytes // 1000} KB, "
          "one event per read", anthropic_tool(cfg.tool_bytes, live=True), "events"),
     ]
+
+
+def main_scenarios(bench: Bench, report: Report,
+                   specs: list[tuple[str, str, Scenario, str]]) -> dict[str, list[Result]]:
     out = {}
     for key, title, sc, unit in specs:
-        log(f"scenario {title}")
+        PROGRESS.step(f"scenario {key}: {title}")
         out[key] = bench.measure(sc, contenders_for(sc))
         report.add(scenario_table(title, sc, out[key], unit))
     return out
@@ -393,7 +418,7 @@ def _grow_one(bench: Bench, build: Callable[[int], Scenario], sizes: tuple[int, 
 
 def growth(bench: Bench, report: Report) -> None:
     cfg = bench.cfg
-    log("growth series")
+    PROGRESS.step("growth series: text chunks")
     text_lines = [
         ("streamkit (OpenAI)", SK, openai_text),
         ("openai `chat.completions.stream()`", "openai `chat.completions.stream()`",
@@ -405,6 +430,7 @@ def growth(bench: Bench, report: Report) -> None:
     text, _ = growth_table(bench, "Growth: text chunks (bytes → final)", cfg.text_growth,
                            lambda n: f"{n // 1000}k" if n >= 1000 else str(n), text_lines)
     report.add(text)
+    PROGRESS.step("growth series: tool documents")
 
     def single(size: int) -> Scenario:
         return openai_tools(size, calls=1)
@@ -426,6 +452,7 @@ def growth(bench: Bench, report: Report) -> None:
         report.verdict(f"tool documents {cfg.tool_growth[0] // 1000} → "
                        f"{cfg.tool_growth[-1] // 1000} KB: {row} grows ≤ ~24x",
                        value, lambda v: v <= 24)
+    PROGRESS.step("growth series: audio chunks")
     audio_lines = [
         ("streamkit", SK, audio),
         ("agentscope `ChatResponse.append_*`", "agentscope `ChatResponse.append_*`", audio),
@@ -461,7 +488,7 @@ def fixture_provider(path: Path) -> str:
 
 
 def fixtures_table(report: Report, quick: bool) -> None:
-    log("recorded fixtures")
+    PROGRESS.step("every recorded fixture")
     rows = []
     files = sorted(p for p in (ROOT / "tests" / "fixtures").rglob("*")
                    if p.suffix in (".sse", ".ndjson", ".jsonl") and p.is_file())
@@ -498,7 +525,7 @@ def _fixture_row(path: Path, budget: float) -> tuple[str, ...]:
 
 
 def concurrency_table(report: Report, plan: concurrency.Plan) -> None:
-    log(f"{plan.streams} concurrent streams from a ReplayServer")
+    PROGRESS.step(f"{plan.streams} concurrent streams from a ReplayServer")
     try:
         figures = concurrency.run(plan)
     except Exception as exc:
@@ -606,37 +633,68 @@ faster than `replay()` over 4 KB reads.
 """
 
 
+#: Where a full run writes its report unless told otherwise: untracked.
+LATEST = Path(__file__).parent / "RESULTS.latest.md"
+#: The tracked report the README quotes, written only with ``--update``.
+TRACKED = Path(__file__).parent / "RESULTS.md"
+#: Steps after the main scenarios: three growth tables, the fixtures, concurrency.
+LATER_STEPS = 5
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes, a smoke run")
+    parser.add_argument("--only", action="append", metavar="KEY",
+                        help="run only this main scenario (repeatable), e.g. openai-text")
+    parser.add_argument("--update", action="store_true",
+                        help="write the tracked bench/RESULTS.md (a full run only)")
     parser.add_argument("--output", type=Path, help="where to write the Markdown report "
-                        "(default: bench/RESULTS.md for a full run, nothing with --quick)")
+                        "(default: bench/RESULTS.latest.md for a full run, nothing with "
+                        "--quick or --only)")
     args = parser.parse_args(argv)
-    warnings.filterwarnings("ignore")
     cfg = Config.quick() if args.quick else Config()
+    specs = main_specs(cfg)
+    if args.only:
+        unknown = sorted(set(args.only) - {key for key, *_ in specs})
+        if unknown:
+            parser.error(f"unknown scenario {', '.join(unknown)}; scenarios: "
+                         f"{', '.join(key for key, *_ in specs)}")
+        specs = [spec for spec in specs if spec[0] in args.only]
+    if args.update and (args.quick or args.only or args.output):
+        parser.error("--update writes bench/RESULTS.md from a full run: not with --quick, "
+                     "--only or --output")
+    warnings.filterwarnings("ignore")
+    PROGRESS.total = len(specs) + (0 if args.only else LATER_STEPS)
     bench, report = Bench(cfg), Report()
     started = time.perf_counter()
-    report.add("# streamkit vs the SDKs and peer libraries\n\n" + environment(
-        ["make bench" if not args.quick else "python bench/compare.py --quick"]) + "\n" + LEGEND)
-    main = main_scenarios(bench, report)
-    record_verdicts(report, main)
-    growth(bench, report)
-    fixtures_table(report, args.quick)
-    concurrency_table(report, cfg.plan)
+    command = "make bench" if not (args.quick or args.only) else \
+        "python bench/compare.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    report.add("# streamkit vs the SDKs and peer libraries\n\n" + environment([command])
+               + "\n" + LEGEND)
+    main = main_scenarios(bench, report, specs)
+    if not args.only:
+        record_verdicts(report, main)
+        growth(bench, report)
+        fixtures_table(report, args.quick)
+        concurrency_table(report, cfg.plan)
     finish(report, bench, args, time.perf_counter() - started)
 
 
 def finish(report: Report, bench: Bench, args: Any, elapsed: float) -> None:
     rows = [(floor, value, verdict) for floor, value, verdict in report.verdicts]
-    report.add(table("Floors of issues 6 and 9", rows, ("floor", "measured", "verdict")))
+    if rows:
+        report.add(table("Floors of issues 6 and 9", rows, ("floor", "measured", "verdict")))
     if bench.skipped:
         report.add("\nSkipped rivals: " + "; ".join(f"{k} ({v})" for k, v in
                                                     bench.skipped.items()))
     report.add(f"\nTotal run time: {elapsed:.0f} s.")
-    output = args.output or (None if args.quick else Path(__file__).parent / "RESULTS.md")
+    output = args.output
+    if output is None and not (args.quick or args.only):
+        output = TRACKED if args.update else LATEST
     if output is not None:
         output.write_text("\n".join(report.parts).lstrip() + "\n")
-        log(f"wrote {output}")
+        log(f"wrote {output}" + ("" if args.update or output != LATEST else
+                                 " (untracked; make bench UPDATE=1 writes bench/RESULTS.md)"))
 
 
 if __name__ == "__main__":

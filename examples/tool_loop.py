@@ -99,10 +99,19 @@ async def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--base-url", default=None)
     parser.add_argument("question", nargs="+")
     args = parser.parse_args(argv)
-    async with streamkit.Client(args.model, base_url=args.base_url) as client:
-        final = await tool_loop(client, " ".join(args.question), out=sys.stdout)
-        print(f"\n\nfinish: {final.finished_reason}; usage so far: "
-              f"{client.total_usage.input_tokens} in, {client.total_usage.output_tokens} out")
+    try:
+        client = streamkit.Client(args.model, base_url=args.base_url)
+    except streamkit.ProviderConfigError as error:  # no key, an unknown provider: say which
+        print(f"tool_loop.py: {error}", file=sys.stderr)
+        return 2
+    try:
+        async with client:
+            final = await tool_loop(client, " ".join(args.question), out=sys.stdout)
+    except streamkit.StreamError as error:  # the provider refused, the connection broke
+        print(f"\ntool_loop.py: {type(error).__name__}: {error}", file=sys.stderr)
+        return 1
+    print(f"\n\nfinish: {final.finished_reason}; usage so far: "
+          f"{client.total_usage.input_tokens} in, {client.total_usage.output_tokens} out")
     return 0
 
 

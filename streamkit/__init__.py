@@ -3,7 +3,8 @@
 What this package exports is what users call; everything else stays in its
 module. From here:
 
-- streams: :func:`stream`, :func:`replay`, :class:`Stream`, :class:`SyncStream`;
+- streams: :func:`stream`, :func:`replay` (and the :class:`Replayed` it returns),
+  :class:`Stream`, :class:`SyncStream`;
 - the client: :class:`Client`, :class:`SyncClient`, :data:`PROVIDERS`,
   :class:`Timeouts`, :class:`RetryPolicy`, :class:`Attempt`, :class:`ModelInfo`,
   :class:`ProviderEntry` (imported on first use: ``import streamkit`` loads
@@ -32,6 +33,7 @@ and the bookkeeping events (:class:`~streamkit.events.ResponseMetadata`,
 """
 
 import importlib
+import logging
 from typing import TYPE_CHECKING, Any
 
 from .accumulate import Accumulator
@@ -96,13 +98,18 @@ from .messages import (
     UserMessage,
 )
 from .partial_json import PartialJSONError
-from .pipeline import replay
+from .pipeline import Replayed, replay
 from .request import JsonOutput, JsonSchemaOutput, Request, ToolChoice
 from .response import ChatResponse
 from .stream import Stream, SyncStream, stream
 from .strict_schema import StrictSchemaError
 from .tools import Tool, tool
 from .usage import ChatUsage
+
+# A library's loggers stay silent until the application configures logging: without
+# a handler, Python's last-resort handler would print every retry warning to stderr
+# beside the error the caller reports (the client logs each failed attempt).
+logging.getLogger("streamkit").addHandler(logging.NullHandler())
 
 if TYPE_CHECKING:  # the client, imported when first used: it loads httpx
     from .client import Attempt, Client, SyncClient, Timeouts
@@ -171,6 +178,7 @@ __all__ = [
     "ProviderEntry",
     "ProviderError",
     "RawBlock",
+    "Replayed",
     "Request",
     "ResponseEnd",
     "ResponseStart",

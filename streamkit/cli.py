@@ -1,4 +1,4 @@
-"""``python -m streamkit demo`` and ``python -m streamkit replay FILE``.
+"""``python -m streamkit demo``, ``replay FILE``, ``web``, and ``chat`` (in :mod:`.cli_chat`).
 
 The demo starts a :class:`~streamkit.testing.ReplayServer` in-process, streams a
 bundled recorded conversation over real HTTP (thinking, text, a tool call,
@@ -46,9 +46,9 @@ DEMO_TURNS = (
 
 _DESCRIPTION = (
     "streamkit's command line. 'demo' streams a recorded conversation over real HTTP and "
-    "renders it live; 'replay FILE' prints the normalised events and the final response of a "
-    "recorded stream (.sse, .ndjson, .chunks.jsonl or a raw body in .txt). Each command has "
-    "its own --help."
+    "renders it live; 'chat' talks with a model; 'web' serves the demo page; 'replay FILE' "
+    "prints the normalised events and the final response of a recorded stream (.sse, "
+    ".ndjson, .chunks.jsonl or a raw body in .txt). Each command has its own --help."
 )
 
 # C0 controls but newline and tab, DEL, C1 controls (8-bit CSI, OSC...), and the
@@ -142,18 +142,19 @@ class PlainRenderer:
 class RichRenderer:
     """Live terminal rendering with rich: every block redrawn as it grows."""
 
-    def __init__(self) -> None:
+    def __init__(self, console: Any = None) -> None:
         from rich.console import Console
 
-        self.console = Console()
+        self.console = console if console is not None else Console()
         self._live: Any = None
         self._blocks: list[Block] = []
 
     def title(self, text: str) -> None:
         from rich.live import Live
+        from rich.text import Text
 
         self._stop()
-        self.console.rule(f"[bold]{text}")
+        self.console.rule(Text(text, style="bold"))
         self._blocks = []
         self._live = Live(self._render(), console=self.console, refresh_per_second=20,
                           transient=False)
@@ -180,11 +181,14 @@ class RichRenderer:
             self._live = None
 
     def finish(self, response: ChatResponse, wav: Path | None) -> None:
+        from rich.text import Text
+
         self._stop()
-        for line in summarise(response):
-            self.console.print(f"  {line}", style="green")
+        for line in summarise(response):  # Text, never markup: provider words are not rich's
+            self.console.print(Text(f"  {line}", style="green"))
         if wav is not None:
-            self.console.print(f"  audio written to {wav}", style="bold green")
+            self.console.print(Text(f"  audio written to {terminal_safe(str(wav))}",
+                                    style="bold green"))
 
 
 def _renderer(plain: bool) -> PlainRenderer | RichRenderer:
@@ -287,8 +291,8 @@ def _event_line(event: Event) -> str:
     return f"{kind:<18} {text[:200]}"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m streamkit``."""
+def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser: every command and its options."""
     parser = argparse.ArgumentParser(prog="python -m streamkit", description=_DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="stream a recorded conversation over real HTTP, live")
@@ -306,10 +310,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                           "payload), openai, openai-responses, anthropic, gemini, ollama, or an "
                           "OpenAI-compatible vendor (deepseek, qwen, groq, ...)")
     rep.add_argument("--json", action="store_true", help="JSON lines")
-    from .cli_chat import add_chat_command  # `chat` (issue 12): its own module
+    from .cli_chat import add_chat_command  # `chat`: its own module
 
     add_chat_command(sub)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m streamkit``."""
+    args = build_parser().parse_args(argv)
     if args.command == "chat":
         return int(args.run(args))
     if args.command == "demo":

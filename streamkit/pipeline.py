@@ -47,7 +47,7 @@ README:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from .accumulate import Accumulator
 from .errors import LimitExceeded, ProtocolError, ProviderError, StreamError
@@ -64,7 +64,7 @@ from .response import ChatResponse
 from .sse import SSEDecoder
 from .think_blocks import ThinkTagFilter
 
-__all__ = ["DEFAULT_MAX_EVENT_BYTES", "DEFAULT_MAX_TOTAL_BYTES", "Pipeline", "replay"]
+__all__ = ["DEFAULT_MAX_EVENT_BYTES", "DEFAULT_MAX_TOTAL_BYTES", "Pipeline", "Replayed", "replay"]
 
 _BOM = b"\xef\xbb\xbf"
 _BLANK = b" \t\r\n"
@@ -504,12 +504,24 @@ class Pipeline:
         return error
 
 
+class Replayed(NamedTuple):
+    """What :func:`replay` returns: every event, then the final response.
+    A tuple, so ``events, response = replay(body)`` unpacks it too."""
+
+    events: list[Event]
+    """Every event the bytes produced, in order."""
+    response: ChatResponse
+    """The final response (choice 0)."""
+
+
 def replay(
     chunks: bytes | Iterable[bytes], provider: str | Parser = "auto", *,
     on_error: Literal["raise", "return"] = "raise", **options: Any
-) -> tuple[list[Event], ChatResponse]:
+) -> Replayed:
     """Run recorded bytes (one ``bytes`` or an iterable of network chunks)
-    through a :class:`Pipeline`; return every event and the final response.
+    through a :class:`Pipeline`: ``replay(body).response`` is the final
+    response, ``.events`` every event on the way (a :class:`Replayed`, which
+    unpacks as ``events, response``).
 
     It fails as ``stream(...).final()`` does: a :class:`~streamkit.errors.StreamError`
     carrying the partial response, and a provider's in-stream error raised as a
@@ -531,4 +543,4 @@ def replay(
         pipeline.fail(error)
         if on_error == "raise":
             raise
-    return events, pipeline.response
+    return Replayed(events, pipeline.response)

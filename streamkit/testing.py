@@ -15,6 +15,15 @@ it costs nothing extra and it runs under asyncio and trio alike::
         async with httpx.AsyncClient(base_url=server.url) as client:
             ...
 
+A conversation (a tool loop, a retry) needs one answer per request on the same
+path: :meth:`ReplayServer.add_sequence` serves a list of replies in order, and
+:attr:`ReplayServer.requests` keeps what each request sent (its JSON body, its
+headers without the key)::
+
+    server.add_sequence("/v1/messages", ["tool-use.sse", "text-basic.sse"])
+    ...
+    first, second = (request.json() for request in server.requests)
+
 Synchronous code (the sync client, plain ``def`` tests) uses
 :meth:`ReplayServer.in_thread`, which runs the same server on an event loop in a
 background thread.
@@ -26,8 +35,8 @@ import contextlib
 import json
 import logging
 import os
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
 from types import TracebackType
@@ -39,8 +48,10 @@ import anyio.from_thread
 import h11
 
 __all__ = [
+    "SECRET_HEADERS",
     "RecordedRequest",
     "ReplayServer",
+    "Reply",
     "ThreadedReplayServer",
     "load_recording",
 ]
@@ -58,6 +69,16 @@ _PEER_GONE: tuple[type[BaseException], ...] = (
 
 _RECEIVE_SIZE = 65536
 
+#: Request headers that carry a key or a session: a :class:`RecordedRequest`
+#: shows them as :data:`REDACTED` in ``headers`` (and so in its repr and in a
+#: failing test's output) and keeps their values in ``secret_headers``.
+SECRET_HEADERS = frozenset({
+    "authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie",
+})
+
+#: What a secret header's value reads as in :attr:`RecordedRequest.headers`.
+REDACTED = "<redacted>"
+
 
 @dataclass(frozen=True)
 class RecordedRequest:
@@ -65,8 +86,12 @@ class RecordedRequest:
     client actually put on the wire (method, URL, headers, body).
 
     ``headers`` keys are lower-cased (HTTP header names are case-insensitive and
-    h11 normalises them); repeated headers are joined with ``", "``.  ``path``
-    excludes the query string, which is kept separately in ``query``.
+    h11 normalises them); repeated headers are joined with ``", "``.  The value
+    of a header that carries a key (:data:`SECRET_HEADERS`) reads as
+    ``"<redacted>"`` there, so a repr or a failed assertion never prints it;
+    the value itself is in ``secret_headers`` (left out of the repr), for a test
+    that checks which key was sent.  ``path`` excludes the query string, which
+    is kept separately in ``query``.
     """
 
     method: str
@@ -74,10 +99,34 @@ class RecordedRequest:
     headers: dict[str, str]
     body: bytes
     query: str = ""
+    secret_headers: dict[str, str] = field(default_factory=dict, repr=False)
 
     def json(self) -> Any:
-        """Decode the body as JSON -- the common case for LLM API requests."""
+        """The body decoded as JSON -- the common case for LLM API requests."""
         return json.loads(self.body)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One answer of a sequence (:meth:`ReplayServer.add_sequence`): a body and
+    how to send it, with the same meaning as :meth:`ReplayServer.add`'s
+    arguments. ``Reply.file(path)`` reads a recording."""
+
+    body: bytes
+    status: int = 200
+    content_type: str = "text/event-stream"
+    headers: Mapping[str, str] | None = None
+    chunk_size: int | None = None
+    delay: float = 0.0
+    cut_after: int | None = None
+    pauses: Mapping[int, float] | None = None
+
+    @classmethod
+    def file(cls, file_path: str | os.PathLike[str], **options: Any) -> Reply:
+        """A recorded body with the content type its suffix names (see
+        :func:`load_recording`); ``options`` as for the class."""
+        body, content_type = load_recording(file_path)
+        return cls(body, **{"content_type": content_type, **options})
 
 
 @dataclass(frozen=True)
@@ -90,6 +139,22 @@ class _Route:
     delay: float
     cut_after: int | None
     pauses: tuple[tuple[int, float], ...] = ()
+
+
+@dataclass
+class _Sequence:
+    """Replies served in order on one path; past the last, an error that says so."""
+
+    routes: list[_Route]
+    served: int = 0
+
+    def next_route(self, path: str) -> _Route:
+        if self.served >= len(self.routes):
+            message = (f"ReplayServer served all {len(self.routes)} replies of the sequence "
+                       f"for {path} already")
+            return _error_route(410, message, "sequence_exhausted")
+        self.served += 1
+        return self.routes[self.served - 1]
 
 
 @dataclass
@@ -175,7 +240,7 @@ class ReplayServer:
         self.host = host
         self._requested_port = port
         self._backlog = backlog
-        self._routes: dict[str, _Route] = {}
+        self._routes: dict[str, _Route | _Sequence] = {}
         self.requests: list[RecordedRequest] = []
         self.disconnects: list[str] = []
         self.connections = 0
@@ -204,7 +269,7 @@ class ReplayServer:
         ``path`` is matched against the request target first with its query
         string, then without it, then against the catch-all ``"*"`` (see
         :meth:`default`); unmatched requests get a 404 JSON error.  Registering
-        the same path again replaces the earlier response.
+        the same path again replaces the earlier response (or sequence).
 
         ``chunk_size`` splits the body into network writes of that many bytes
         (``None``: one write) with ``delay`` seconds between writes, which is how
@@ -218,31 +283,28 @@ class ReplayServer:
         ``headers`` are added to the response; a ``Content-Type`` in them
         overrides ``content_type``.
         """
-        if not isinstance(body, bytes | bytearray | memoryview):
-            raise TypeError(f"body must be bytes, not {type(body).__name__}")
-        if not 200 <= status <= 599:
-            raise ValueError(f"status must be a final status code (200-599), got {status}")
-        if chunk_size is not None and chunk_size < 1:
-            raise ValueError(f"chunk_size must be >= 1 or None, got {chunk_size}")
-        if delay < 0:
-            raise ValueError(f"delay must be >= 0, got {delay}")
-        if cut_after is not None and cut_after < 0:
-            raise ValueError(f"cut_after must be >= 0 or None, got {cut_after}")
-        if pauses and min(pauses.values()) < 0:
-            raise ValueError(f"pauses must be >= 0 seconds, got {dict(pauses)}")
-        extra = dict(headers or {})
-        if not any(name.lower() == "content-type" for name in extra):
-            extra["Content-Type"] = content_type
-        self._routes[path] = _Route(
-            body=bytes(body),
-            status=status,
-            content_type=content_type,
-            headers=tuple(extra.items()),
-            chunk_size=chunk_size,
-            delay=delay,
-            cut_after=cut_after,
-            pauses=tuple(sorted((pauses or {}).items())),
-        )
+        self._routes[path] = _route(Reply(body, status, content_type, headers, chunk_size,
+                                          delay, cut_after, pauses))
+
+    def add_sequence(
+        self, path: str, replies: Sequence[Reply | bytes | str | os.PathLike[str]]
+    ) -> None:
+        """Serve ``replies`` on ``path`` in order, one per request: the turns of a
+        conversation (a tool call, then the answer) or a retry (a 429, then the
+        stream).  Each reply is a :class:`Reply`, a ``bytes`` body (a
+        ``text/event-stream`` 200) or the path of a recording (see
+        :func:`load_recording`).  A request after the last reply gets a 410 JSON
+        error saying the sequence is used up, so a test that sends one request
+        too many fails loudly.  Path matching is :meth:`add`'s; registering the
+        path again starts over."""
+        routes = []
+        for reply in replies:
+            if isinstance(reply, bytes | bytearray | memoryview):
+                reply = Reply(bytes(reply))
+            elif not isinstance(reply, Reply):
+                reply = Reply.file(reply)
+            routes.append(_route(reply))
+        self._routes[path] = _Sequence(routes)
 
     def default(
         self,
@@ -302,7 +364,8 @@ class ReplayServer:
 
     def _route_for(self, target: str) -> _Route | None:
         path, _ = _split_target(target)
-        return self._routes.get(target) or self._routes.get(path) or self._routes.get("*")
+        found = self._routes.get(target) or self._routes.get(path) or self._routes.get("*")
+        return found.next_route(path) if isinstance(found, _Sequence) else found
 
     # --------------------------------------------------------------- lifecycle
 
@@ -452,6 +515,8 @@ class ReplayServer:
             for raw_name, raw_value in request.headers:
                 name, value = raw_name.decode("latin-1"), raw_value.decode("latin-1")
                 headers[name] = f"{headers[name]}, {value}" if name in headers else value
+            secrets = {name: value for name, value in headers.items() if name in SECRET_HEADERS}
+            headers.update(dict.fromkeys(secrets, REDACTED))
             self.requests.append(
                 RecordedRequest(
                     method=request.method.decode("latin-1"),
@@ -459,6 +524,7 @@ class ReplayServer:
                     headers=headers,
                     body=body,
                     query=query,
+                    secret_headers=secrets,
                 )
             )
             route = self._route_for(target) or _not_found(request.method, target)
@@ -630,18 +696,52 @@ class ReplayServer:
                 writer_scope.cancel()
 
 
-def _not_found(method: bytes, target: str) -> _Route:
-    message = f"ReplayServer has no route for {method.decode('latin-1')} {target}"
-    body = json.dumps({"error": {"message": message, "type": "not_found"}}).encode()
+def _route(reply: Reply) -> _Route:
+    """A reply checked and made ready to serve."""
+    body = reply.body
+    if not isinstance(body, bytes | bytearray | memoryview):
+        raise TypeError(f"body must be bytes, not {type(body).__name__}")
+    if not 200 <= reply.status <= 599:
+        raise ValueError(f"status must be a final status code (200-599), got {reply.status}")
+    if reply.chunk_size is not None and reply.chunk_size < 1:
+        raise ValueError(f"chunk_size must be >= 1 or None, got {reply.chunk_size}")
+    if reply.delay < 0:
+        raise ValueError(f"delay must be >= 0, got {reply.delay}")
+    if reply.cut_after is not None and reply.cut_after < 0:
+        raise ValueError(f"cut_after must be >= 0 or None, got {reply.cut_after}")
+    if reply.pauses and min(reply.pauses.values()) < 0:
+        raise ValueError(f"pauses must be >= 0 seconds, got {dict(reply.pauses)}")
+    extra = dict(reply.headers or {})
+    if not any(name.lower() == "content-type" for name in extra):
+        extra["Content-Type"] = reply.content_type
+    return _Route(
+        body=bytes(body),
+        status=reply.status,
+        content_type=reply.content_type,
+        headers=tuple(extra.items()),
+        chunk_size=reply.chunk_size,
+        delay=reply.delay,
+        cut_after=reply.cut_after,
+        pauses=tuple(sorted((reply.pauses or {}).items())),
+    )
+
+
+def _error_route(status: int, message: str, kind: str) -> _Route:
+    body = json.dumps({"error": {"message": message, "type": kind}}).encode()
     return _Route(
         body=body,
-        status=404,
+        status=status,
         content_type="application/json",
         headers=(("Content-Type", "application/json"),),
         chunk_size=None,
         delay=0.0,
         cut_after=None,
     )
+
+
+def _not_found(method: bytes, target: str) -> _Route:
+    message = f"ReplayServer has no route for {method.decode('latin-1')} {target}"
+    return _error_route(404, message, "not_found")
 
 
 class ThreadedReplayServer:
@@ -660,6 +760,7 @@ class ThreadedReplayServer:
         self.add = server.add
         self.default = server.default
         self.add_file = server.add_file
+        self.add_sequence = server.add_sequence
 
     @property
     def url(self) -> str:

@@ -69,7 +69,7 @@ from streamkit.blocks import DataBlock
 from streamkit.client import Client
 from streamkit.codec import parse_response
 from streamkit.registry import ModelInfo as StreamkitModelInfo
-from streamkit.testing import ReplayServer, load_recording
+from streamkit.testing import ReplayServer
 
 KEY = {"ANTHROPIC_API_KEY": "sk-ant-test", "GEMINI_API_KEY": "gm-test"}
 THINKING_TOOL_TURN = CONVERSATIONS / "anthropic/tool-use-thinking-signature"
@@ -95,21 +95,21 @@ def get_weather(location: str) -> str:
 
 
 def answering(server: ReplayServer, answers: Sequence[Path]) -> httpx.AsyncClient:
-    """An httpx client whose every request finds the next recorded answer on the server."""
-    queue = list(answers)
+    """The server answers each request with the next recording; an httpx client for it."""
+    server.add_sequence("*", answers)
+    return httpx.AsyncClient()
 
-    async def next_answer(request: httpx.Request) -> None:
-        recorded, content_type = load_recording(queue.pop(0))
-        server.default(recorded, content_type=content_type)
 
-    return httpx.AsyncClient(event_hooks={"request": [next_answer]})
+#: What the tests' models can do: unknown models are taken to do none of it.
+CAPABLE = {"vision": True, "function_calling": True, "json_output": True,
+           "structured_output": True}
 
 
 def anthropic(server: ReplayServer, http: httpx.AsyncClient, **options: Any,
               ) -> StreamkitChatCompletionClient:
     client = Client("anthropic:claude-sonnet-4-0", base_url=server.url + "/v1", environ=KEY,
                     http_client=http)
-    return StreamkitChatCompletionClient(client, **options)
+    return StreamkitChatCompletionClient(client, model_info=CAPABLE, **options)
 
 
 def replayed(path: Path, provider: str = "anthropic") -> ChatResponse:
@@ -233,7 +233,8 @@ async def test_a_gemini_function_call_keeps_its_thought_signature(remember: int)
         async with answering(server, answers) as http:
             client = Client("gemini:gemini-3-pro-preview", base_url=server.url + "/v1beta",
                             environ=KEY, http_client=http)
-            model = StreamkitChatCompletionClient(client, remember=remember)
+            model = StreamkitChatCompletionClient(client, remember=remember,
+                                                  model_info=CAPABLE)
             agent = AssistantAgent("assistant", model_client=model, tools=[get_country],
                                    system_message=None, model_client_stream=True,
                                    max_tool_iterations=2)
@@ -333,7 +334,7 @@ async def test_json_output_on_the_openai_wire() -> None:
         async with httpx.AsyncClient() as http:
             client = Client("openai:gpt-4o", base_url=server.url, environ={"OPENAI_API_KEY": "k"},
                             http_client=http)
-            model = StreamkitChatCompletionClient(client)
+            model = StreamkitChatCompletionClient(client, model_info={"json_output": True})
             await _drain(model.create_stream([UserMessage(content="hi", source="u")],
                                              json_output=True))
         sent = server.requests[0].json()
@@ -519,16 +520,31 @@ def _offline(model: str = "anthropic:claude-sonnet-4-5", **options: Any,
     return StreamkitChatCompletionClient(Client(model, environ=KEY), **options)
 
 
-def test_model_info_from_the_registry_with_defaults_and_overrides() -> None:
+def test_model_info_is_conservative_unless_told() -> None:
     model = _offline()
     assert isinstance(model, ChatCompletionClient)
-    assert model.model_info == {"vision": True, "function_calling": True, "json_output": True,
-                                "structured_output": True, "family": "claude"}
-    known = autogen_model_info(StreamkitModelInfo(vision=False, family="x"), {"json_output": False})
-    assert (known["vision"], known["json_output"], known["family"]) == (False, False, "x")
+    assert model.model_info == {"vision": False, "function_calling": False,
+                                "json_output": False, "structured_output": False,
+                                "family": "claude"}
+    told = _offline(model_info={"function_calling": True, "vision": True})
+    assert (told.model_info["function_calling"], told.model_info["vision"],
+            told.model_info["structured_output"]) == (True, True, False)
+    known = autogen_model_info(StreamkitModelInfo(function_calling=True, family="x"),
+                               {"json_output": True})
+    assert (known["function_calling"], known["json_output"], known["vision"],
+            known["family"]) == (True, True, False, "x")
     assert autogen_model_info(StreamkitModelInfo())["family"] == "unknown"
     with pytest.warns(DeprecationWarning):
-        assert model.capabilities["function_calling"] is True
+        assert model.capabilities["function_calling"] is False
+
+
+@pytest.mark.anyio
+async def test_an_agent_with_tools_on_an_unknown_model_is_refused_until_told() -> None:
+    with pytest.raises(ValueError, match="function calling"):
+        AssistantAgent("assistant", model_client=_offline(), tools=[get_weather])
+    agent = AssistantAgent("assistant", model_client=_offline(model_info=CAPABLE),
+                           tools=[get_weather])
+    assert agent.name == "assistant"
 
 
 @pytest.mark.anyio

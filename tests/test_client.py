@@ -13,7 +13,6 @@ import json
 import logging
 import socket
 import traceback
-from collections.abc import Callable
 from email.utils import formatdate
 from pathlib import Path
 from types import ModuleType
@@ -38,7 +37,7 @@ from streamkit.codec import parse_request, parse_response
 from streamkit.messages import UserMessage
 from streamkit.registry import ProviderConfigError
 from streamkit.retry import RetryPolicy, SyncTiming, Timing, retry_after_seconds
-from streamkit.testing import ReplayServer, ThreadedReplayServer, load_recording
+from streamkit.testing import ReplayServer, Reply, ThreadedReplayServer, load_recording
 from streamkit.tools import tool
 
 SECRET = "sk-ant-test-0123456789-SECRET"
@@ -58,17 +57,13 @@ def error_body(message: str, kind: str = "rate_limit_error") -> bytes:
 
 
 class Clock:
-    """Injected time: sleeps are recorded (and may change the server's answer),
-    never waited for."""
+    """Injected time: sleeps are recorded, never waited for."""
 
-    def __init__(self, on_sleep: Callable[[int], None] | None = None) -> None:
+    def __init__(self) -> None:
         self.sleeps: list[float] = []
-        self.on_sleep = on_sleep
 
     def _slept(self, seconds: float) -> None:
         self.sleeps.append(seconds)
-        if self.on_sleep is not None:
-            self.on_sleep(len(self.sleeps))
 
     async def sleep(self, seconds: float) -> None:
         self._slept(seconds)
@@ -126,9 +121,11 @@ async def test_429_with_retry_after_then_200_retries_once_and_waits_as_asked(
         caplog: pytest.LogCaptureFixture) -> None:
     attempts: list[Attempt] = []
     async with ReplayServer() as server:
-        server.add(PATH, error_body("slow down"), status=429, content_type="application/json",
-                   headers={"Retry-After": "3", "request-id": "req_1"})
-        clock = Clock(on_sleep=lambda n: server.add_file(PATH, ANTHROPIC_TEXT))
+        server.add_sequence(PATH, [
+            Reply(error_body("slow down"), status=429, content_type="application/json",
+                  headers={"Retry-After": "3", "request-id": "req_1"}),
+            ANTHROPIC_TEXT])
+        clock = Clock()
         caplog.set_level(logging.DEBUG)
         async with anthropic(server, timing=clock.timing(), on_attempt=attempts.append) as client, \
                 client.stream([UserMessage("hi")]) as events:
@@ -156,9 +153,11 @@ async def test_429_with_retry_after_then_200_retries_once_and_waits_as_asked(
 ])
 async def test_the_wait_before_a_retry(headers: dict[str, str], waited: float) -> None:
     async with ReplayServer() as server:
-        server.add(PATH, error_body("busy", "overloaded_error"), status=529,
-                   content_type="application/json", headers=headers)
-        clock = Clock(on_sleep=lambda n: server.add_file(PATH, ANTHROPIC_TEXT))
+        server.add_sequence(PATH, [
+            Reply(error_body("busy", "overloaded_error"), status=529,
+                  content_type="application/json", headers=headers),
+            ANTHROPIC_TEXT])
+        clock = Clock()
         async with anthropic(server, timing=clock.timing()) as client, \
                 client.stream([UserMessage("hi")]) as events:
             await events.final()
@@ -169,12 +168,11 @@ async def test_the_wait_before_a_retry(headers: dict[str, str], waited: float) -
 @pytest.mark.anyio
 async def test_500_three_times_gives_up_with_the_last_error() -> None:
     async with ReplayServer() as server:
-        def next_error(attempt: int) -> None:
-            server.add(PATH, error_body(f"failure {attempt + 1}", "api_error"), status=500,
-                       content_type="application/json", headers={"x-request-id": f"r{attempt + 1}"})
-
-        next_error(0)
-        clock = Clock(on_sleep=next_error)
+        server.add_sequence(PATH, [
+            Reply(error_body(f"failure {n}", "api_error"), status=500,
+                  content_type="application/json", headers={"x-request-id": f"r{n}"})
+            for n in (1, 2, 3)])
+        clock = Clock()
         attempts: list[Attempt] = []
         async with anthropic(server, timing=clock.timing(), on_attempt=attempts.append) as client:
             with pytest.raises(ProviderError) as caught:
@@ -485,7 +483,7 @@ async def test_create_sends_a_non_streamed_request_and_gemini_names_the_model_in
             answer = await client.create([UserMessage("How many r's in strawberry?")])
         sent, = server.requests
     assert sent.query == "" and "model" not in sent.json()
-    assert sent.headers["x-goog-api-key"] == SECRET
+    assert sent.secret_headers["x-goog-api-key"] == SECRET
     assert answer.thinking and answer.text
 
 
@@ -517,7 +515,7 @@ def test_surrounding_whitespace_of_a_key_is_dropped() -> None:
             with SyncClient("anthropic:claude-test", base_url=server.url + "/v1",
                             **settings) as client, client.stream([UserMessage("hi")]) as events:
                 events.final()
-        assert [request.headers["x-api-key"] for request in server.requests] == [SECRET] * 2
+        assert [request.secret_headers["x-api-key"] for request in server.requests] == [SECRET] * 2
 
 
 @pytest.mark.anyio
@@ -532,8 +530,10 @@ async def test_a_missing_key_fails_before_any_request() -> None:
 async def test_no_log_line_holds_the_key(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)  # httpx and httpcore too
     async with ReplayServer() as server:
-        server.add(PATH, error_body("again"), status=503, content_type="application/json")
-        clock = Clock(on_sleep=lambda n: server.add_file(PATH, ANTHROPIC_TEXT))
+        server.add_sequence(PATH, [
+            Reply(error_body("again"), status=503, content_type="application/json"),
+            ANTHROPIC_TEXT])
+        clock = Clock()
         async with anthropic(server, timing=clock.timing()) as client, \
                 client.stream([UserMessage("hi")]) as events:
             await events.final()
@@ -598,19 +598,20 @@ async def test_connect_and_read_timeouts_reach_httpx() -> None:
 def test_sync_client_streams_creates_retries_and_counts() -> None:
     conversation = CONVERSATIONS / "anthropic/tool-use-thinking-signature"
     with ReplayServer.in_thread() as server:
-        server.add(PATH, error_body("slow"), status=429, content_type="application/json",
-                   headers={"retry-after": "2"})
-        clock = Clock(on_sleep=lambda n: server.add_file(PATH, ANTHROPIC_TEXT))
+        server.add_sequence(PATH, [
+            Reply(error_body("slow"), status=429, content_type="application/json",
+                  headers={"retry-after": "2"}),
+            ANTHROPIC_TEXT, conversation / "turn1.response.json"])
+        clock = Clock()
         with SyncClient("anthropic:claude-test", base_url=server.url + "/v1",
                         environ={"ANTHROPIC_API_KEY": SECRET},
                         timing=clock.sync_timing()) as client:
             with client.stream([UserMessage("hi")]) as events:
                 final = events.final()
-            server.add_file(PATH, conversation / "turn1.response.json")
             answer = client.create([UserMessage("hi")])
             usage = client.total_usage
         assert len(server.requests) == 3
-        assert server.requests[0].headers["x-api-key"] == SECRET
+        assert server.requests[0].secret_headers["x-api-key"] == SECRET
     assert clock.sleeps == [2.0] and final.text == "Hello there!"
     assert answer.tool_calls[0].name == "get_user_country"
     assert (usage.input_tokens, usage.output_tokens) == (11 + 398, 6 + 155)
@@ -672,23 +673,12 @@ def load_example() -> ModuleType:
     return module
 
 
-def answering(server: ReplayServer, path: str, answers: list[Path]) -> httpx.AsyncClient:
-    """An httpx client whose every request finds the next recorded answer on the server."""
-    queue = list(answers)
-
-    async def next_answer(request: httpx.Request) -> None:
-        server.add_file(path, queue.pop(0))
-
-    return httpx.AsyncClient(event_hooks={"request": [next_answer]})
-
-
 @pytest.mark.anyio
 async def test_tool_loop_streams_runs_the_tool_and_sends_the_result_back() -> None:
     example = load_example()
     async with ReplayServer() as server:
-        answers = [FIXTURES / "anthropic/tool-use.sse", ANTHROPIC_TEXT]
-        async with answering(server, PATH, answers) as http:
-            client = anthropic(server, http_client=http)
+        server.add_sequence(PATH, [FIXTURES / "anthropic/tool-use.sse", ANTHROPIC_TEXT])
+        async with anthropic(server) as client:
             final = await example.tool_loop(client, "What's the weather in Paris?")
         first, second = (r.json() for r in server.requests)
     assert final.text == "Hello there!" and final.finished_reason is FinishReason.STOP
@@ -711,10 +701,10 @@ async def test_tool_loop_keeps_anthropic_thinking_signatures() -> None:
     folder = CONVERSATIONS / "anthropic/tool-use-thinking-signature"
     recorded = json.loads((folder / "turn2.request.json").read_bytes())
     async with ReplayServer() as server:
-        answers = [folder / "turn1.response.json",
-                   CONVERSATIONS / "anthropic/thinking-signature-then-user/turn1.response.json"]
-        async with answering(server, PATH, answers) as http:
-            client = anthropic(server, http_client=http)
+        server.add_sequence(PATH, [
+            folder / "turn1.response.json",
+            CONVERSATIONS / "anthropic/thinking-signature-then-user/turn1.response.json"])
+        async with anthropic(server) as client:
             final = await example.tool_loop(client, recorded["messages"][0]["content"][0]["text"],
                                             stream=False, thinking_budget=3000)
         second = server.requests[1].json()
@@ -739,11 +729,10 @@ async def test_tool_loop_on_an_openai_compatible_wire() -> None:
     tools = [tool(get_weather_args, name="GetWeatherArgs")]
     path = "/chat/completions"
     async with ReplayServer() as server:
-        answers = [FIXTURES / "openai-chat/tool-call-single.sse",
-                   FIXTURES / "openai-chat/text-with-usage-chunk.sse"]
-        async with answering(server, path, answers) as http:
-            client = Client("deepseek:deepseek-chat", base_url=server.url,
-                            environ={"DEEPSEEK_API_KEY": SECRET}, http_client=http)
+        server.add_sequence(path, [FIXTURES / "openai-chat/tool-call-single.sse",
+                                   FIXTURES / "openai-chat/text-with-usage-chunk.sse"])
+        async with Client("deepseek:deepseek-chat", base_url=server.url,
+                          environ={"DEEPSEEK_API_KEY": SECRET}) as client:
             final = await example.tool_loop(client, "Weather?", tools)
             usage = client.total_usage
         first, second = (r.json() for r in server.requests)
@@ -765,5 +754,27 @@ def test_the_example_tells_what_is_missing_without_a_key() -> None:
                            "--model", "deepseek:deepseek-chat", "hi"],
                           capture_output=True, text=True, timeout=120, check=False,
                           env={"PATH": "", "PYTHONPATH": str(ROOT)})
-    assert done.returncode != 0 and "DEEPSEEK_API_KEY" in done.stderr
+    assert done.returncode == 2
+    assert done.stderr == ("tool_loop.py: no API key for DeepSeek: set DEEPSEEK_API_KEY "
+                           "(or pass api_key=)\n")  # one line, no traceback
+    assert done.stdout == ""
+
+
+def test_the_example_says_a_provider_error_in_one_line() -> None:
+    import subprocess
+    import sys
+
+    body = error_body("invalid x-api-key", "authentication_error")
+    with ReplayServer.in_thread() as server:
+        server.add(PATH, body, status=401, content_type="application/json")
+        done = subprocess.run([sys.executable, str(ROOT / "examples" / "tool_loop.py"),
+                               "--model", "anthropic:claude-test", "--base-url",
+                               server.url + "/v1", "hi"],
+                              capture_output=True, text=True, timeout=120, check=False,
+                              env={"PATH": "", "PYTHONPATH": str(ROOT),
+                                   "ANTHROPIC_API_KEY": SECRET})
+    assert done.returncode == 1
+    assert done.stderr.strip() == ("tool_loop.py: ProviderError: invalid x-api-key "
+                                   "(status=401, type=authentication_error)")
+    assert SECRET not in done.stdout + done.stderr
 

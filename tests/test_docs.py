@@ -1,77 +1,263 @@
-"""The code of the docs runs: every ``python`` block of docs/structured-output.md,
-in order, in one namespace with top-level ``await`` (as a notebook runs it), and
-the README's block of ``partial_output`` against a scripted stream."""
+"""The documentation: the site builds strictly, and every code block of the
+README and of ``docs/`` runs.
+
+Each page's Python blocks run in order in one namespace (a block may use what
+an earlier one defined), top-level ``await`` allowed, from a scratch folder. A
+block that needs a model API says so in an HTML comment just above it, which
+a reader of the page never sees::
+
+    <!-- test: serve anthropic tool-use.sse text-basic.sse -->
+
+which points the ``anthropic`` provider (its registry entry and its key
+variable) at a :class:`~streamkit.testing.ReplayServer` answering each
+request with the next recording of the list (under ``tests/fixtures``, or a
+bare name from ``streamkit/demo_data``): the block's own code is what runs,
+over real sockets. ``<!-- test: skip REASON -->`` marks a block that cannot
+run here (it is still compiled); they are counted and kept rare. Shell
+blocks are checked line by line: ``make`` targets exist, ``pip install``
+extras exist, ``python -m streamkit`` command lines parse, and anything else
+must be a known command.
+"""
 
 from __future__ import annotations
 
 import ast
 import inspect
+import os
 import re
-import textwrap
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import anyio
-from structured_streams import ANSWERS, RECIPE, WIRES, Recipe, fragments
+import pytest
+from conftest import FIXTURES
 
-import streamkit
-from streamkit.testing import ReplayServer
+from streamkit import registry
+from streamkit.testing import ReplayServer, Reply
 
 ROOT = Path(__file__).parent.parent
-_BLOCK = re.compile(r"^( *)```python\n(.*?)^\1```", re.DOTALL | re.MULTILINE)
+DOCS = ROOT / "docs"
+PAGES = [ROOT / "README.md", *sorted(p for p in DOCS.rglob("*.md") if "hooks" not in p.parts)]
+DEMO_DATA = ROOT / "streamkit" / "demo_data"
+
+#: Most blocks that may be marked ``skip`` over all pages.
+MAX_SKIPPED = 3
+
+_FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[\w+-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)```",
+                    re.M | re.S)
+_DIRECTIVE = re.compile(r"<!--\s*test:\s*(?P<text>.*?)\s*-->", re.S)
 
 
-def python_blocks(text: str) -> list[str]:
-    """The ``python`` blocks of Markdown text, a list item's indentation removed."""
-    return [textwrap.dedent(code) for _, code in _BLOCK.findall(text)]
+@dataclass
+class Block:
+    page: Path
+    line: int
+    lang: str
+    source: str
+    directive: str  # "" when the block has none
+
+    @property
+    def where(self) -> str:
+        return f"{self.page.relative_to(ROOT)}:{self.line}"
 
 
-async def run_blocks(blocks: list[str], namespace: dict[str, Any], name: str) -> None:
-    for number, block in enumerate(blocks, 1):
-        code = compile(block, f"{name} block {number}", "exec",  # not this file's __future__
-                       flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
-        result = eval(code, namespace)  # the block's own code, as the page shows it
-        if inspect.isawaitable(result):
+def blocks_of(page: Path) -> list[Block]:
+    """The fenced code blocks of a page, each with the directive just above it."""
+    text = page.read_text(encoding="utf-8")
+    found = []
+    for match in _FENCE.finditer(text):
+        before = text[:match.start()].rstrip().rsplit("\n", 1)[-1]
+        directive = _DIRECTIVE.fullmatch(before.strip())
+        indent = len(match.group("indent"))
+        source = "\n".join(line[indent:] for line in match.group("body").splitlines())
+        found.append(Block(page, text.count("\n", 0, match.start()) + 1, match.group("lang"),
+                           source, directive.group("text") if directive else ""))
+    return found
+
+
+ALL_BLOCKS = [block for page in PAGES for block in blocks_of(page)]
+
+
+def page_id(page: Path) -> str:
+    return str(page.relative_to(ROOT))
+
+
+# ---------------------------------------------------------------- the site
+
+
+def test_the_site_builds_strictly_with_the_generated_pages(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d",
+                           str(site)], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          check=False, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    providers = (site / "providers" / "index.html").read_text()
+    for name, entry in registry.PROVIDERS.items():  # the table comes from the registry
+        assert f"<code>{name}</code>" in providers and entry.title.split(" (")[0] in providers
+    front = (site / "index.html").read_text()
+    assert "streamkit" in front and 'href="streaming/"' in front  # the README, links rebased
+    reference = (site / "reference" / "stream" / "index.html").read_text()
+    assert "Replayed" in reference and ":class:" not in reference
+
+
+def test_every_block_has_a_language_and_few_are_skipped() -> None:
+    unnamed = [block.where for block in ALL_BLOCKS if not block.lang]
+    assert not unnamed, f"code blocks without a language: {unnamed}"
+    known = ("python", "sh", "text")
+    assert not [b.where for b in ALL_BLOCKS if b.lang not in known], \
+        f"languages the tests do not run: only {known}"
+    skipped = [b.where for b in ALL_BLOCKS if b.directive.startswith("skip")]
+    assert len(skipped) <= MAX_SKIPPED, f"too many blocks that do not run: {skipped}"
+    assert sum(b.lang == "python" for b in ALL_BLOCKS) >= 30
+    for block in ALL_BLOCKS:
+        if block.directive and not block.directive.startswith(("skip ", "serve ")):
+            pytest.fail(f"{block.where}: unknown directive {block.directive!r}")
+
+
+# ---------------------------------------------------------------- Python blocks
+
+
+def replies_for(names: list[str]) -> list[Reply]:
+    """Recordings by name: under tests/fixtures, or in streamkit/demo_data."""
+    out = []
+    for name in names:
+        path = FIXTURES / name if (FIXTURES / name).exists() else DEMO_DATA / name
+        assert path.exists(), f"no recording {name!r} in tests/fixtures or streamkit/demo_data"
+        out.append(Reply.file(path, chunk_size=256))
+    return out
+
+
+def run_python(block: Block, namespace: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    code = compile(block.source, block.where, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    if block.directive.startswith("skip"):
+        return  # compiled, not run
+    if block.directive.startswith("serve "):
+        provider, *names = block.directive.split()[1:]
+        with ReplayServer.in_thread() as server:
+            server.add_sequence("*", replies_for(names))
+            entry = registry.PROVIDERS[provider]
+            patched = dict(registry.PROVIDERS)
+            patched[provider] = entry.replace(base_url=server.url + "/v1")
+            with monkeypatch.context() as patch:
+                patch.setattr(registry, "PROVIDERS", MappingProxyType(patched))
+                for key in entry.env_keys[:1]:
+                    patch.setenv(key, "sk-docs-test-key")
+                execute(code, namespace)
+            assert not server.errors
+        return
+    execute(code, namespace)
+
+
+def execute(code: Any, namespace: dict[str, Any]) -> None:
+    result = eval(code, namespace)
+    if inspect.iscoroutine(result):
+        async def wait() -> None:
             await result
 
-
-def test_every_block_of_the_structured_output_page_runs(capsys: Any) -> None:
-    blocks = python_blocks((ROOT / "docs" / "structured-output.md").read_text(encoding="utf-8"))
-    assert len(blocks) >= 8
-    namespace: dict[str, Any] = {"__name__": "docs"}
-    anyio.run(run_blocks, blocks, namespace, "structured-output.md")
-    out = capsys.readouterr().out
-    assert "a step being written: ['Whisk']" in out
-    assert "title='Fluffy pancakes' servings=4 steps=['Whisk']" in out
-    assert "servings" in out and "data-output chunks" in out
-    assert namespace["server"].requests  # it did go over the socket
+        anyio.run(wait)
 
 
-def test_the_readme_block_runs() -> None:
-    """The README's "For UIs" example, with the ``client``, ``messages`` and
-    ``render`` it leaves to the reader: a client over a scripted stream."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    blocks = [block for block in python_blocks(text) if "partial_output" in block]
-    assert len(blocks) == 1
-    rendered: list[Any] = []
+PYTHON_PAGES = sorted({b.page for b in ALL_BLOCKS if b.lang == "python"}, key=page_id)
 
-    async def main() -> None:
-        async with ReplayServer() as server:
-            raw = WIRES["openai-chat"](fragments(ANSWERS["compact"], "3"))
-            server.add("/chat/completions", raw, chunk_size=50)
-            async with streamkit.Client("openai:gpt-4.1", api_key="k",
-                                        base_url=server.url) as client:
-                namespace = {"__name__": "readme", "client": client, "render": rendered.append,
-                             "messages": [streamkit.UserMessage("A recipe")]}
-                await run_blocks(blocks, namespace, "README.md")
-            assert server.requests[0].json()["response_format"]["type"] == "json_schema"
 
-    anyio.run(main)
-    assert len(rendered) > 50
-    last = rendered[-1]
-    assert type(last).__name__ == "Recipe" and type(last) is not Recipe  # the README's own
-    assert last.title == RECIPE.title
-    assert [(s.text, s.minutes) for s in last.steps] == [(s.text, s.minutes)
-                                                          for s in RECIPE.steps]
-    assert rendered[0].title is None and any(r.title == "Cr" for r in rendered)
-    assert any(r.steps and r.steps[0].minutes is None for r in rendered)
+@pytest.mark.parametrize("page", PYTHON_PAGES, ids=page_id)
+def test_every_python_block_of_the_page_runs(page: Path, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, Any] = {"__name__": "__docs__"}
+    for block in blocks_of(page):
+        if block.lang != "python":
+            continue
+        try:
+            run_python(block, namespace, monkeypatch)
+        except Exception as exc:
+            while isinstance(exc, ExceptionGroup) and len(exc.exceptions) == 1:
+                exc = exc.exceptions[0]  # an event loop's group of one: say what it holds
+            raise AssertionError(f"the block at {block.where} failed: "
+                                 f"{type(exc).__name__}: {exc}") from exc
+
+
+# ---------------------------------------------------------------- shell blocks
+
+
+def make_targets() -> set[str]:
+    text = (ROOT / "Makefile").read_text()
+    return set(re.findall(r"^([A-Za-z][\w.-]*):", text, re.M))
+
+
+def extras() -> set[str]:
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return set(project["optional-dependencies"])
+
+
+#: Commands a page may show that these tests cannot run here, each checked for form.
+_OTHER_COMMANDS = {
+    "uvicorn": lambda args: (ROOT / (args[0].split(":")[0].replace(".", "/") + ".py")).exists(),
+    "sudo": lambda args: args[:2] == ["apt-get", "install"],
+    "apt-get": lambda args: args[:1] == ["install"],
+    "export": lambda args: bool(args) and "=" in args[0],
+}
+
+
+def check_shell_line(line: str) -> str | None:
+    """Why a shell line is wrong, or ``None``."""
+    words = shlex.split(line, comments=True)
+    while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", words[0]):  # VAR=value command
+        words = words[1:]
+    if not words:
+        return None
+    command, args = words[0], words[1:]
+    if command == "make":
+        targets = [a for a in args if "=" not in a]
+        missing = [t for t in targets if t not in make_targets()]
+        return f"no make target {missing}" if missing else None
+    if command == "pip" and args[:1] == ["install"]:
+        for arg in args[1:]:
+            found = re.fullmatch(r"streamkit\[([\w,-]+)\]", arg)
+            if found and set(found.group(1).split(",")) - extras():
+                return f"no extra {found.group(1)}"
+        return None
+    if command in ("python", ".venv/bin/python") and args[:2] == ["-m", "streamkit"]:
+        from streamkit.cli import build_parser
+
+        try:
+            build_parser().parse_args(args[2:])
+        except SystemExit:
+            return "python -m streamkit does not take these arguments"
+        return None
+    if command in ("python", ".venv/bin/python") and args and args[0].endswith(".py"):
+        return None if (ROOT / args[0]).exists() else f"no file {args[0]}"
+    check = _OTHER_COMMANDS.get(command)
+    if check is None:
+        return f"unknown command {command!r} (add a rule to tests/test_docs.py)"
+    return None if check(args) else f"{command} {' '.join(args)} does not look right"
+
+
+SHELL_BLOCKS = [b for b in ALL_BLOCKS if b.lang == "sh"]
+
+
+@pytest.mark.parametrize("block", SHELL_BLOCKS, ids=lambda b: b.where)
+def test_every_shell_line_is_a_command_that_exists(block: Block) -> None:
+    for line in block.source.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            wrong = check_shell_line(line)
+            assert wrong is None, f"{block.where}: {line!r}: {wrong}"
+
+
+def test_the_shell_checks_catch_what_is_wrong() -> None:
+    assert check_shell_line("make test") is None
+    assert check_shell_line("make bench UPDATE=1") is None
+    assert check_shell_line("CI=1 make test") is None
+    assert check_shell_line("make nothing-here") is not None
+    assert check_shell_line("pip install 'streamkit[web]'") is None
+    assert check_shell_line("pip install 'streamkit[nope]'") is not None
+    assert check_shell_line("python -m streamkit replay x.sse --json") is None
+    assert check_shell_line("python -m streamkit chat") is not None  # --model is required
+    assert check_shell_line("rm -rf /") is not None

@@ -1,10 +1,11 @@
 """Issue #10, kept fixed: the hostile-input contract on mutated recordings, and
 growth probes that keep every cost linear.
 
-The mutation loop (``tests/fuzzing.py``, also run 100,000 times by
-``bench/fuzz.py``) is seeded, so a failure repeats; it runs for at most
-``FUZZ_SECONDS``. A breach of the contract fails the test with the smallest
-input that showed it, unless its signature is listed in
+The mutation loop (``tests/fuzzing.py``) is seeded, so a failure repeats. The
+suite runs a short loop (at most ``FUZZ_CASES`` cases in ``FUZZ_SECONDS``);
+the long one, 100,000 cases, is ``make fuzz`` (``bench/fuzz.py``). A breach
+of the contract fails the test with the smallest input that showed it, unless
+its signature is listed in
 :data:`KNOWN_OPEN_BREACHES` (crashes inside ``streamkit/providers/`` that
 their owners have not fixed yet: remove an entry once its parser is fixed).
 
@@ -33,8 +34,10 @@ from streamkit import IncompleteStreamError, ProtocolError, ProviderError, ToolC
 from streamkit.partial_json import is_truncated
 from streamkit.testing import load_recording
 
-FUZZ_SECONDS = 60.0
-FUZZ_CASES = 25_000
+FUZZ_SECONDS = 15.0
+FUZZ_CASES = 3_000
+#: Fewer cases than this in FUZZ_SECONDS means the loop did not really run.
+FUZZ_MIN_CASES = 300
 SEED = 20_261_001
 
 #: Breaches of the contract found by fuzzing and not fixed yet, as
@@ -68,7 +71,7 @@ def test_mutated_recordings_end_typed_and_any_chunking_gives_the_same_result() -
             if kept is None or len(case.body) < len(kept[0].body):
                 breaches[outcome.signature] = (case, outcome)
     assert not breaches, f"{len(breaches)} breach(es) of the contract:\n{_report(breaches)}"
-    assert ran >= 1_000, f"only {ran} cases ran in {FUZZ_SECONDS} s"
+    assert ran >= FUZZ_MIN_CASES, f"only {ran} cases ran in {FUZZ_SECONDS} s"
 
 
 def test_known_open_breaches_are_only_in_the_parsers() -> None:

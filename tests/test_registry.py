@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
 import pytest
 from conftest import FIXTURES, fresh_ids
 
@@ -274,7 +273,8 @@ async def test_each_entry_over_real_sockets(entry: ProviderEntry) -> None:
     assert request.path == urlsplit(EXPECTED_URLS[entry.name]).path.replace(
         "/v1/projects/proj-1/locations/us-central1", "/v1/projects/p/locations/l")
     assert request.query == urlsplit(EXPECTED_URLS[entry.name]).query
-    check_auth(entry, request.headers, key=SECRET if entry.env_keys else None)
+    check_auth(entry, {**request.headers, **request.secret_headers},
+               key=SECRET if entry.env_keys else None)
     for name, value in entry.headers.items():
         assert request.headers[name] == value
     assert request.headers["content-type"] == "application/json"
@@ -301,7 +301,7 @@ async def test_any_openai_compatible_server_by_base_url_alone() -> None:
         first, second = server.requests
     assert "authorization" not in first.headers
     assert not any("never-sent" in value for value in first.headers.values())
-    assert second.headers["authorization"] == f"Bearer {SECRET}"
+    assert second.secret_headers["authorization"] == f"Bearer {SECRET}"
 
 
 @pytest.mark.anyio
@@ -409,13 +409,10 @@ async def test_the_same_two_turn_tool_loop_runs_on_every_entry(entry: ProviderEn
     with fresh_ids():
         _, called = streamkit.replay(load_recording(answers[0])[0], entry.name)
     async with ReplayServer() as server:
-        async def next_answer(request: httpx.Request) -> None:
-            server.add_file(request.url.path, answers.pop(0))
-
-        async with httpx.AsyncClient(event_hooks={"request": [next_answer]}) as http:
-            client = Client(f"{entry.name}:{MODEL}", environ=served_environ(entry, server.url),
-                            base_url=None if entry.name == "azure" else
-                            served_base(entry, server.url), http_client=http)
+        server.add_sequence("*", answers)
+        async with Client(f"{entry.name}:{MODEL}", environ=served_environ(entry, server.url),
+                          base_url=None if entry.name == "azure" else
+                          served_base(entry, server.url)) as client:
             with fresh_ids():
                 final = await load_tool_loop().tool_loop(client, "Use the tools, please.", tools)
         first, second = (json.dumps(r.json()) for r in server.requests)

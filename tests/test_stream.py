@@ -415,3 +415,16 @@ def test_a_bad_payload_keeps_what_came_before_it_in_the_same_chunk(provider: str
         streamkit.stream(iter([bad]), provider).final()  # one network chunk
     assert info.value.partial is not None and info.value.partial.text == "Hello there!"
     assert info.value.event == "content_block_delta"
+
+
+def test_replay_names_its_two_results_and_still_unpacks() -> None:
+    body = (FIXTURES / "anthropic/text-basic.sse").read_bytes()
+    replayed = replay(body)
+    assert isinstance(replayed, streamkit.Replayed)
+    assert replayed.response.text == "Hello there!"
+    assert replayed.events[-1] == replayed[0][-1] and replayed.response is replayed[1]
+    events, response = replayed
+    assert events is replayed.events and response is replayed.response
+    texts = [e.delta.text for e in events if isinstance(e, BlockDelta)
+             and isinstance(e.delta, TextDelta)]
+    assert "".join(texts) == response.text

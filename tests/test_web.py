@@ -428,31 +428,70 @@ def test_the_fastapi_example_streams_the_protocol() -> None:
     done = subprocess.run([sys.executable, str(root / "examples" / "web_fastapi.py")], cwd=root,
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
-    assert "x-vercel-ai-ui-message-stream: v1" in done.stdout
-    assert '"type":"tool-input-available"' in done.stdout and "data: [DONE]" in done.stdout
+    streamed, refused = done.stdout.split("HTTP ")[1:]
+    assert streamed.startswith("200 text/event-stream")
+    assert '"type":"tool-input-available"' in streamed and "data: [DONE]" in streamed
+    assert refused == "401 text/plain; charset=utf-8\n  invalid x-api-key\n"
 
 
-def test_the_demo_app_streams_the_three_turns_as_steps_of_one_message() -> None:
+def test_the_demo_app_answers_the_prompt_with_steps_and_the_tool_result() -> None:
     import httpx
 
-    from streamkit.web.demo import create_app, demo_finals
+    from streamkit.web.demo import ScriptedUpstream, create_app, demo_finals, get_weather
 
-    async def run() -> httpx.Response:
-        transport = httpx.ASGITransport(app=create_app(delay=0))
-        async with httpx.AsyncClient(transport=transport, base_url="http://demo") as client:
+    message = {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "Paris?"}]}
+
+    async def run(upstream: ScriptedUpstream) -> httpx.Response:
+        transport = httpx.ASGITransport(app=create_app(upstream=upstream))
+        async with httpx.AsyncClient(transport=transport, base_url="http://demo",
+                                     timeout=60) as client:
             page = await client.get("/")
             assert page.status_code == 200 and '<script type="module" src="/app.js">' in page.text
-            return await client.post("/api/chat", json={"messages": []})
+            refused = await client.post("/api/chat", json={"messages": []})
+            assert refused.status_code == 400
+            return await client.post("/api/chat", json={"messages": [message]})
 
-    response = anyio.run(run)
+    upstream = ScriptedUpstream(delay=0)
+    try:
+        response = anyio.run(run, upstream)
+        sent = [request.json() for request in upstream.requests]
+    finally:
+        upstream.close()
     assert response.headers["x-vercel-ai-ui-message-stream"] == "v1"
     assert response.headers["content-type"].startswith("text/event-stream")
     chunks = chunks_of(response.content)
     types = [c["type"] for c in chunks]
-    assert types.count("start-step") == types.count("finish-step") == 3
-    finals = demo_finals()
+    assert types.count("start-step") == types.count("finish-step") == 2
+    (tool_step, audio_step), _ = demo_finals()
     assert "".join(c["delta"] for c in chunks if c["type"] == "text-delta") == \
-        "".join(f.text for f in finals)
-    assert [c["toolName"] for c in chunks if c["type"] == "tool-input-available"] == ["get_weather"]
+        tool_step.text + audio_step.text
+    call, = tool_step.tool_calls
+    output = next(c for c in chunks if c["type"] == "tool-output-available")
+    assert output == {"type": "tool-output-available", "toolCallId": call.id,
+                      "output": get_weather(**call.arguments())}
+    assert types.index("tool-input-available") < types.index("tool-output-available") \
+        < types.index("finish-step")  # the result closes the step that called the tool
     assert sum(1 for c in chunks if c["type"] == "file") == 1
     assert any(c["type"] == "data-audio" for c in chunks)  # the page plays it as it arrives
+    steps = chunks[-1]["messageMetadata"]["steps"]
+    assert [s["usage"]["output_tokens"] for s in steps] == \
+        [tool_step.usage.output_tokens, audio_step.usage.output_tokens]
+    assert sent[0]["messages"] == [{"role": "user", "content": "Paris?"}]
+    assert sent[1]["messages"][-1]["role"] == "tool"
+
+
+def test_a_tool_result_is_sent_for_the_calls_part() -> None:
+    from streamkit.messages import FunctionExecutionResult
+    from streamkit.web import UIMessageStreamEncoder
+
+    encoder = UIMessageStreamEncoder(steps=None)
+    final = replay((FIXTURES / "anthropic/tool-use.sse").read_bytes()).response
+    call, = final.tool_calls
+    for event in replay((FIXTURES / "anthropic/tool-use.sse").read_bytes()).events:
+        encoder.encode(event)
+    ok = chunks_of(encoder.encode_tool_result(FunctionExecutionResult(call.id, "sunny")))
+    failed = chunks_of(encoder.encode_tool_result(
+        FunctionExecutionResult(call.id, "no station", is_error=True)))
+    assert ok == [{"type": "tool-output-available", "toolCallId": call.id, "output": "sunny"}]
+    assert failed == [{"type": "tool-output-error", "toolCallId": call.id,
+                       "errorText": "no station"}]

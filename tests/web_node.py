@@ -1,11 +1,19 @@
 """What the tests that run Node share: the web/ folder, node and npm, the
-installed packages (``npm ci`` from the lock file when missing) and the page bundle."""
+installed packages (``npm ci`` from the lock file when missing) and the page bundle.
+
+Tests run in parallel (pytest-xdist): ``npm ci`` and the bundle build write
+shared folders, so each runs under an exclusive file lock and is skipped when
+its output is already newer than its inputs (a worker that waited finds the
+work done)."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,18 +44,40 @@ def run(args: list[str], *, timeout: float, env: dict[str, str] | None = None
     return done
 
 
+@contextlib.contextmanager
+def exclusive(name: str) -> Iterator[None]:
+    """Hold an exclusive lock (a file under web/) against the other test workers."""
+    with (WEB / f".{name}.lock").open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _newer(output: Path, inputs: list[Path]) -> bool:
+    return output.exists() and all(output.stat().st_mtime >= i.stat().st_mtime for i in inputs)
+
+
 def ensure_packages() -> None:
     """``npm ci`` (exact versions from package-lock.json) when node_modules is
     missing or older than the lock file."""
     marker = WEB / "node_modules" / ".package-lock.json"
     lock = WEB / "package-lock.json"
-    if marker.exists() and marker.stat().st_mtime >= lock.stat().st_mtime:
-        return
-    run([tool("npm"), "ci", "--no-audit", "--no-fund"], timeout=300)
+    with exclusive("npm"):
+        if _newer(marker, [lock]):
+            return
+        run([tool("npm"), "ci", "--no-audit", "--no-fund"], timeout=300)
+        marker.touch()
 
 
 def build_bundle() -> Path:
-    """The page script, bundled by esbuild from web/src (as ``make web`` does)."""
+    """The page script, bundled by esbuild from web/src (as ``make web`` does),
+    unless it is newer than every source."""
     ensure_packages()
-    run([tool("npm"), "run", "--silent", "build"], timeout=120)
+    sources = [*sorted((WEB / "src").rglob("*.js")), WEB / "package.json",
+               WEB / "node_modules" / ".package-lock.json"]
+    with exclusive("bundle"):
+        if not _newer(BUNDLE, sources):
+            run([tool("npm"), "run", "--silent", "build"], timeout=120)
     return BUNDLE

@@ -360,14 +360,16 @@ def autogen_model_info(info: StreamkitModelInfo,
                        overrides: Mapping[str, Any] | None = None) -> ModelInfo:
     """autogen's ``ModelInfo`` from what the registry knows, then ``overrides``.
 
-    A capability nobody stated is taken as present: streamkit encodes images,
-    tools, JSON mode and schemas for every wire format, and a model that lacks
-    one answers with an error, where autogen, told ``False``, would refuse
-    tools or silently drop the images. The family is the registry's (``claude``,
-    ``gpt``...), else autogen's ``unknown``.
+    A capability nobody stated is taken as absent (``False``), as autogen's own
+    clients do for a model they do not know: an agent then refuses tools, an
+    image or a schema up front rather than sending them to a model that may not
+    take them. Say what your model can do with ``model_info=`` (a dict of
+    autogen's ``ModelInfo`` entries), e.g. ``{"function_calling": True,
+    "vision": True}``. The family is the registry's (``claude``, ``gpt``...),
+    else autogen's ``unknown``.
     """
     def stated(value: bool | None) -> bool:
-        return True if value is None else value
+        return False if value is None else value
 
     base: dict[str, Any] = {
         "vision": stated(info.vision),

@@ -1,85 +1,214 @@
 """The demo page: ``python -m streamkit web`` (or ``make web``).
 
-A small Starlette app. ``POST /api/chat`` answers any message with the bundled
-recorded conversation (Claude thinks and answers, Claude calls a tool, GPT
-speaks), each recording paced like a live stream and parsed by
-:func:`streamkit.stream`, the three responses being the three steps of one
-assistant message, encoded by :func:`~streamkit.web.ui_message_stream`. ``/``
-serves the page, which reads the stream with the AI SDK's own ``Chat``
-(``web/src/app.js``, bundled into ``static/app.js`` by ``make web``).
+A small Starlette app around an agent loop. ``POST /api/chat`` takes the
+conversation the page's AI SDK ``Chat`` sends, and answers the last message
+with real model calls (:class:`streamkit.Client`) to a scripted upstream: a
+:class:`ScriptedUpstream` standing in for the APIs, which answers each
+request with the next recorded stream of its script. The first step goes to
+Claude; when it calls ``get_weather`` the tool runs here, its result goes to
+the page (``tool-output-available``) and back to the model, and the next
+step goes to GPT, which speaks; a second message gets Claude thinking, then
+answering. Every step is one step of one assistant message, encoded by
+:class:`~streamkit.web.UIMessageStreamEncoder`; the page sums their usage.
+
+The upstream is the seam: anything with the :class:`ScriptedUpstream`
+methods (``url``, ``requests``, ``close``) can take its place, and the page
+and loop stay as they are. ``/`` serves the page, which reads the stream with
+the AI SDK's own ``Chat`` (``web/src/app.js``, bundled into ``static/app.js``
+by ``make web``).
 
 Needs the ``web`` extra (``pip install 'streamkit[web]'``): starlette, uvicorn.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import AsyncIterator
+import contextlib
+import threading
+from collections.abc import AsyncIterator, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import anyio
-
+from ..errors import StreamError
+from ..messages import AssistantMessage, FunctionExecutionResultMessage, Message, UserMessage
 from ..response import ChatResponse
-from ..stream import Stream, stream
-from ..testing import load_recording
-from .stream import UI_MESSAGE_STREAM_HEADERS, ui_message_stream
+from ..testing import RecordedRequest, ReplayServer, Reply, load_recording
+from ..tools import Tool
+from .encoder import UIMessageStreamEncoder
+from .stream import UI_MESSAGE_STREAM_HEADERS
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import Response
 
-#: The recorded turns of the demo, in order: (file in streamkit/demo_data, provider).
-DEMO_RECORDINGS = (
-    ("thinking-signature.sse", "anthropic"),
-    ("tool-use.sse", "anthropic"),
-    ("openai-chat-audio.sse", "openai"),
+    from ..client import Client
+
+#: The recordings of the demo (in streamkit/demo_data) and the provider of each.
+DEMO_RECORDINGS = {
+    "tool-use.sse": "anthropic",
+    "openai-chat-audio.sse": "openai",
+    "thinking-signature.sse": "anthropic",
+}
+
+#: What each user message gets: the model of each step (the last one repeats),
+#: and the recording the upstream answers each step with.
+DEMO_SCRIPT: tuple[tuple[tuple[str, str], ...], ...] = (
+    (("anthropic:claude-sonnet-4-5", "tool-use.sse"),
+     ("openai:gpt-4o-audio-preview", "openai-chat-audio.sse")),
+    (("anthropic:claude-sonnet-4-5", "thinking-signature.sse"),),
 )
+
+#: How many times the script can be played before the upstream says it is used up.
+SCRIPT_ROUNDS = 100
 
 STATIC = Path(__file__).parent / "static"
 BUNDLE = STATIC / "app.js"
 
 
-def demo_bodies() -> list[tuple[bytes, str]]:
-    """The recorded bodies of the demo conversation, with their provider."""
-    data = resources.files("streamkit") / "demo_data"
-    return [(load_recording(Path(str(data / name)))[0], provider)
-            for name, provider in DEMO_RECORDINGS]
+def get_weather(location: str) -> str:
+    """The current weather in a city.
+
+    Args:
+        location: The city, e.g. "Paris".
+    """
+    return f"Sunny, 21 °C in {location}"
 
 
-def demo_finals() -> list[ChatResponse]:
-    """The final responses the demo's streams end with (what the page must show)."""
+def demo_recording(name: str) -> bytes:
+    """A recorded body of the demo."""
+    return load_recording(Path(str(resources.files("streamkit") / "demo_data" / name)))[0]
+
+
+def demo_finals() -> list[list[ChatResponse]]:
+    """The final responses of each scripted message's steps (what the page must show)."""
     from ..pipeline import replay
 
-    return [replay(raw, provider)[1] for raw, provider in demo_bodies()]
+    return [[replay(demo_recording(name), DEMO_RECORDINGS[name]).response
+             for _, name in steps] for steps in DEMO_SCRIPT]
 
 
-async def _paced(raw: bytes, delay: float) -> AsyncIterator[bytes]:
-    """A recording as a live response sends it: one SSE event per network
-    chunk, ``delay`` seconds apart (so a page shows it growing)."""
-    for event in re.split(rb"(?<=\n\n)", raw):
-        if event:
-            yield event
-            await anyio.sleep(delay)
+def _paced(body: bytes, delay: float) -> Reply:
+    """A recording sent in writes of about half an event, ``delay`` seconds
+    apart, so a page shows it growing as a live one would."""
+    events = max(body.count(b"\n\n"), 1)
+    return Reply(body, chunk_size=max(len(body) // (2 * events), 16), delay=delay)
 
 
-def demo_streams(*, delay: float = 0.04) -> list[Stream]:
-    """One streamkit stream per recorded turn, paced like a live one."""
-    out = []
-    for raw, provider in demo_bodies():
-        events = stream(_paced(raw, delay), provider)
-        assert isinstance(events, Stream)
-        out.append(events)
-    return out
+class ScriptedUpstream:
+    """The model APIs of the demo: a :class:`~streamkit.testing.ReplayServer`
+    on its own thread, each provider's endpoint answering with the next
+    recording of :data:`DEMO_SCRIPT` (played :data:`SCRIPT_ROUNDS` times).
+    ``requests`` are what the loop sent (the typed prompt among them)."""
+
+    def __init__(self, *, delay: float = 0.04) -> None:
+        self._stack = contextlib.ExitStack()
+        self._server = self._stack.enter_context(ReplayServer.in_thread())
+        answers: dict[str, list[Reply]] = {"anthropic": [], "openai": []}
+        for steps in DEMO_SCRIPT:
+            for _, name in steps:
+                answers[DEMO_RECORDINGS[name]].append(_paced(demo_recording(name), delay))
+        self._server.add_sequence("/anthropic/v1/messages",
+                                  answers["anthropic"] * SCRIPT_ROUNDS)
+        self._server.add_sequence("/openai/v1/chat/completions",
+                                  answers["openai"] * SCRIPT_ROUNDS)
+
+    @property
+    def url(self) -> str:
+        return self._server.url
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        return self._server.requests
+
+    def base_url(self, model: str) -> str:
+        """Where a provider's requests go: a path of its own on the server."""
+        return f"{self.url}/{model.partition(':')[0]}/v1"
+
+    def close(self) -> None:
+        self._stack.close()
 
 
-def create_app(*, delay: float = 0.04) -> Starlette:
-    """The demo ASGI app; ``delay`` is the time between two recorded events."""
+def ui_to_messages(ui_messages: Sequence[dict[str, Any]]) -> list[Message]:
+    """The conversation the AI SDK's ``Chat`` sends, as streamkit messages:
+    each message's text parts (the demo keeps no tool history across messages)."""
+    messages: list[Message] = []
+    for ui in ui_messages:
+        parts = ui.get("parts") or []
+        text = "".join(str(p.get("text", "")) for p in parts if p.get("type") == "text")
+        if ui.get("role") == "user":
+            messages.append(UserMessage(text))
+        elif ui.get("role") == "assistant" and text:
+            messages.append(AssistantMessage(text))
+    return messages
+
+
+class DemoLoop:
+    """The agent loop behind ``/api/chat``: one assistant message per user
+    message, one step per model call, the tools run between steps."""
+
+    def __init__(self, upstream: ScriptedUpstream, tools: Sequence[Tool]) -> None:
+        self.upstream = upstream
+        self.tools = list(tools)
+        self.answered = 0  # user messages answered: which part of the script comes next
+
+    def client(self, model: str) -> Client:
+        from ..client import Client
+
+        return Client(model, base_url=self.upstream.base_url(model), api_key="demo-key",
+                      max_retries=0)
+
+    async def frames(self, messages: list[Message]) -> AsyncIterator[bytes]:
+        """The UI message stream answering ``messages``."""
+        script = DEMO_SCRIPT[self.answered % len(DEMO_SCRIPT)]
+        self.answered += 1
+        encoder = UIMessageStreamEncoder(steps=None, stream_audio=True)
+        by_name = {t.name: t for t in self.tools}
+        try:
+            for step in range(8):
+                model = script[min(step, len(script) - 1)][0]
+                async with self.client(model) as client, \
+                        client.stream(messages, tools=self.tools) as events:
+                    async for item in events:
+                        if not isinstance(item, ChatResponse):
+                            frames = encoder.encode(item)
+                            if frames:
+                                yield frames
+                    response = events.response
+                messages.append(response)
+                if not response.tool_calls:
+                    yield encoder.end_step(response)
+                    break
+                results = [await by_name[call.name].run_call(call) for call in
+                           response.tool_calls if call.name in by_name]
+                for result in results:
+                    yield encoder.encode_tool_result(result)
+                yield encoder.end_step(response)
+                messages.append(FunctionExecutionResultMessage(results))
+        except StreamError as error:
+            yield encoder.encode_error(error)
+        yield encoder.finish()
+
+
+def create_app(*, delay: float = 0.04, upstream: ScriptedUpstream | None = None) -> Starlette:
+    """The demo ASGI app; ``delay`` is the time between two recorded events of
+    the upstream it starts on the first request (unless ``upstream`` is given;
+    the app never closes one it was given)."""
     from starlette.applications import Starlette
     from starlette.responses import FileResponse, PlainTextResponse, StreamingResponse
     from starlette.routing import Route
+
+    from ..tools import tool
+
+    state: dict[str, DemoLoop] = {}
+    lock = threading.Lock()
+
+    def loop() -> DemoLoop:
+        with lock:
+            if "loop" not in state:
+                state["loop"] = DemoLoop(upstream or ScriptedUpstream(delay=delay),
+                                         [tool(get_weather)])
+            return state["loop"]
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", media_type="text/html")
@@ -90,15 +219,23 @@ def create_app(*, delay: float = 0.04) -> Starlette:
         return FileResponse(BUNDLE, media_type="text/javascript")
 
     async def chat(request: Request) -> Response:
-        await request.body()  # the AI SDK sends the conversation; the demo replays anyway
-        frames = ui_message_stream(*demo_streams(delay=delay), stream_audio=True)
-        return StreamingResponse(frames, headers=dict(UI_MESSAGE_STREAM_HEADERS))
+        messages = ui_to_messages((await request.json()).get("messages") or [])
+        if not messages or not isinstance(messages[-1], UserMessage):
+            return PlainTextResponse("send a user message", 400)
+        return StreamingResponse(loop().frames(messages),
+                                 headers=dict(UI_MESSAGE_STREAM_HEADERS))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        if upstream is None and "loop" in state:
+            state["loop"].upstream.close()
 
     return Starlette(routes=[
         Route("/", page),
         Route("/app.js", bundle),
         Route("/api/chat", chat, methods=["POST"]),
-    ])
+    ], lifespan=lifespan)
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:

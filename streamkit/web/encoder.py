@@ -60,6 +60,7 @@ from ..events import (
     ToolInputDelta,
     TranscriptDelta,
 )
+from ..messages import FunctionExecutionResult
 from ..response import ChatResponse
 
 if TYPE_CHECKING:
@@ -210,6 +211,7 @@ class UIMessageStreamEncoder:
         self._finished = False
         self._parts: dict[int, _Part] = {}
         self._used_ids: set[str] = set()
+        self._tool_parts: dict[str, str] = {}  # a call's id -> its part's toolCallId
         self._error: str | None = None
         self._error_sent = False
         self._step_metadata: list[dict[str, Any]] = []
@@ -264,6 +266,21 @@ class UIMessageStreamEncoder:
         self._remember_error(str(message))
         partial = getattr(error, "partial", None)
         return self._end_step(partial if isinstance(partial, ChatResponse) else None, last=True)
+
+    def encode_tool_result(self, result: FunctionExecutionResult) -> bytes:
+        """The result of a tool call the server ran (an agent loop):
+        ``tool-output-available`` with its text, or ``tool-output-error`` for
+        an ``is_error`` result, for the call's part (found by the call's id).
+        Send it after the call's step, before the next one."""
+        if self._finished:
+            raise RuntimeError("the UI message is finished; use a new encoder for the next one")
+        part_id = self._tool_parts.get(result.call_id, result.call_id)
+        if result.is_error:
+            text = self.error_text(result.text) if self.error_text is not None else result.text
+            return encode_frame({"type": "tool-output-error", "toolCallId": part_id,
+                                 "errorText": text or "error"})
+        return encode_frame({"type": "tool-output-available", "toolCallId": part_id,
+                             "output": result.text})
 
     def end_step(self, response: ChatResponse | None = None) -> bytes:
         """End the current step without (or with) its final response: for
@@ -457,6 +474,7 @@ class UIMessageStreamEncoder:
     def _open_tool(self, part: _Part, block: ToolCallBlock) -> list[dict[str, Any]]:
         """``tool-input-start``: the page can show the call before its arguments."""
         part.name = block.name
+        self._tool_parts[block.id] = part.id
         if "signature" in block.metadata:
             part.meta["signature"] = block.metadata["signature"]
         chunks: list[dict[str, Any]] = [

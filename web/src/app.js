@@ -1,10 +1,13 @@
 // The demo page: the AI SDK's framework-free chat (AbstractChat + DefaultChatTransport
 // from the `ai` package) reading streamkit.web's UI message stream from /api/chat.
 //
-// Thinking is a collapsible <details>, text is rendered markdown-ish (bold, inline
-// code, bullets), a tool call shows its arguments growing as they stream, and audio
-// plays while it arrives (transient `data-audio` chunks scheduled with Web Audio),
-// then sits in an <audio> element holding the file part's data URL.
+// What the user types goes to the server's agent loop (streamkit.web.demo). Thinking
+// is a collapsible <details>, text is rendered markdown-ish (bold, inline code,
+// bullets), a tool call is a card (its name, its state in words, its arguments
+// growing as they stream, then the result the server's tool returned), usage is
+// summed over the message's steps, and audio plays while it arrives (transient
+// `data-audio` chunks scheduled with Web Audio), then sits in an <audio> element
+// holding the file part's data URL.
 import { AbstractChat, DefaultChatTransport } from 'ai';
 
 const $ = selector => document.querySelector(selector);
@@ -118,18 +121,66 @@ function renderReasoning(part, key, openKeys) {
   return details;
 }
 
+// What a tool part's state means to a reader (the AI SDK's words are states, not labels).
+const TOOL_LABELS = {
+  'input-streaming': 'Preparing the call…',
+  'input-available': 'Running…',
+  'approval-requested': 'Waiting for approval',
+  'approval-responded': 'Approval given',
+  'output-available': 'Done',
+  'output-error': 'Failed',
+  'output-denied': 'Denied',
+};
+
+// "get_weather" -> "Get weather"; "GetWeatherArgs" -> "Get weather args".
+export function toolTitle(name) {
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').trim().toLowerCase();
+  return words ? words[0].toUpperCase() + words.slice(1) : name;
+}
+
+function formatOutput(output) {
+  return typeof output === 'string' ? output : JSON.stringify(output, null, 2);
+}
+
+// A tool call as a card: what it is, its state in words, its arguments as they
+// stream, then its result (or why it failed).
 function renderTool(part) {
-  const box = element('div', 'tool');
-  box.dataset.state = part.state;
+  const card = element('section', 'tool');
+  card.dataset.state = part.state;
   const name = part.type === 'dynamic-tool' ? part.toolName : part.type.slice('tool-'.length);
-  box.append(element('span', 'tool-name', escapeHtml(name)));
-  box.append(element('span', 'tool-state', escapeHtml(part.state)));
+  const head = element('header', 'tool-head');
+  head.append(element('span', 'tool-title', escapeHtml(toolTitle(name))));
+  head.append(element('code', 'tool-name', escapeHtml(name)));
+  head.append(element('span', 'tool-state', escapeHtml(TOOL_LABELS[part.state] ?? part.state)));
+  card.append(head);
   const args = element('pre', 'tool-args');
-  if (part.state === 'output-error') args.textContent = String(part.rawInput ?? '');
+  if (part.state === 'output-error' && part.input === undefined) args.textContent = String(part.rawInput ?? '');
   else args.textContent = part.input === undefined ? '' : JSON.stringify(part.input, null, 2);
-  box.append(args);
-  if (part.errorText) box.append(element('div', 'tool-error', escapeHtml(part.errorText)));
-  return box;
+  card.append(args);
+  if (part.state === 'output-available') {
+    const result = element('div', 'tool-result');
+    result.append(element('span', 'tool-result-label', 'Result'));
+    const value = element('pre', 'tool-output');
+    value.textContent = formatOutput(part.output);
+    result.append(value);
+    card.append(result);
+  }
+  if (part.errorText) card.append(element('div', 'tool-error', escapeHtml(part.errorText)));
+  return card;
+}
+
+// The tokens of every step of a message (each model call reports its own).
+export function summedUsage(metadata) {
+  const steps = metadata?.steps ?? (metadata ? [metadata] : []);
+  const total = { input: 0, output: 0, steps: 0, known: false };
+  for (const step of steps) {
+    total.steps += 1;
+    if (!step.usage) continue;
+    total.known = true;
+    total.input += step.usage.input_tokens ?? 0;
+    total.output += step.usage.output_tokens ?? 0;
+  }
+  return total;
 }
 
 function renderFile(part, audioCache) {
@@ -181,10 +232,16 @@ function render(chat, audioCache) {
       const node = renderPart(part, `${message.id}:${index}`, audioCache);
       if (node) box.append(node);
     }
-    if (message.role === 'assistant' && message.metadata?.usage) {
-      const usage = message.metadata.usage;
-      box.append(element('div', 'usage', escapeHtml(
-        `finish: ${message.metadata.finishReason} · ${usage.input_tokens ?? '?'} in / ${usage.output_tokens ?? '?'} out tokens`)));
+    if (message.role === 'assistant' && message.metadata) {
+      const usage = summedUsage(message.metadata);
+      const line = element('div', 'usage');
+      line.dataset.input = String(usage.input);
+      line.dataset.output = String(usage.output);
+      line.dataset.steps = String(usage.steps);
+      const steps = usage.steps === 1 ? '1 step' : `${usage.steps} steps`;
+      const tokens = usage.known ? `${usage.input.toLocaleString('en')} in / ${usage.output.toLocaleString('en')} out tokens` : 'usage not reported';
+      line.textContent = `${steps} · ${tokens} · finish: ${message.metadata.finishReason}`;
+      box.append(line);
     }
     list.append(box);
   }
