@@ -55,7 +55,8 @@ typecheck: $(VENV)/.dev-installed
 test: lint typecheck
 	$(BIN)/python -m pytest -q
 
-# 100,000 mutated recordings through every reading path; prints the outcomes (see bench/fuzz.py).
+# 100,000 mutated recordings through every reading path, then 2,000 client calls against a
+# faulty server; prints the outcomes (see bench/fuzz.py).
 fuzz: $(VENV)/.dev-installed
 	$(BIN)/python bench/fuzz.py -n $(or $(N),100000)
 

@@ -14,12 +14,19 @@ Prints the count of each outcome (``ok``, ``error`` by type, ``crash`` and
 showed it, written to ``--out`` (default ``$TMPDIR/streamkit-fuzz``) so it can be
 replayed: ``python -m streamkit replay FILE --provider P``. Exit status 1 when
 any breach was found.
+
+Then ``--client`` calls (default 2,000) of ``Client`` / ``SyncClient``
+``create()`` and ``stream()`` against a raw-socket server that cuts, resets,
+trickles, hangs and corrupts every phase of a recorded answer (see
+``tests/client_fuzzing.py``): only typed errors, partials kept, no call past
+its total timeout, every connection closed. ``--client 0`` skips them.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import logging
 import random
 import sys
 import tempfile
@@ -28,6 +35,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from client_fuzzing import describe
+from client_fuzzing import fuzz as fuzz_client
 from fuzzing import Case, Outcome, check, load_bodies, make_case
 
 
@@ -37,7 +46,40 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1, help="the random seed (runs repeat)")
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "streamkit-fuzz",
                         help="where to write the smallest input of each breach")
+    parser.add_argument("--client", type=int, default=2_000,
+                        help="how many client calls against a faulty server (0: none)")
     args = parser.parse_args()
+    return max(fuzz_streams(args), fuzz_the_client(args.client, args.seed))
+
+
+def fuzz_the_client(count: int, seed: int) -> int:
+    """The client under faults: ``count`` calls, their outcomes counted."""
+    if count <= 0:
+        return 0
+    logging.getLogger("streamkit.client").setLevel(logging.ERROR)  # every failed attempt
+    started = time.perf_counter()
+    done = [0]
+
+    def progress(*_: object) -> None:
+        done[0] += 1
+        if done[0] % 500 == 0:
+            print(f"  {done[0]:,} calls, {time.perf_counter() - started:.0f} s", file=sys.stderr)
+
+    counts, breaches, all_closed = fuzz_client(count, seed, on_outcome=progress)
+    print(f"\n{count:,} client calls under faults (seed {seed}) in "
+          f"{time.perf_counter() - started:.0f} s")
+    for name, number in sorted(counts.items(), key=lambda item: -item[1]):
+        print(f"  {number:>8,}  {name}")
+    untyped = sum(number for name, number in counts.items() if name.startswith("crash"))
+    print(f"exceptions that are not a StreamkitError: {untyped}")
+    print(f"every connection closed by the end: {all_closed}")
+    for signature, (case, outcome) in sorted(breaches.items()):
+        print(f"\n{' '.join(signature)}\n  {outcome.detail}\n  first: {describe(case)}")
+    return 1 if breaches or not all_closed else 0
+
+
+def fuzz_streams(args: argparse.Namespace) -> int:
+    """The mutated recordings through every reading path."""
     bodies = load_bodies()
     rng = random.Random(args.seed)
     counts: collections.Counter[str] = collections.Counter()

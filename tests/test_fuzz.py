@@ -8,6 +8,10 @@ input that showed it, unless its signature is listed in
 :data:`KNOWN_OPEN_BREACHES` (crashes inside ``streamkit/providers/`` that
 their owners have not fixed yet: remove an entry once its parser is fixed).
 
+The client under faults (``tests/client_fuzzing.py``, 2,000 calls under
+``make fuzz``) runs for at most ``CLIENT_FUZZ_SECONDS``: every fault once,
+then random ones.
+
 The growth probes count work where it can be counted (bytes handed to a
 parser, characters joined) and otherwise compare the CPU time of two sizes,
 four times apart: linear work grows about 4x, quadratic 16x; the bound is
@@ -24,7 +28,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import client_fuzzing
 import pytest
+from client_fuzzing import describe
 from conftest import fixture_id, recordings
 from fuzzing import Case, Outcome, check, load_bodies, make_case, right_provider, run_replay
 
@@ -35,6 +41,8 @@ from streamkit.testing import load_recording
 
 FUZZ_SECONDS = 60.0
 FUZZ_CASES = 25_000
+CLIENT_FUZZ_SECONDS = 20.0
+CLIENT_FUZZ_CASES = 400
 SEED = 20_261_001
 
 #: Breaches of the contract found by fuzzing and not fixed yet, as
@@ -69,6 +77,21 @@ def test_mutated_recordings_end_typed_and_any_chunking_gives_the_same_result() -
                 breaches[outcome.signature] = (case, outcome)
     assert not breaches, f"{len(breaches)} breach(es) of the contract:\n{_report(breaches)}"
     assert ran >= 1_000, f"only {ran} cases ran in {FUZZ_SECONDS} s"
+
+
+def test_the_client_under_faults_raises_only_typed_errors_keeps_partials_and_never_hangs(
+) -> None:
+    """A bounded run of ``tests/client_fuzzing.py`` (``make fuzz`` runs 2,000
+    calls): every fault once, then random ones, for at most CLIENT_FUZZ_SECONDS."""
+    counts, breaches, all_closed = client_fuzzing.fuzz(CLIENT_FUZZ_CASES, SEED,
+                                                       seconds=CLIENT_FUZZ_SECONDS)
+    report = "\n".join(f"{' '.join(signature)}: {outcome.detail}\n    {describe(case)}"
+                       for signature, (case, outcome) in sorted(breaches.items()))
+    assert not breaches, f"{len(breaches)} breach(es) of the contract:\n{report}"
+    assert all_closed, "a connection was left open by the client"
+    ran = sum(counts.values())
+    assert ran >= len(client_fuzzing.FAULTS), f"only {ran} calls in {CLIENT_FUZZ_SECONDS} s"
+    assert counts.get("ok", 0) and counts.get("error IncompleteStreamError", 0), counts
 
 
 def test_known_open_breaches_are_only_in_the_parsers() -> None:
