@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, TypedDict, Unpack
 
 import anyio
 import anyio.abc
@@ -144,6 +144,24 @@ def _split_target(target: str) -> tuple[str, str]:
     return path, query
 
 
+class Serving(TypedDict, total=False):
+    """How a route is served, beside its body and content type (see
+    :meth:`ReplayServer.add`): one list of options for every way to add one."""
+
+    status: int
+    headers: Mapping[str, str] | None
+    chunk_size: int | None
+    delay: float
+    cut_after: int | None
+    pauses: Mapping[int, float] | None
+
+
+class RouteOptions(Serving, total=False):
+    """:class:`Serving` and the content type (:meth:`ReplayServer.default`)."""
+
+    content_type: str
+
+
 class ReplayServer:
     """HTTP/1.1 server on 127.0.0.1 that serves registered recorded bodies.
 
@@ -244,61 +262,25 @@ class ReplayServer:
             pauses=tuple(sorted((pauses or {}).items())),
         )
 
-    def default(
-        self,
-        body: bytes,
-        *,
-        status: int = 200,
-        content_type: str = "text/event-stream",
-        headers: Mapping[str, str] | None = None,
-        chunk_size: int | None = None,
-        delay: float = 0.0,
-        cut_after: int | None = None,
-        pauses: Mapping[int, float] | None = None,
-    ) -> None:
+    def default(self, body: bytes, **options: Unpack[RouteOptions]) -> None:
         """Serve ``body`` for every path without its own route (same as
-        ``add("*", ...)``), for clients whose exact URL a test does not care
-        about."""
-        self.add(
-            "*",
-            body,
-            status=status,
-            content_type=content_type,
-            headers=headers,
-            chunk_size=chunk_size,
-            delay=delay,
-            cut_after=cut_after,
-            pauses=pauses,
-        )
+        ``add("*", ...)``, with the same options), for clients whose exact URL
+        a test does not care about."""
+        self.add("*", body, **options)
 
     def add_file(
         self,
         path: str,
         file_path: str | os.PathLike[str],
         *,
-        status: int = 200,
         content_type: str | None = None,
-        headers: Mapping[str, str] | None = None,
-        chunk_size: int | None = None,
-        delay: float = 0.0,
-        cut_after: int | None = None,
-        pauses: Mapping[int, float] | None = None,
+        **options: Unpack[Serving],
     ) -> None:
         """Serve a recorded fixture file on ``path``; the body and content type
         come from :func:`load_recording` (``content_type`` overrides the one
-        inferred from the suffix)."""
+        inferred from the suffix; the other options are :meth:`add`'s)."""
         body, inferred = load_recording(file_path)
-        self.add(
-            path,
-            body,
-            status=status,
-            content_type=content_type or inferred,
-            headers=headers,
-            chunk_size=chunk_size,
-            delay=delay,
-            cut_after=cut_after,
-            pauses=pauses,
-        )
+        self.add(path, body, content_type=content_type or inferred, **options)
 
     def _route_for(self, target: str) -> _Route | None:
         path, _ = _split_target(target)
