@@ -15,7 +15,8 @@ nothing a provider sent is lost. Two rules, one per direction of use:
 
 :func:`exactly` is the request readers' guard: a wire object becomes a
 streamkit block only when writing the block gives the object back exactly;
-otherwise it is kept whole as a :class:`~streamkit.blocks.RawBlock` of its wire.
+otherwise it is kept whole as a :class:`~streamkit.blocks.RawBlock` of its wire
+(:func:`kept`); :func:`read_part` reads a part by its ``type`` under that guard.
 :func:`with_extras` is the builders' other half of :func:`unread`: what a
 reader of the wire kept goes back over the object it was read from, and the
 documented fields the body left out (:data:`ABSENT`) come off it. A part kept
@@ -34,8 +35,8 @@ from ..errors import InvalidBodyError, StreamkitError, UnsupportedFeatureError
 from ..extras import Extras, extras_for, origin_of
 from ..ids import StreamIds
 
-__all__ = ["ABSENT", "exactly", "raw_part", "take", "take_list", "unmodelled", "unread",
-           "with_extras"]
+__all__ = ["ABSENT", "exactly", "kept", "raw_part", "read_part", "take", "take_list",
+           "unmodelled", "unread", "with_extras"]
 
 #: Metadata key of the documented fields a body left out, which a builder
 #: would otherwise write (``content``, a message's ``role``...): a reader's
@@ -67,8 +68,34 @@ def exactly(block: Block, write: Callable[[Any], Any], obj: Mapping[str, Any], *
             return block
     except (StreamkitError, ValueError, TypeError):
         pass
+    return kept(kind, obj, wire, ids)
+
+
+def kept(kind: str, obj: Mapping[str, Any], wire: str, ids: StreamIds | None) -> RawBlock:
+    """``obj`` kept whole as a ``kind`` :class:`RawBlock` of ``wire``, its id made
+    by the reader's ``ids`` (so two reads of a body agree)."""
     return RawBlock(kind, dict(obj), id=ids.make("raw") if ids is not None else None,
                     metadata=Extras(wire))
+
+
+def read_part(part: Any, readers: Mapping[str, Callable[[dict[str, Any], StreamIds], Any]],
+              write: Callable[[Any], Any], *, wire: str, ids: StreamIds) -> Block:
+    """A request's part as the block the reader of its ``type`` makes of it,
+    when writing that block gives the part back exactly (:func:`exactly`); a
+    part that is not an object, of a type with no reader, or one its reader
+    declines (``None``, or a ``ValueError``) is kept whole."""
+    if type(part) is not dict:
+        return kept("unknown", {"part": part}, wire, ids)
+    kind = part.get("type")
+    kind = kind if isinstance(kind, str) and kind else "unknown"
+    read = readers.get(kind)
+    try:
+        block = read(part, ids) if read is not None else None
+    except ValueError:
+        block = None
+    if block is None:
+        return kept(kind, part, wire, ids)
+    return exactly(block, write, part, kind=kind, wire=wire, ids=ids)
 
 
 def with_extras(obj: dict[str, Any], metadata: Mapping[str, Any], wire: str,
