@@ -638,10 +638,14 @@ class ThreadedReplayServer:
     def __init__(self, server: ReplayServer, portal: anyio.from_thread.BlockingPortal) -> None:
         self.server = server
         self._portal = portal
-        # registering a route only stores data the server thread reads: call it directly
+        # registering a route only stores data the server thread reads: call it directly;
+        # the recorded lists are the server's own (appended to, never replaced)
         self.add = server.add
         self.default = server.default
         self.add_file = server.add_file
+        self.requests: list[RecordedRequest] = server.requests
+        self.disconnects: list[str] = server.disconnects
+        self.errors: list[BaseException] = server.errors
 
     @property
     def url(self) -> str:
@@ -650,18 +654,6 @@ class ThreadedReplayServer:
     @property
     def port(self) -> int:
         return self.server.port
-
-    @property
-    def requests(self) -> list[RecordedRequest]:
-        return self.server.requests
-
-    @property
-    def disconnects(self) -> list[str]:
-        return self.server.disconnects
-
-    @property
-    def errors(self) -> list[BaseException]:
-        return self.server.errors
 
     @property
     def connections(self) -> int:
