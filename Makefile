@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo web web-build test lint typecheck fuzz bench bench-foundation bench-partial bench-sse bench-micro bench-translation bench-observability clean
+.PHONY: demo web web-build test lint typecheck fuzz bench bench-foundation bench-partial bench-sse bench-reads bench-micro bench-translation bench-observability clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -75,6 +75,10 @@ bench-sse: $(BENCH_VENV)/.installed
 # What telemetry costs per call (an in-memory tracer) and timing per chunk (tracing off).
 bench-observability: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/observability.py
+
+# Reads after every delta, the value kept and dropped, at four sizes (bench/reads.py): no rivals.
+bench-reads: $(VENV)/.dev-installed
+	$(BIN)/python bench/reads.py
 
 bench-micro: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python -m pytest bench/micro -q --benchmark-only -p no:cacheprovider
