@@ -20,7 +20,7 @@ otherwise it is kept whole as a :class:`~streamkit.blocks.RawBlock` of its wire
 :func:`with_extras` is the builders' other half of :func:`unread`: what a
 reader of the wire kept goes back over the object it was read from, and the
 documented fields the body left out (:data:`ABSENT`) come off it. A part kept
-whole goes back to its own wire only (:func:`raw_part`). A request reader
+whole goes back to its own wire only (:func:`raw_part`, :func:`write_user_part`). A request reader
 takes the fields the model has a place for out of the body's rest when they
 have its type (:func:`take`); what is left becomes options, as it came.
 """
@@ -30,13 +30,14 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from ..blocks import Block, RawBlock
+from ..blocks import Block, DataBlock, RawBlock, TextBlock
 from ..errors import InvalidBodyError, StreamkitError, UnsupportedFeatureError
 from ..extras import Extras, extras_for, origin_of
 from ..ids import StreamIds
+from ..messages import UserContent
 
 __all__ = ["ABSENT", "exactly", "kept", "raw_part", "read_part", "take", "take_list",
-           "unmodelled", "unread", "with_extras"]
+           "unmodelled", "unread", "with_extras", "write_user_part"]
 
 #: Metadata key of the documented fields a body left out, which a builder
 #: would otherwise write (``content``, a message's ``role``...): a reader's
@@ -137,3 +138,14 @@ def take_list(rest: dict[str, Any], key: str, wire: str) -> list[Any]:
         raise InvalidBodyError(f"{key!r} must be a list, not {type(value).__name__}",
                                wire=wire, where=key)
     return value
+
+
+def write_user_part(block: UserContent, text: Callable[[TextBlock], dict[str, Any]],
+                    data: Callable[[DataBlock], dict[str, Any]], wire: str) -> dict[str, Any]:
+    """One part of user content by ``wire``'s writers of text and data; a part
+    kept whole goes back to its own wire only (:func:`raw_part`)."""
+    if isinstance(block, TextBlock):
+        return text(block)
+    if isinstance(block, DataBlock):
+        return data(block)
+    return raw_part(block, wire)

@@ -41,7 +41,7 @@ from ...extras import extras_for
 from ...ids import StreamIds
 from ...messages import FunctionExecutionResult, UserContent
 from ..coerce import as_str
-from ..lossless import raw_part, read_part, unread
+from ..lossless import read_part, unread, write_user_part
 from ..media import base_media_type
 from .citations import read_citations, write_citations
 from .wire import NAME
@@ -157,11 +157,7 @@ def data_part(block: DataBlock) -> Wire:
 
 def user_part(block: UserContent) -> Wire:
     """One part of a user message."""
-    if isinstance(block, TextBlock):
-        return text_part(block)
-    if isinstance(block, DataBlock):
-        return data_part(block)
-    return raw_part(block, NAME)
+    return write_user_part(block, text_part, data_part, NAME)
 
 
 def tool_result(result: FunctionExecutionResult) -> Wire:

@@ -109,7 +109,7 @@ from ...ids import StreamIds
 from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_list, as_str
-from ..lossless import raw_part, read_part, unread
+from ..lossless import read_part, unread, write_user_part
 from ..media import base_media_type, data_url, read_data_url
 from ..turns import ForeignWriters, foreign_parts
 from .citations import annotations_of
@@ -230,11 +230,7 @@ def data_part(block: DataBlock) -> Wire:
 
 def user_part(block: UserContent) -> Wire:
     """One part of a user (or system) message, or of a tool output."""
-    if isinstance(block, TextBlock):
-        return text_part(block)
-    if isinstance(block, DataBlock):
-        return data_part(block)
-    return raw_part(block, WIRE_NAME)
+    return write_user_part(block, text_part, data_part, WIRE_NAME)
 
 
 def tool_output(result: FunctionExecutionResult, calls: Calls) -> Wire:
