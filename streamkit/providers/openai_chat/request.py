@@ -112,8 +112,8 @@ from ..function_tools import (
     schema_fields,
 )
 from ..lossless import take, take_list, unread, with_extras
-from ..options import own_options
-from ..turns import add_result, foreign_thinking_policy
+from ..options import prepared_options
+from ..turns import add_result
 from .assistant import RESERVED, assistant_message, patch, read_assistant
 from .content import Wire, data_part, own, read_text_part, read_user_part, text_part, user_part
 from .dialects import Dialect, HistoryRules, get_dialect
@@ -159,8 +159,7 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The Chat Completions body for ``request`` (see the module docstring)."""
     target = get_dialect(dialect)
     rules = target.history
-    options = own_options(request.options, WIRE_NAME)
-    foreign_thinking = foreign_thinking_policy(options.pop("foreign_thinking", "text"))
+    options, foreign_thinking = prepared_options(request, WIRE_NAME, nulls=True)
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
