@@ -106,6 +106,7 @@ from ...response import ChatResponse
 from ...tools import Tool
 from ..function_tools import (
     function_fields,
+    named_tools,
     own_entry,
     read_function,
     read_schema_output,
@@ -215,23 +216,12 @@ def _tool(item: Tool | dict[str, Any]) -> dict[str, Any]:
     return {"type": "function", "function": function_fields(item, WIRE_NAME)}
 
 
-def _tool_names(tools: Sequence[Tool | dict[str, Any]]) -> list[str]:
-    names = []
-    for item in tools:
-        function = item.get("function") if isinstance(item, dict) else None
-        name = item.name if isinstance(item, Tool) else (
-            function.get("name") if isinstance(function, dict) else item.get("name"))
-        if isinstance(name, str):
-            names.append(name)
-    return names
-
-
 def _tool_choice(choice: str, tools: Sequence[Tool | dict[str, Any]] | None) -> Any:
     """A word as it is; a tool's name as the named-function form."""
     if choice in _CHOICE_WORDS:
         return choice
-    if tools is not None and choice not in _tool_names(tools):
-        raise ValueError(f"tool_choice names {choice!r}, which is not among the tools")
+    if tools is not None:
+        named_tools(tools, choice)  # a name no tool has is refused
     return {"type": "function", "function": {"name": choice}}
 
 
