@@ -28,16 +28,16 @@ have its type (:func:`take`); what is left becomes options, as it came.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
-from ..blocks import Block, DataBlock, RawBlock, TextBlock
+from ..blocks import Block, DataBlock, RawBlock, TextBlock, ToolResultBlock
 from ..errors import InvalidBodyError, StreamkitError, UnsupportedFeatureError
 from ..extras import Extras, extras_for, origin_of
 from ..ids import StreamIds
 from ..messages import UserContent
 
-__all__ = ["ABSENT", "exactly", "kept", "raw_part", "read_part", "take", "take_list",
-           "unmodelled", "unread", "with_extras", "write_user_part"]
+__all__ = ["ABSENT", "exactly", "kept", "raw_part", "read_part", "tagged", "take",
+           "take_list", "unmodelled", "unread", "with_extras", "write_user_part"]
 
 #: Metadata key of the documented fields a body left out, which a builder
 #: would otherwise write (``content``, a message's ``role``...): a reader's
@@ -51,6 +51,19 @@ def unmodelled(obj: Mapping[str, Any], read: Mapping[str, Any]) -> dict[str, Any
     type (then it is kept too). Null fields are dropped."""
     return {key: value for key, value in obj.items()
             if value is not None and read.get(key) is None}
+
+
+BlockT = TypeVar("BlockT", bound=Block)
+
+
+def tagged(block: BlockT, wire: str) -> BlockT:
+    """``block`` read as the stream reads it (a request's assistant block), with
+    what its metadata keeps marked as ``wire``'s, its tool-result parts' too."""
+    block.metadata = Extras(wire, block.metadata)
+    if isinstance(block, ToolResultBlock):
+        for part in block.content:
+            tagged(part, wire)
+    return block
 
 
 def unread(obj: Mapping[str, Any], *read: str, wire: str) -> Extras:

@@ -90,7 +90,7 @@ from __future__ import annotations
 import mimetypes
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from ...blocks import (
     Block,
@@ -109,7 +109,7 @@ from ...ids import StreamIds
 from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_list, as_str
-from ..lossless import read_part, unread, write_user_part
+from ..lossless import read_part, tagged, unread, write_user_part
 from ..media import base_media_type, data_url, read_data_url
 from ..turns import ForeignWriters, foreign_parts
 from .citations import annotations_of
@@ -117,7 +117,6 @@ from .items import CLIENT_CALLS, ItemReader
 from .wire import WIRE_NAME
 
 Wire = dict[str, Any]
-BlockT = TypeVar("BlockT", bound=Block)
 
 # The stream parser's metadata keys (:mod:`.items`) that are not item fields.
 ITEM_ID = "item_id"
@@ -154,13 +153,6 @@ def own(metadata: Mapping[str, Any]) -> dict[str, Any]:
     """What of a block's, message's or output's ``metadata`` this wire writes: a
     copy of it when it is this wire's or has no origin, else nothing."""
     return dict(extras_for(metadata, WIRE_NAME))
-
-
-def tagged(block: BlockT) -> BlockT:
-    """``block`` with its metadata marked as this wire's (a request reader's)."""
-    if origin_of(block.metadata) is None:
-        block.metadata = Extras(WIRE_NAME, block.metadata)
-    return block
 
 
 def _given(metadata: dict[str, Any], key: str, default: Any) -> Any:
@@ -589,7 +581,7 @@ def read_assistant_item(item: Wire, position: int, reader: ItemReader) -> list[C
             item_type != "message" or "id" in item):
         blocks = _as_streamed(item, position, reader)
         if blocks is not None:
-            return [tagged(block) for block in blocks]
+            return [tagged(block, WIRE_NAME) for block in blocks]
     if item_type in ("message", None) and item.get("role") == "assistant":
         easy = _easy_assistant(item, reader)
         if _own_items([easy]) == [item]:
