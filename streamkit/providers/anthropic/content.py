@@ -39,7 +39,7 @@ from ...blocks import Base64Source, Block, DataBlock, RawBlock, TextBlock, URLSo
 from ...errors import UnsupportedFeatureError
 from ...extras import extras_for
 from ...ids import StreamIds
-from ...messages import FunctionExecutionResult, UserContent
+from ...messages import FunctionExecutionResult, Message, UserContent
 from ..coerce import as_str
 from ..lossless import read_part, unread, write_user_part
 from ..media import base_media_type
@@ -71,10 +71,10 @@ def tool_id(call_id: str) -> str:
     return f"{_NOT_ID_CHARACTER.sub('_', call_id)}_{digest}"
 
 
-def own_extras(block: Block | FunctionExecutionResult) -> dict[str, Any]:
-    """The wire fields of ``block`` this wire may write: its own, or a plain
-    dict set by hand; never what another wire's reader kept."""
-    return dict(extras_for(block.metadata, NAME))
+def own_extras(holder: Block | FunctionExecutionResult | Message) -> dict[str, Any]:
+    """The wire fields of a block, result or message this wire may write: its
+    own, or a plain dict set by hand; never what another wire's reader kept."""
+    return dict(extras_for(holder.metadata, NAME))
 
 
 # ---------------------------------------------------------------- user parts: writing

@@ -99,6 +99,7 @@ from ..turns import SAME_TURN, is_own_turn, user_turns
 from .assistant import assistant_blocks, read_assistant_block
 from .content import (
     Wire,
+    own_extras,
     read_tool_result,
     read_user_part,
     text_part,
@@ -258,11 +259,6 @@ def _tool_choice(choice: str | None, parallel: bool | None, has_tools: bool) -> 
 # ---------------------------------------------------------------- messages
 
 
-def _own_metadata(message: Message) -> dict[str, Any]:
-    """A message's extras this wire may write (see :func:`~streamkit.extras.extras_for`)."""
-    return dict(extras_for(message.metadata, NAME))
-
-
 def _leading_system(messages: list[Message]) -> tuple[str | list[Wire] | None, list[Message]]:
     """The top-level ``system`` of the leading system messages, and the rest."""
     count = 0
@@ -271,7 +267,7 @@ def _leading_system(messages: list[Message]) -> tuple[str | list[Wire] | None, l
     leading = cast(list[SystemMessage], messages[:count])
     if not leading:
         return None, messages
-    if len(leading) == 1 and isinstance(leading[0].content, str) and not _own_metadata(
+    if len(leading) == 1 and isinstance(leading[0].content, str) and not own_extras(
             leading[0]):
         return leading[0].content, messages[count:]
     blocks: list[Wire] = []
@@ -287,7 +283,7 @@ def _system_blocks(message: SystemMessage) -> list[Wire]:
         blocks = [{"type": "text", "text": message.content}]
     else:
         blocks = [text_part(block) for block in message.content]
-    metadata = _own_metadata(message)
+    metadata = own_extras(message)
     if metadata and blocks:
         blocks[-1] = {**blocks[-1], **metadata}
     return blocks
@@ -298,7 +294,7 @@ def _messages(messages: list[Message], foreign_thinking: ForeignThinking) -> lis
     for message in messages:
         if isinstance(message, ChatResponse):  # its metadata is the response's, not wire extras
             message = as_assistant(message)
-        metadata = _own_metadata(message)
+        metadata = own_extras(message)
         same_turn = metadata.pop(SAME_TURN, False)
         wire = _message(message, metadata, foreign_thinking)
         if wire is None:
