@@ -40,7 +40,7 @@ from streamkit import DataBlock, TextBlock, ToolCallBlock
 from streamkit.events import DataDelta, TextDelta, ToolInputDelta
 from streamkit.merge import apply_delta
 
-SIZES = (2_000, 8_000, 32_000, 128_000)  # deltas; 4 characters (or 480 bytes of audio) each
+SIZES = (2_000, 8_000, 32_000, 128_000)  # deltas; 4 characters (or 96 bytes of audio) each
 QUICK_SIZES = (1_000, 4_000, 16_000, 64_000)
 FLOOR = 5.0  # the most 4x the input may cost, in time
 PATIENCE = 2.0  # seconds: a row slower than this at one size skips the larger ones
@@ -57,7 +57,7 @@ def _argument_deltas(n: int) -> list[ToolInputDelta]:
 
 
 def _audio_deltas(n: int) -> list[DataDelta]:
-    return [DataDelta(bytes([i % 256]) * 480) for i in range(n)]  # 10 ms of 24 kHz PCM
+    return [DataDelta(bytes([i % 256]) * 96) for i in range(n)]  # 2 ms of 24 kHz PCM
 
 
 Reader = Callable[[int], Callable[[], object]]

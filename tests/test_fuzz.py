@@ -20,6 +20,7 @@ four times apart: linear work grows about 4x, quadratic 16x; the bound is
 
 from __future__ import annotations
 
+import collections
 import itertools
 import json
 import random
@@ -33,6 +34,7 @@ import pytest
 from client_fuzzing import describe
 from conftest import fixture_id, recordings
 from fuzzing import Case, Outcome, check, load_bodies, make_case, right_provider, run_replay
+from write_fuzzing import KINDS, WriteFuzzer
 
 import streamkit
 from streamkit import IncompleteStreamError, ProtocolError, ProviderError, ToolCallBlock, replay
@@ -233,3 +235,35 @@ def test_growth_of_partial_arguments_read_after_every_delta() -> None:
 
 def test_growth_of_the_cut_off_check_on_huge_numbers() -> None:
     assert_linear(lambda n: lambda: is_truncated('{"n": ' + "9" * n), 50_000)
+
+
+# ---------------------------------------------------------------- the write side
+
+WRITE_FUZZ_SECONDS = 10.0
+WRITE_FUZZ_CASES = 3_000
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_mutated_bodies_and_tool_arguments_end_in_the_promised_types(kind: str) -> None:
+    """``parse_request`` / ``parse_response`` raise ``InvalidBodyError`` (or an
+    error body's ``ProviderError``), ``build_request`` of what was read returns
+    a body or refuses with ``UnsupportedFeatureError``, ``run_json`` returns a
+    result; and no class of malformed body reaches the codec's last line
+    (``guarded``): each is refused where it lives. ``bench/fuzz.py`` runs
+    100,000 of each kind."""
+    fuzzer = WriteFuzzer(kind, random.Random(SEED))
+    breaches: dict[tuple[str, str, str], tuple[str, str]] = {}
+    outcomes: collections.Counter[str] = collections.Counter()
+    deadline = time.monotonic() + WRITE_FUZZ_SECONDS
+    ran = 0
+    while ran < WRITE_FUZZ_CASES and time.monotonic() < deadline:
+        case = fuzzer.make()
+        outcome = fuzzer.check(case)
+        outcomes[outcome.kind] += 1
+        ran += 1
+        if outcome.kind in ("crash", "violation", "guarded"):
+            breaches.setdefault(outcome.signature, (outcome.detail, case.describe()))
+    assert not breaches, "\n".join(f"{' '.join(signature)}: {detail}\n    {case}"
+                                   for signature, (detail, case) in sorted(breaches.items()))
+    assert ran >= 300, f"only {ran} cases ran in {WRITE_FUZZ_SECONDS} s"
+    assert outcomes["ok"] and outcomes["error"], outcomes  # both kinds of ending were reached
