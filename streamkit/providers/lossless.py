@@ -22,7 +22,8 @@ reader of the wire kept goes back over the object it was read from, and the
 documented fields the body left out (:data:`ABSENT`) come off it. A part kept
 whole goes back to its own wire only (:func:`raw_part`, :func:`write_user_part`). A request reader
 takes the fields the model has a place for out of the body's rest when they
-have its type (:func:`take`); what is left becomes options, as it came.
+have its type (:func:`take`), and what an object field holds beside them
+stays (:func:`put_back`); what is left becomes options, as it came.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ from ..extras import Extras, extras_for, origin_of
 from ..ids import StreamIds
 from ..messages import UserContent
 
-__all__ = ["ABSENT", "exactly", "kept", "raw_part", "read_part", "tagged", "take",
-           "take_list", "unmodelled", "unread", "with_extras", "write_user_part"]
+__all__ = ["ABSENT", "exactly", "kept", "put_back", "raw_part", "read_part", "tagged",
+           "take", "take_list", "unmodelled", "unread", "with_extras", "write_user_part"]
 
 #: Metadata key of the documented fields a body left out, which a builder
 #: would otherwise write (``content``, a message's ``role``...): a reader's
@@ -162,3 +163,14 @@ def write_user_part(block: UserContent, text: Callable[[TextBlock], dict[str, An
     if isinstance(block, DataBlock):
         return data(block)
     return raw_part(block, wire)
+
+
+def put_back(rest: dict[str, Any], key: str, left: dict[str, Any], *,
+             keep_empty: bool = False) -> None:
+    """What of the object field ``key`` a reader did not take (``left``) stays
+    in the body's ``rest``; the field goes when nothing is left of it, unless
+    ``keep_empty`` (an empty object as given, or one nothing was taken from)."""
+    if left or keep_empty:
+        rest[key] = left
+    else:
+        del rest[key]

@@ -88,7 +88,7 @@ from ...response import ChatResponse
 from ...tools import Tool
 from ..coerce import as_str
 from ..function_tools import function_fields, own_entry, read_function
-from ..lossless import take, take_list, unread
+from ..lossless import put_back, take, take_list, unread
 from ..options import (
     finished_body,
     prepared_options,
@@ -513,10 +513,7 @@ def _read_output_config(rest: dict[str, Any], request: Request) -> None:
             name=str(schema.get("title", "output")), schema=schema,
             metadata=unread(output, "type", "schema", wire=NAME))
         del config["format"]
-    if config or not rest["output_config"]:
-        rest["output_config"] = config
-    else:
-        del rest["output_config"]
+    put_back(rest, "output_config", config, keep_empty=not rest["output_config"])
 
 
 def _read_thinking(rest: dict[str, Any], options: dict[str, Any]) -> None:

@@ -112,7 +112,7 @@ from ..function_tools import (
     read_schema_output,
     schema_fields,
 )
-from ..lossless import take, take_list, unread, with_extras
+from ..lossless import put_back, take, take_list, unread, with_extras
 from ..options import prepared_options
 from ..turns import add_result
 from .assistant import RESERVED, assistant_message, patch, read_assistant
@@ -351,12 +351,9 @@ def _read_options(rest: dict[str, Any], options: dict[str, Any], rules: HistoryR
     stream_options = rest.get("stream_options")
     if streaming and isinstance(stream_options, dict) \
             and isinstance(stream_options.get("include_usage"), bool):
-        others = {k: v for k, v in stream_options.items() if k != "include_usage"}
         options["include_usage"] = stream_options["include_usage"]
-        if others:
-            rest["stream_options"] = others
-        else:
-            del rest["stream_options"]
+        put_back(rest, "stream_options",
+                 {k: v for k, v in stream_options.items() if k != "include_usage"})
     if "audio" in rest and rest.get("modalities") == _SPOKEN:
         del rest["modalities"]  # implied by the audio option
     budget = rules.thinking_budget_field

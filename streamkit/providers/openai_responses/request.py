@@ -99,7 +99,7 @@ from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..function_tools import function_fields, read_function, read_schema_output, schema_fields
-from ..lossless import take, unread
+from ..lossless import put_back, take, unread
 from ..options import (
     finished_body,
     prepared_options,
@@ -494,11 +494,7 @@ def _read_text(rest: dict[str, Any], request: Request) -> None:
     if output is None:
         return
     request.json_output = output
-    remaining = {k: v for k, v in text.items() if k != "format"}
-    if remaining:
-        rest["text"] = remaining
-    else:
-        del rest["text"]
+    put_back(rest, "text", {k: v for k, v in text.items() if k != "format"})
 
 
 def _read_format(wire: Wire) -> bool | JsonSchemaOutput | None:
@@ -524,8 +520,5 @@ def _read_reasoning(rest: dict[str, Any], options: dict[str, Any]) -> None:
         del config["summary"]
     if config == reasoning:
         return
-    if config:
-        rest["reasoning"] = config
-    else:
-        del rest["reasoning"]
+    put_back(rest, "reasoning", config)
 
