@@ -17,7 +17,8 @@ Reading after every append is a common UI pattern. Two reads serve it:
   copies the text once (a memory copy, nothing re-joined); a caller that keeps
   what it read and reads after every delta should read the new part instead.
 
-``len()`` costs no join: the pieces are measured as they are sealed.
+``len()`` joins only the fragments added since the last read: the pieces
+are measured as they are sealed.
 """
 
 from __future__ import annotations
@@ -36,9 +37,10 @@ class TextBuffer:
 
     The text is ``head`` + the sealed ``pieces`` + the ``pending`` fragments.
     Sealing joins the pending fragments into one piece (so each fragment is
-    joined once); a piece folds into the head in place whenever nothing but
-    this buffer holds the head, so the pieces only pile up while a caller holds
-    the whole text it read.
+    joined once). The pieces fold into the head in place whenever nothing but
+    this buffer holds the head; while a caller holds it, they pile up until
+    they hold as much text as the head, and the fold then copies (each
+    character a bounded number of times over the stream).
     """
 
     __slots__ = ("_ends", "_head", "_pending", "_pieces", "append")
@@ -97,6 +99,8 @@ class TextBuffer:
         return self._read_from(start)
 
     def _read_from(self, start: int) -> str:
+        """:meth:`read_from` in general: seal, compact, then slice the head or
+        find the piece ``start`` falls in."""
         pieces = self._pieces
         sealed = self._ends[-1] if pieces else len(self._head)
         pending = self._pending
