@@ -37,8 +37,9 @@ from ..extras import Extras, extras_for, origin_of
 from ..ids import StreamIds
 from ..messages import UserContent
 
-__all__ = ["ABSENT", "exactly", "kept", "put_back", "raw_part", "read_part", "tagged",
-           "take", "take_list", "unmodelled", "unread", "with_extras", "write_user_part"]
+__all__ = ["ABSENT", "exactly", "kept", "message_extras", "put_back", "raw_part", "read_part",
+           "tagged", "take", "take_list", "unmodelled", "unread", "with_extras",
+           "write_user_part"]
 
 #: Metadata key of the documented fields a body left out, which a builder
 #: would otherwise write (``content``, a message's ``role``...): a reader's
@@ -70,6 +71,14 @@ def tagged(block: BlockT, wire: str) -> BlockT:
 def unread(obj: Mapping[str, Any], *read: str, wire: str) -> Extras:
     """Every field of ``obj`` but ``read``, nulls included, as ``wire``'s extras."""
     return Extras(wire, {key: value for key, value in obj.items() if key not in read})
+
+
+def message_extras(message: Mapping[str, Any], wire: str) -> Extras:
+    """A wire message's fields beside its ``role`` and its ``content``; a
+    content that is neither text nor a list of parts is kept among them, as a
+    field streamkit has no place for."""
+    content = ("content",) if isinstance(message.get("content"), (str, list)) else ()
+    return unread(message, "role", *content, wire=wire)
 
 
 def exactly(block: Block, write: Callable[[Any], Any], obj: Mapping[str, Any], *,

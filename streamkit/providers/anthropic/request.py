@@ -88,7 +88,7 @@ from ...response import ChatResponse
 from ...tools import Tool
 from ..coerce import as_str
 from ..function_tools import function_fields, own_entry, read_function
-from ..lossless import put_back, take, take_list, unread
+from ..lossless import message_extras, put_back, take, take_list, unread
 from ..options import (
     finished_body,
     prepared_options,
@@ -378,11 +378,6 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     return request
 
 
-def _extras(wire: Wire) -> Extras:
-    """A wire message's fields beside its role and content."""
-    return unread(wire, "role", "content", wire=NAME)
-
-
 class _Reader:
     """Reads one body's messages, making up the ids the body does not give
     from the body itself, so two reads of it are equal."""
@@ -420,12 +415,11 @@ class _Reader:
         :class:`FunctionExecutionResultMessage` s, the other runs
         :class:`UserMessage` s (the later ones marked :data:`SAME_TURN`)."""
         content = wire.get("content")
-        if isinstance(content, str):
-            return [UserMessage(content, metadata=_extras(wire))]
         if not isinstance(content, list):
-            return [UserMessage([], metadata=Extras(NAME, {**_extras(wire), "content": content}))]
+            return [UserMessage(content if isinstance(content, str) else [],
+                                metadata=message_extras(wire, NAME))]
         return user_turns(content, self._tool_result, lambda part: read_user_part(part, self.ids),
-                          _extras(wire))
+                          message_extras(wire, NAME))
 
     def _tool_result(self, part: Any) -> FunctionExecutionResult | None:
         is_result = isinstance(part, dict) and part.get("type") == "tool_result"
@@ -433,13 +427,10 @@ class _Reader:
 
     def assistant(self, wire: Wire) -> list[Message]:
         content = wire.get("content")
-        if isinstance(content, str):
-            return [AssistantMessage(content, provider=PROVIDER, metadata=_extras(wire))]
-        if not isinstance(content, list):
-            return [AssistantMessage([], provider=PROVIDER,
-                                     metadata=Extras(NAME, {**_extras(wire), "content": content}))]
-        return [AssistantMessage([read_assistant_block(block, self.ids) for block in content],
-                                 provider=PROVIDER, metadata=_extras(wire))]
+        if isinstance(content, list):
+            content = [read_assistant_block(block, self.ids) for block in content]
+        return [AssistantMessage(content if isinstance(content, (str, list)) else [],
+                                 provider=PROVIDER, metadata=message_extras(wire, NAME))]
 
     def system_message(self, wire: Wire, number: int) -> list[Message]:
         """A mid-conversation ``{"role": "system"}`` message."""
@@ -449,7 +440,7 @@ class _Reader:
             raise InvalidBodyError(f"system message content streamkit cannot hold: "
                                    f"{str(content)[:200]}", wire=NAME,
                                    where=f"messages[{number}].content")
-        message.metadata = _extras(wire)
+        message.metadata = message_extras(wire, NAME)
         return [message]
 
 
