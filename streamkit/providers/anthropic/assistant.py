@@ -31,7 +31,9 @@ docs; platform.claude.com/docs/en/build-with-claude/extended-thinking), so a
 thinking block without a signature (a cut-off stream) is treated like a
 foreign one, and so is a block another wire's reader kept fields for.
 
-A turn from another wire format keeps only what Anthropic can take:
+A turn from another wire format keeps only what Anthropic can take (the
+policy of every wire, :data:`streamkit.providers.turns.FOREIGN_BLOCKS`; this
+module supplies the writers):
 
 - text (without the other wire's citations and metadata) and tool calls (as
   ``tool_use`` with the arguments object; server-side calls of the other API

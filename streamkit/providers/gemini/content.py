@@ -79,7 +79,9 @@ its signature is a 400. A call cut off mid-arguments cannot be sent (its
 ``args`` are no JSON object): building raises
 :class:`~streamkit.errors.ToolArgumentsError`.
 
-A turn from another wire format keeps only what Gemini can take:
+A turn from another wire format keeps only what Gemini can take (the policy
+of every wire, :data:`streamkit.providers.turns.FOREIGN_BLOCKS`; this module
+supplies the writers):
 
 - text (without the other wire's citations and metadata) and tool calls (a
   plain ``functionCall`` with its id, unless made up, and its arguments; the

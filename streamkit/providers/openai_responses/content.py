@@ -59,7 +59,9 @@ conversation-state), with two repairs the API otherwise answers with a 400:
 
 A turn of another wire format, or of another vendor of this one (its item ids
 and encrypted reasoning were issued by that server and mean nothing to this
-one), keeps only what any Responses server takes:
+one), keeps only what any Responses server takes (the policy of every wire,
+:data:`streamkit.providers.turns.FOREIGN_BLOCKS`; :class:`TurnWriter` supplies
+the writers):
 
 - text as ``{"role": "assistant", "content": text}`` (the other API's
   citations and metadata dropped; a refusal as its text); media as its
