@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo web web-build test check-tools docs docs-serve lint typecheck fuzz bench bench-foundation bench-partial bench-sse bench-micro bench-translation bench-observability clean bench-output
+.PHONY: demo web web-build test check-tools docs docs-serve lint typecheck fuzz bench bench-foundation bench-partial bench-sse bench-reads bench-micro bench-translation bench-observability clean bench-output
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -98,8 +98,9 @@ docs: $(VENV)/.dev-installed
 docs-serve: $(VENV)/.dev-installed
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve -a 127.0.0.1:8001
 
-# 100,000 mutated recordings through every reading path; prints the outcomes
-# (bench/fuzz.py). The suite runs a short loop of the same (tests/test_fuzz.py).
+# 100,000 mutated recordings through every reading path, then 2,000 client calls against a
+# faulty server; prints the outcomes (bench/fuzz.py). The suite runs a short loop of the same
+# (tests/test_fuzz.py).
 fuzz: $(VENV)/.dev-installed
 	$(BIN)/python bench/fuzz.py -n $(or $(N),100000)
 
@@ -124,6 +125,10 @@ bench-sse: $(BENCH_VENV)/.installed
 # What telemetry costs per call (an in-memory tracer) and timing per chunk (tracing off).
 bench-observability: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/observability.py
+
+# Reads after every delta, the value kept and dropped, at four sizes (bench/reads.py): no rivals.
+bench-reads: $(VENV)/.dev-installed
+	$(BIN)/python bench/reads.py
 
 bench-micro: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python -m pytest bench/micro -q --benchmark-only -p no:cacheprovider

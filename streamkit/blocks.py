@@ -175,6 +175,13 @@ class TextBlock(Block):
     def text(self, value: str) -> None:
         self._text.replace(value)
 
+    def text_since(self, offset: int) -> str:
+        """The text from character ``offset`` on: what was added since a reader
+        that has ``offset`` characters read last. Costs the characters returned,
+        whoever holds the text read before (reading :attr:`text` after every
+        delta copies the whole text when the previous value is still held)."""
+        return self._text.read_from(offset)
+
     def to_dict(self) -> dict[str, Any]:
         out = self._base_dict()
         out["text"] = self.text
@@ -224,6 +231,10 @@ class ThinkingBlock(Block):
     def thinking(self, value: str) -> None:
         self._thinking.replace(value)
 
+    def thinking_since(self, offset: int) -> str:
+        """The reasoning from character ``offset`` on (see :meth:`TextBlock.text_since`)."""
+        return self._thinking.read_from(offset)
+
     def to_dict(self) -> dict[str, Any]:
         out = self._base_dict()
         out["thinking"] = self.thinking
@@ -245,7 +256,8 @@ class ToolCallBlock(Block):
     stream cut off (e.g. at max_tokens).
     """
 
-    __slots__ = ("_input", "_outputs", "_partial", "_partial_fed", "incomplete", "name")
+    __slots__ = ("_input", "_outputs", "_partial", "_partial_error", "_partial_fed", "incomplete",
+                 "name")
     type: ClassVar[str] = "tool_call"
 
     def __init__(
@@ -262,6 +274,7 @@ class ToolCallBlock(Block):
         self._input = TextBuffer(input)
         self._partial: PartialJSON | None = None
         self._partial_fed = 0
+        self._partial_error: PartialJSONError | None = None
         self._outputs: dict[Any, Any] | None = None  # partial_output's state per model
         self.incomplete = incomplete
         self.metadata = metadata if metadata is not None else {}
@@ -276,6 +289,12 @@ class ToolCallBlock(Block):
         self._input.replace(value)
         self._partial = None  # the text was replaced, not extended: parse afresh
         self._partial_fed = 0
+        self._partial_error = None
+
+    def input_since(self, offset: int) -> str:
+        """The argument text from character ``offset`` on (see
+        :meth:`TextBlock.text_since`)."""
+        return self._input.read_from(offset)
 
     @property
     def server_side(self) -> bool:
@@ -287,30 +306,48 @@ class ToolCallBlock(Block):
 
     @property
     def partial_arguments(self) -> Any:
-        """The best-known arguments so far, cheap to read after every delta.
+        """The best-known arguments so far, cheap to read after every delta; a
+        view for UIs, so it never raises.
 
-        An incremental parser consumes only the text added since the last read,
-        so reading after every fragment costs O(total bytes) over a stream.
-        Objects and arrays appear as they open, strings may be partial, numbers
-        and literals appear only once complete, keys only once named (see
-        :class:`~streamkit.partial_json.PartialJSON`). Once the block is complete
-        the value equals ``json.loads(input)``. Invalid JSON raises
-        :class:`~streamkit.partial_json.PartialJSONError` with the offset; the
-        raw text stays in :attr:`input`. Do not mutate the returned object.
+        An incremental parser consumes only the text added since the last read
+        (:meth:`input_since`), so reading after every fragment costs O(total
+        bytes) over a stream. Objects and arrays appear as they open, strings
+        may be partial, numbers and literals appear only once complete, keys
+        only once named (see :class:`~streamkit.partial_json.PartialJSON`).
+        Once the block is complete the value equals ``json.loads(input)``.
+
+        When the text stops being JSON (or breaks a limit), the value stays the
+        last one the valid text gave, and :attr:`partial_error` says where and
+        why; :meth:`arguments` raises :class:`~streamkit.errors.ToolArgumentsError`
+        for that text. Do not mutate the returned object.
         """
-        text = self.input
         parser = self._partial
         if parser is None:
             parser = self._partial = PartialJSON()
-        if len(text) > self._partial_fed:
-            parser.feed(text[self._partial_fed:])
-            self._partial_fed = len(text)
+        if self._partial_error is None:
+            new = self._input.read_from(self._partial_fed)
+            if new:
+                self._partial_fed += len(new)
+                try:
+                    parser.feed(new)
+                except PartialJSONError as error:
+                    self._partial_error = error
         return parser.value
+
+    @property
+    def partial_error(self) -> PartialJSONError | None:
+        """Why the argument text streamed so far is not JSON (the offset of the
+        bad character, the reason), or ``None`` while it is valid (complete or
+        not). A UI shows :attr:`partial_arguments`, the last good value, and
+        says that the text went bad."""
+        _ = self.partial_arguments
+        return self._partial_error
 
     @property
     def partial_parser(self) -> PartialJSON:
         """The incremental parser behind :attr:`partial_arguments` (for
-        ``is_complete(path)`` / ``open_path``), brought up to date."""
+        ``is_complete(path)`` / ``open_path``), brought up to date (after a
+        :attr:`partial_error` its ``feed`` raises that error again)."""
         _ = self.partial_arguments
         assert self._partial is not None
         return self._partial
@@ -520,8 +557,23 @@ class DataBlock(Block):
 
     @property
     def data(self) -> bytes:
-        """The raw bytes (no base64 round trip); empty for a URL source."""
+        """The raw bytes (no base64 round trip); empty for a URL source. A copy
+        of every byte after an append (``bytes`` cannot grow): read
+        :attr:`byte_length` for the size and :meth:`data_since` for what came
+        since, when reading after every delta."""
         return self.source.raw if isinstance(self.source, Base64Source) else b""
+
+    @property
+    def byte_length(self) -> int:
+        """How many bytes the block holds (0 for a URL source), without a copy."""
+        return len(self.source) if isinstance(self.source, Base64Source) else 0
+
+    def data_since(self, offset: int) -> bytes:
+        """The bytes from ``offset`` on: what came since a reader (an audio
+        player) that has ``offset`` bytes read last; costs the bytes returned."""
+        if not isinstance(self.source, Base64Source):
+            return b""
+        return self.source._buf.read_from(offset)
 
     @property
     def transcript(self) -> str:
@@ -531,6 +583,10 @@ class DataBlock(Block):
     @transcript.setter
     def transcript(self, value: str) -> None:
         self._transcript.replace(value)
+
+    def transcript_since(self, offset: int) -> str:
+        """The transcript from character ``offset`` on (see :meth:`TextBlock.text_since`)."""
+        return self._transcript.read_from(offset)
 
     def append_bytes(self, data: bytes) -> None:
         """Add raw bytes at the end (only for inline sources)."""
@@ -556,7 +612,7 @@ class DataBlock(Block):
         audio = self.pcm_format
         if audio is None:
             return None
-        return len(self.data) / (2 * audio.rate * audio.channels)
+        return self.byte_length / (2 * audio.rate * audio.channels)
 
     def to_wav(self) -> bytes:
         """A WAV file of this PCM audio (16-bit little-endian samples, as the

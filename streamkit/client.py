@@ -44,12 +44,23 @@ never delivered. Both are summed additively across calls, each call counting
 its own final usage once, whatever the provider's in-stream rule (cumulative or
 additive) was. Counts a provider never reported stay ``None``.
 
-A key never appears in a ``repr``, a log line or an error: it is held in an
-object that prints as where it came from, sent in one header of each request,
-and removed from the request object as soon as the request is sent (so that
-httpx's exceptions and ``response.request`` do not carry it); a key with
-characters a header cannot carry is refused before any request, without being
-shown.
+A key never appears in a ``repr``, a log line, an error or a frame's locals: it
+is held in an :class:`~streamkit.api_key.ApiKey` (made of ``api_key=`` first
+thing) that prints as where it came from, put in its one header by an
+``httpx.Auth`` as each request is sent, and removed from the request object
+once it is (so that httpx's exceptions and ``response.request`` do not carry
+it); httpx's errors lose their frames' locals. A key that a server echoes is
+taken out of every response body (its :class:`~streamkit.api_key.Redactor`)
+and header before anything reads them: no message, ``raw``, metadata, event or
+text built from a response holds it. A key with characters a header cannot
+carry is refused before any request, without being shown.
+
+``create()`` reads at most ``max_body_bytes`` (1 GiB by default; a stream's
+whole body too) and never more: past it, ``LimitExceeded(limit="max_body_bytes")``.
+Every error of ``create()`` carries a partial answer: what the body decoded to
+before it broke (read leniently), or an empty response with the provider. A
+body whose content encoding does not decode (a corrupt gzip) is a
+:class:`~streamkit.errors.ProtocolError`, from ``create()`` and streams alike.
 """
 
 from __future__ import annotations
@@ -308,7 +319,8 @@ class Client(_Shell[httpx.AsyncClient, Timing]):
     ``max_retries`` (or a whole ``retry`` policy) bounds the attempts after the
     first. ``http_client`` (an ``httpx.AsyncClient``) is used as given and not
     closed by :meth:`close`; ``timing`` (a :class:`~streamkit.retry.Timing`) is
-    where time comes from. Any other keyword overrides a
+    where time comes from; ``max_body_bytes`` bounds the body read of one answer
+    (``create()``'s JSON, a stream's whole body). Any other keyword overrides a
     :class:`~streamkit.registry.ProviderEntry` field (``auth="api-key"``,
     ``query={"api-version": ...}``, ``headers={...}`` merged into the defaults,
     ``options={"max_tokens": 8192}``).

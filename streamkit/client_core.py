@@ -127,9 +127,14 @@ class Timeouts:
 
     ``connect``, ``read`` (between two pieces of the response), ``write`` and
     ``pool`` (waiting for a free connection) are httpx's; ``total`` bounds a
-    whole call: every attempt and wait, and the whole body of a stream (a stream
-    past it ends with :class:`~streamkit.errors.IncompleteStreamError` and the
-    partial response). A sync stream checks ``total`` between reads."""
+    whole call in every phase: each attempt's connect, request and headers (past
+    it: :class:`~streamkit.errors.NoResponseError`), an error body (read as far
+    as it came), each wait, and the whole body (past it:
+    :class:`~streamkit.errors.IncompleteStreamError` with the partial response),
+    however slowly the bytes trickle in. The sync client keeps to it in every
+    socket operation of the httpx client it makes itself
+    (:mod:`streamkit.sync_deadline`); with an ``http_client`` of the caller's own
+    it checks it once the headers came and between reads."""
 
     connect: float | None = 10.0
     read: float | None = 600.0

@@ -119,6 +119,18 @@ def apply_delta(block: Block, delta: Delta) -> None:
     DELTA_APPLIERS[type(delta)](block, delta)
 
 
+def streamed_text(block: Block) -> str:
+    """The text a block's deltas grow: a text's text, a thinking's thinking, a
+    call's arguments; ``""`` for blocks that grow none (raw items, media)."""
+    if isinstance(block, TextBlock):
+        return block.text
+    if isinstance(block, ThinkingBlock):
+        return block.thinking
+    if isinstance(block, ToolCallBlock):
+        return block.input
+    return ""
+
+
 def apply_snapshot(block: Block, snapshot: Block) -> None:
     """Fill ``block`` from the provider's authoritative final ``snapshot``.
 

@@ -359,10 +359,7 @@ class _BlockOutput:
 
 def block_partial_output(block: ToolCallBlock, model: type[ModelT]) -> ModelT:
     """:meth:`ToolCallBlock.partial_output <streamkit.blocks.ToolCallBlock.partial_output>`."""
-    try:
-        parser = block.partial_parser
-    except PartialJSONError:  # the view up to the bad character stays
-        parser = block._partial  # type: ignore[assignment]
+    parser = block.partial_parser  # after bad text: the view up to the bad character
     cache = block._outputs
     if cache is None:
         cache = block._outputs = {}

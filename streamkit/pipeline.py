@@ -281,6 +281,9 @@ class Pipeline:
         return rest.lstrip(_BLANK)[:1] or None
 
     def _feed_sse_events(self, sse_events: list[tuple[str, bytes]], out: list[Event]) -> None:
+        """Parse and apply SSE payloads. Like every reading method here, it adds
+        each event to ``out`` once applied, so that ``out`` is exactly what the
+        response reflects when a later payload of the read breaks it."""
         if not sse_events:
             return
         if self._first_payload is None:

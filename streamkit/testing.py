@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, TypedDict, Unpack
 
 import anyio
 import anyio.abc
@@ -209,6 +209,24 @@ def _split_target(target: str) -> tuple[str, str]:
     return path, query
 
 
+class Serving(TypedDict, total=False):
+    """How a route is served, beside its body and content type (see
+    :meth:`ReplayServer.add`): one list of options for every way to add one."""
+
+    status: int
+    headers: Mapping[str, str] | None
+    chunk_size: int | None
+    delay: float
+    cut_after: int | None
+    pauses: Mapping[int, float] | None
+
+
+class RouteOptions(Serving, total=False):
+    """:class:`Serving` and the content type (:meth:`ReplayServer.default`)."""
+
+    content_type: str
+
+
 class ReplayServer:
     """HTTP/1.1 server on 127.0.0.1 that serves registered recorded bodies.
 
@@ -306,61 +324,25 @@ class ReplayServer:
             routes.append(_route(reply))
         self._routes[path] = _Sequence(routes)
 
-    def default(
-        self,
-        body: bytes,
-        *,
-        status: int = 200,
-        content_type: str = "text/event-stream",
-        headers: Mapping[str, str] | None = None,
-        chunk_size: int | None = None,
-        delay: float = 0.0,
-        cut_after: int | None = None,
-        pauses: Mapping[int, float] | None = None,
-    ) -> None:
+    def default(self, body: bytes, **options: Unpack[RouteOptions]) -> None:
         """Serve ``body`` for every path without its own route (same as
-        ``add("*", ...)``), for clients whose exact URL a test does not care
-        about."""
-        self.add(
-            "*",
-            body,
-            status=status,
-            content_type=content_type,
-            headers=headers,
-            chunk_size=chunk_size,
-            delay=delay,
-            cut_after=cut_after,
-            pauses=pauses,
-        )
+        ``add("*", ...)``, with the same options), for clients whose exact URL
+        a test does not care about."""
+        self.add("*", body, **options)
 
     def add_file(
         self,
         path: str,
         file_path: str | os.PathLike[str],
         *,
-        status: int = 200,
         content_type: str | None = None,
-        headers: Mapping[str, str] | None = None,
-        chunk_size: int | None = None,
-        delay: float = 0.0,
-        cut_after: int | None = None,
-        pauses: Mapping[int, float] | None = None,
+        **options: Unpack[Serving],
     ) -> None:
         """Serve a recorded fixture file on ``path``; the body and content type
         come from :func:`load_recording` (``content_type`` overrides the one
-        inferred from the suffix)."""
+        inferred from the suffix; the other options are :meth:`add`'s)."""
         body, inferred = load_recording(file_path)
-        self.add(
-            path,
-            body,
-            status=status,
-            content_type=content_type or inferred,
-            headers=headers,
-            chunk_size=chunk_size,
-            delay=delay,
-            cut_after=cut_after,
-            pauses=pauses,
-        )
+        self.add(path, body, content_type=content_type or inferred, **options)
 
     def _route_for(self, target: str) -> _Route | None:
         path, _ = _split_target(target)
@@ -756,11 +738,15 @@ class ThreadedReplayServer:
     def __init__(self, server: ReplayServer, portal: anyio.from_thread.BlockingPortal) -> None:
         self.server = server
         self._portal = portal
-        # registering a route only stores data the server thread reads: call it directly
+        # registering a route only stores data the server thread reads: call it directly;
+        # the recorded lists are the server's own (appended to, never replaced)
         self.add = server.add
         self.default = server.default
         self.add_file = server.add_file
         self.add_sequence = server.add_sequence
+        self.requests: list[RecordedRequest] = server.requests
+        self.disconnects: list[str] = server.disconnects
+        self.errors: list[BaseException] = server.errors
 
     @property
     def url(self) -> str:
@@ -769,18 +755,6 @@ class ThreadedReplayServer:
     @property
     def port(self) -> int:
         return self.server.port
-
-    @property
-    def requests(self) -> list[RecordedRequest]:
-        return self.server.requests
-
-    @property
-    def disconnects(self) -> list[str]:
-        return self.server.disconnects
-
-    @property
-    def errors(self) -> list[BaseException]:
-        return self.server.errors
 
     @property
     def connections(self) -> int:

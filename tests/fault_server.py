@@ -49,6 +49,9 @@ class Connection:
     opened: float = field(default_factory=time.monotonic)
     client_left: float | None = None
     """When the client closed the connection (seen while hanging or sending)."""
+    closed: float | None = None
+    """When the connection was over, whoever closed it (a hanging answer ends
+    only when the client leaves)."""
 
 
 def head(status: int = 200, headers: Sequence[tuple[str, str]] = (),
@@ -109,10 +112,18 @@ class FaultServer:
 
     def wait_all_left(self, timeout: float = 5.0) -> bool:
         """Whether every client has left (closed its connection) within ``timeout``."""
+        return self._wait(lambda c: c.client_left is not None, timeout)
+
+    def wait_all_closed(self, timeout: float = 5.0) -> bool:
+        """Whether every connection is over within ``timeout``: none was left
+        open by a client (a hanging answer waits for the client to leave)."""
+        return self._wait(lambda c: c.closed is not None, timeout)
+
+    def _wait(self, done: Callable[[Connection], bool], timeout: float) -> bool:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self._lock:
-                if self.connections and all(c.client_left is not None for c in self.connections):
+                if self.connections and all(done(c) for c in self.connections):
                     return True
             time.sleep(0.01)
         return False
@@ -135,6 +146,12 @@ class FaultServer:
             self._start(self._serve, conn, record)
 
     def _serve(self, conn: socket.socket, record: Connection) -> None:
+        try:
+            self._answer(conn, record)
+        finally:
+            record.closed = time.monotonic()
+
+    def _answer(self, conn: socket.socket, record: Connection) -> None:
         with conn:
             try:
                 request = self._read_request(conn)

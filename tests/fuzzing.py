@@ -22,10 +22,10 @@ The contract (what :func:`check` asserts, each breach an :class:`Outcome` with
   by its error) folded into a fresh ``Accumulator``, marked as the stream
   marks a partial, give the same response;
 - reading the result never raises but the documented errors:
-  ``ToolCallBlock.arguments()`` a ``ToolArgumentsError``,
-  ``partial_arguments`` a ``PartialJSONError``, ``DataBlock.to_wav()`` a
-  ``MediaTypeError``, ``parse(Model, partial=True)`` a
-  ``StructuredOutputError`` (``ToolCallBlock.partial_output`` none); the CLI's
+  ``ToolCallBlock.arguments()`` a ``ToolArgumentsError``, ``DataBlock.to_wav()``
+  a ``MediaTypeError``, ``parse(Model, partial=True)`` a
+  ``StructuredOutputError``; ``partial_arguments`` (a view for render loops),
+  ``partial_error`` and ``ToolCallBlock.partial_output`` never raise; the CLI's
   summary of it holds no terminal escape.
 """
 
@@ -59,7 +59,6 @@ from streamkit import (
 from streamkit.cli import _block_line, summarise
 from streamkit.errors import MediaTypeError, StructuredOutputError, ToolArgumentsError
 from streamkit.ids import counting_ids, id_factory
-from streamkit.partial_json import PartialJSONError
 from streamkit.testing import load_recording
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -486,8 +485,7 @@ def read_everything(response: dict[str, Any]) -> Outcome | None:
             if isinstance(block, ToolCallBlock):
                 with contextlib.suppress(ToolArgumentsError):
                     block.arguments()
-                with contextlib.suppress(PartialJSONError):
-                    _ = block.partial_arguments
+                _ = block.partial_arguments, block.partial_error  # a view: never raises
                 block.partial_output(Probe).model_dump()
             elif isinstance(block, DataBlock):
                 _ = block.duration, block.is_pcm, block.pcm_format

@@ -235,3 +235,28 @@ def test_a_responses_body_of_many_parts_reads_in_linear_time() -> None:
         if ratio <= 8:
             return
     raise AssertionError(f"4x the parts cost {ratio:.1f}x the time")
+
+
+@pytest.mark.parametrize("arguments", ["[" * 5000 + "]" * 5000, '{"n": ' + "9" * 5000 + "}"])
+def test_tool_call_arguments_past_the_limits_are_written_back_without_a_crash(
+        arguments: str) -> None:
+    """The builders decoded argument text with json.loads: RecursionError on deep
+    text, ValueError on an integer past Python's digit limit (Ollama). Text
+    past the limits is no JSON to them: the call goes out with what was read."""
+    bodies = {
+        "openai": {"model": "m", "messages": [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {
+                "name": "f", "arguments": arguments}}]}]},
+        "ollama": {"model": "m", "messages": [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"function": {"name": "f", "arguments": {}}}]}]},
+    }
+    for wire, body in bodies.items():
+        request = parse_request(wire, body)
+        call = request.messages[1].content[0]  # type: ignore[union-attr, index]
+        assert isinstance(call, streamkit.ToolCallBlock)
+        call.input = arguments  # as a stream or a hand-built turn may leave it
+        built = build_request(wire, request)
+        assert isinstance(built, dict) and call.partial_error is not None

@@ -9,6 +9,10 @@ its signature is listed in
 :data:`KNOWN_OPEN_BREACHES` (crashes inside ``streamkit/providers/`` that
 their owners have not fixed yet: remove an entry once its parser is fixed).
 
+The client under faults (``tests/client_fuzzing.py``, 2,000 calls under
+``make fuzz``) runs for at most ``CLIENT_FUZZ_SECONDS``: every fault once,
+then random ones.
+
 The growth probes count work where it can be counted (bytes handed to a
 parser, characters joined) and otherwise compare the CPU time of two sizes,
 four times apart: linear work grows about 4x, quadratic 16x; the bound is
@@ -17,6 +21,7 @@ four times apart: linear work grows about 4x, quadratic 16x; the bound is
 
 from __future__ import annotations
 
+import collections
 import itertools
 import json
 import random
@@ -25,9 +30,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import client_fuzzing
 import pytest
+from client_fuzzing import describe
 from conftest import fixture_id, recordings
 from fuzzing import Case, Outcome, check, load_bodies, make_case, right_provider, run_replay
+from write_fuzzing import KINDS, WriteFuzzer
 
 import streamkit
 from streamkit import IncompleteStreamError, ProtocolError, ProviderError, ToolCallBlock, replay
@@ -38,6 +46,8 @@ FUZZ_SECONDS = 15.0
 FUZZ_CASES = 3_000
 #: Fewer cases than this in FUZZ_SECONDS means the loop did not really run.
 FUZZ_MIN_CASES = 300
+CLIENT_FUZZ_SECONDS = 20.0
+CLIENT_FUZZ_CASES = 400
 SEED = 20_261_001
 
 #: Breaches of the contract found by fuzzing and not fixed yet, as
@@ -72,6 +82,21 @@ def test_mutated_recordings_end_typed_and_any_chunking_gives_the_same_result() -
                 breaches[outcome.signature] = (case, outcome)
     assert not breaches, f"{len(breaches)} breach(es) of the contract:\n{_report(breaches)}"
     assert ran >= FUZZ_MIN_CASES, f"only {ran} cases ran in {FUZZ_SECONDS} s"
+
+
+def test_the_client_under_faults_raises_only_typed_errors_keeps_partials_and_never_hangs(
+) -> None:
+    """A bounded run of ``tests/client_fuzzing.py`` (``make fuzz`` runs 2,000
+    calls): every fault once, then random ones, for at most CLIENT_FUZZ_SECONDS."""
+    counts, breaches, all_closed = client_fuzzing.fuzz(CLIENT_FUZZ_CASES, SEED,
+                                                       seconds=CLIENT_FUZZ_SECONDS)
+    report = "\n".join(f"{' '.join(signature)}: {outcome.detail}\n    {describe(case)}"
+                       for signature, (case, outcome) in sorted(breaches.items()))
+    assert not breaches, f"{len(breaches)} breach(es) of the contract:\n{report}"
+    assert all_closed, "a connection was left open by the client"
+    ran = sum(counts.values())
+    assert ran >= len(client_fuzzing.FAULTS), f"only {ran} calls in {CLIENT_FUZZ_SECONDS} s"
+    assert counts.get("ok", 0) and counts.get("error IncompleteStreamError", 0), counts
 
 
 def test_known_open_breaches_are_only_in_the_parsers() -> None:
@@ -248,3 +273,35 @@ def test_growth_of_partial_output_read_after_every_fragment() -> None:
         return run
 
     assert_linear(make, 60)
+
+
+# ---------------------------------------------------------------- the write side
+
+WRITE_FUZZ_SECONDS = 10.0
+WRITE_FUZZ_CASES = 3_000
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_mutated_bodies_and_tool_arguments_end_in_the_promised_types(kind: str) -> None:
+    """``parse_request`` / ``parse_response`` raise ``InvalidBodyError`` (or an
+    error body's ``ProviderError``), ``build_request`` of what was read returns
+    a body or refuses with ``UnsupportedFeatureError``, ``run_json`` returns a
+    result; and no class of malformed body reaches the codec's last line
+    (``guarded``): each is refused where it lives. ``bench/fuzz.py`` runs
+    100,000 of each kind."""
+    fuzzer = WriteFuzzer(kind, random.Random(SEED))
+    breaches: dict[tuple[str, str, str], tuple[str, str]] = {}
+    outcomes: collections.Counter[str] = collections.Counter()
+    deadline = time.monotonic() + WRITE_FUZZ_SECONDS
+    ran = 0
+    while ran < WRITE_FUZZ_CASES and time.monotonic() < deadline:
+        case = fuzzer.make()
+        outcome = fuzzer.check(case)
+        outcomes[outcome.kind] += 1
+        ran += 1
+        if outcome.kind in ("crash", "violation", "guarded"):
+            breaches.setdefault(outcome.signature, (outcome.detail, case.describe()))
+    assert not breaches, "\n".join(f"{' '.join(signature)}: {detail}\n    {case}"
+                                   for signature, (detail, case) in sorted(breaches.items()))
+    assert ran >= 300, f"only {ran} cases ran in {WRITE_FUZZ_SECONDS} s"
+    assert outcomes["ok"] and outcomes["error"], outcomes  # both kinds of ending were reached

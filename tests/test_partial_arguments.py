@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from streamkit import ChatResponse, ToolCallBlock
+from streamkit import ChatResponse, ToolArgumentsError, ToolCallBlock
 from streamkit.partial_json import PartialJSONError
 
 DOC = {"city": "Paris", "days": 3, "units": ["c", "f"], "detail": {"hourly": True}}
@@ -36,18 +36,52 @@ def test_replaced_input_is_parsed_afresh() -> None:
     assert call.partial_arguments == {"b": 2}
 
 
-def test_invalid_json_is_a_typed_error_and_the_text_is_kept() -> None:
-    call = ToolCallBlock("c", "f", '{"a": x}')
-    with pytest.raises(PartialJSONError) as info:
-        _ = call.partial_arguments
-    assert info.value.offset == 6
-    assert call.input == '{"a": x}'
+def test_invalid_json_shows_the_last_good_value_and_says_why() -> None:
+    """A view for UIs never raises: it raised PartialJSONError inside the render loop."""
+    call = ToolCallBlock("c", "f", '{"a": "b", "n": x}')
+    assert call.partial_arguments == {"a": "b"}  # what the valid text gave
+    error = call.partial_error
+    assert isinstance(error, PartialJSONError) and error.offset == 16
+    assert call.input == '{"a": "b", "n": x}'
+    with pytest.raises(ToolArgumentsError) as info:
+        call.arguments()
+    assert info.value.offset == 16
 
 
-def test_deep_nesting_is_an_error_not_a_recursion_error() -> None:
-    call = ToolCallBlock("c", "f", "[" * 10_000)
-    with pytest.raises(PartialJSONError):
-        _ = call.partial_arguments
+def test_a_render_loop_over_text_that_goes_bad_never_raises() -> None:
+    call = ToolCallBlock("c", "write")
+    shown = []
+    for fragment in ['{"path": "a', '.py", "n": 1', "2,, ", '"body": "x"}', "more"]:
+        call._input.append(fragment)
+        shown.append((json.dumps(call.partial_arguments), call.partial_error is None))
+    assert shown == [('{"path": "a"}', True), ('{"path": "a.py"}', True),
+                     ('{"path": "a.py", "n": 12}', False), ('{"path": "a.py", "n": 12}', False),
+                     ('{"path": "a.py", "n": 12}', False)]
+    error = call.partial_error
+    assert error is not None and error.offset == call.input.index(",,") + 1
+
+
+def test_valid_text_has_no_partial_error_complete_or_not() -> None:
+    for text in ["", "{", '{"a": [1, "x', '{"a": 1}']:
+        call = ToolCallBlock("c", "f", text)
+        assert call.partial_error is None
+
+
+def test_replacing_the_text_clears_the_error() -> None:
+    call = ToolCallBlock("c", "f", "{]")
+    assert call.partial_error is not None and call.partial_arguments == {}
+    call.input = '{"b": 2}'
+    assert call.partial_error is None and call.partial_arguments == {"b": 2}
+
+
+@pytest.mark.parametrize("text", ["[" * 10_000, '{"n": ' + "9" * 5000 + "}"])
+def test_text_past_a_limit_is_a_partial_error_not_an_exception(text: str) -> None:
+    call = ToolCallBlock("c", "f", text)
+    value = call.partial_arguments
+    assert isinstance(call.partial_error, PartialJSONError)
+    assert value is None or isinstance(value, (list, dict))
+    with pytest.raises(ToolArgumentsError):
+        call.arguments()
 
 
 def test_gemini_partial_args_and_complete_args_give_the_same_view() -> None:

@@ -100,6 +100,7 @@ from ..blocks import (
 from ..errors import ToolArgumentsError
 from ..events import BlockDelta, BlockEnd, BlockStart, DataDelta, Event
 from ..finish import FinishReason
+from ..merge import streamed_text
 from ..response import ChatResponse
 from ..usage import ChatUsage
 from ._usage import inclusive_input, native_input
@@ -211,23 +212,13 @@ def _growing_name(block: ContentBlock) -> str | None:
     return None
 
 
-def _growing_text(block: ContentBlock) -> str:
-    if isinstance(block, TextBlock):
-        return block.text
-    if isinstance(block, ThinkingBlock):
-        return block.thinking
-    if isinstance(block, ToolCallBlock):
-        return block.input
-    return ""
-
-
 def _growing_final(block: ContentBlock) -> dict[str, Any]:
     name = _growing_name(block)
     if name is None:
         return {}
     if isinstance(block, DataBlock):
         return {name: block.source.data}  # type: ignore[union-attr]
-    return {name: _growing_text(block)}
+    return {name: streamed_text(block)}
 
 
 def _tail(block: ContentBlock) -> dict[str, Any]:
@@ -370,7 +361,7 @@ class ChunkEncoder:
         else:
             name = _growing_name(block)
             if name is not None:
-                text = _growing_text(block)
+                text = streamed_text(block)
                 element[name] = text
                 self._sent[index] = len(text)
                 if tool_chunk is not None:
@@ -388,7 +379,7 @@ class ChunkEncoder:
         name = _growing_name(block)
         if name is None:
             return []
-        text = _growing_text(block)
+        text = streamed_text(block)
         grown = text[self._sent[index]:]
         self._sent[index] = len(text)
         return [self._growth(block, index, name, grown)] if grown else []
@@ -426,7 +417,7 @@ class ChunkEncoder:
         else:
             name = _growing_name(block)
             if name is not None:
-                rest = _growing_text(block)[self._sent[index]:]
+                rest = streamed_text(block)[self._sent[index]:]
                 if rest:
                     element[name] = rest
                     if isinstance(block, ToolCallBlock) and not block.server_side:

@@ -19,7 +19,7 @@ arguments are a JSON object on most wires: :func:`arguments_object`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..blocks import ToolCallBlock
@@ -116,3 +116,21 @@ def arguments_object(block: ToolCallBlock, wire: str, field: str) -> dict[str, A
             wire, f"tool call {block.name!r} (id {block.id!r}) with arguments that are not a "
             "JSON object", f"{field} must be one")
     return arguments
+
+
+def named_tools(tools: Sequence[Tool | dict[str, Any]], choice: str) -> list[Tool | dict[str, Any]]:
+    """The tools ``tool_choice`` names (a tool, or an entry in Chat's form
+    ``{"function": {"name"}}`` or a flat ``{"name"}``); a name no tool has is
+    refused before the API would be asked to call it."""
+    chosen = [entry for entry in tools if _tool_name(entry) == choice]
+    if not chosen:
+        raise ValueError(f"tool_choice names {choice!r}, which is not among the tools")
+    return chosen
+
+
+def _tool_name(entry: Tool | dict[str, Any]) -> str | None:
+    if isinstance(entry, Tool):
+        return entry.name
+    function = entry.get("function")
+    name = function.get("name") if isinstance(function, dict) else entry.get("name")
+    return name if isinstance(name, str) else None

@@ -14,6 +14,8 @@ table of what each event means; the ledger keeps the rest, once:
 - the ids streamkit makes up (:class:`~streamkit.ids.StreamIds`), derived from
   the stream so that two parses of the same bytes agree and the events carry
   them;
+- metadata a wire keeps repeating (a field on every chunk), reported only
+  when it is new or changed (:meth:`BlockLedger.report`);
 - the events that follow from it: one :class:`ResponseStart` (with the
   provider, and an id even when the wire gives none) before any block,
   :class:`BlockStart` / :class:`BlockEnd`, and one :class:`ResponseEnd` after

@@ -15,27 +15,31 @@ nothing a provider sent is lost. Two rules, one per direction of use:
 
 :func:`exactly` is the request readers' guard: a wire object becomes a
 streamkit block only when writing the block gives the object back exactly;
-otherwise it is kept whole as a :class:`~streamkit.blocks.RawBlock` of its wire.
+otherwise it is kept whole as a :class:`~streamkit.blocks.RawBlock` of its wire
+(:func:`kept`); :func:`read_part` reads a part by its ``type`` under that guard.
 :func:`with_extras` is the builders' other half of :func:`unread`: what a
 reader of the wire kept goes back over the object it was read from, and the
 documented fields the body left out (:data:`ABSENT`) come off it. A part kept
-whole goes back to its own wire only (:func:`raw_part`). A request reader
+whole goes back to its own wire only (:func:`raw_part`, :func:`write_user_part`). A request reader
 takes the fields the model has a place for out of the body's rest when they
-have its type (:func:`take`); what is left becomes options, as it came.
+have its type (:func:`take`), and what an object field holds beside them
+stays (:func:`put_back`); what is left becomes options, as it came.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
-from ..blocks import Block, RawBlock
+from ..blocks import Block, DataBlock, RawBlock, TextBlock, ToolResultBlock
 from ..errors import InvalidBodyError, StreamkitError, UnsupportedFeatureError
 from ..extras import Extras, extras_for, origin_of
 from ..ids import StreamIds
+from ..messages import UserContent
 
-__all__ = ["ABSENT", "exactly", "raw_part", "take", "take_list", "unmodelled", "unread",
-           "with_extras"]
+__all__ = ["ABSENT", "exactly", "kept", "message_extras", "put_back", "raw_part", "read_part",
+           "tagged", "take", "take_list", "unmodelled", "unread", "with_extras",
+           "write_user_part"]
 
 #: Metadata key of the documented fields a body left out, which a builder
 #: would otherwise write (``content``, a message's ``role``...): a reader's
@@ -51,9 +55,30 @@ def unmodelled(obj: Mapping[str, Any], read: Mapping[str, Any]) -> dict[str, Any
             if value is not None and read.get(key) is None}
 
 
+BlockT = TypeVar("BlockT", bound=Block)
+
+
+def tagged(block: BlockT, wire: str) -> BlockT:
+    """``block`` read as the stream reads it (a request's assistant block), with
+    what its metadata keeps marked as ``wire``'s, its tool-result parts' too."""
+    block.metadata = Extras(wire, block.metadata)
+    if isinstance(block, ToolResultBlock):
+        for part in block.content:
+            tagged(part, wire)
+    return block
+
+
 def unread(obj: Mapping[str, Any], *read: str, wire: str) -> Extras:
     """Every field of ``obj`` but ``read``, nulls included, as ``wire``'s extras."""
     return Extras(wire, {key: value for key, value in obj.items() if key not in read})
+
+
+def message_extras(message: Mapping[str, Any], wire: str) -> Extras:
+    """A wire message's fields beside its ``role`` and its ``content``; a
+    content that is neither text nor a list of parts is kept among them, as a
+    field streamkit has no place for."""
+    content = ("content",) if isinstance(message.get("content"), (str, list)) else ()
+    return unread(message, "role", *content, wire=wire)
 
 
 def exactly(block: Block, write: Callable[[Any], Any], obj: Mapping[str, Any], *,
@@ -67,8 +92,34 @@ def exactly(block: Block, write: Callable[[Any], Any], obj: Mapping[str, Any], *
             return block
     except (StreamkitError, ValueError, TypeError):
         pass
+    return kept(kind, obj, wire, ids)
+
+
+def kept(kind: str, obj: Mapping[str, Any], wire: str, ids: StreamIds | None) -> RawBlock:
+    """``obj`` kept whole as a ``kind`` :class:`RawBlock` of ``wire``, its id made
+    by the reader's ``ids`` (so two reads of a body agree)."""
     return RawBlock(kind, dict(obj), id=ids.make("raw") if ids is not None else None,
                     metadata=Extras(wire))
+
+
+def read_part(part: Any, readers: Mapping[str, Callable[[dict[str, Any], StreamIds], Any]],
+              write: Callable[[Any], Any], *, wire: str, ids: StreamIds) -> Block:
+    """A request's part as the block the reader of its ``type`` makes of it,
+    when writing that block gives the part back exactly (:func:`exactly`); a
+    part that is not an object, of a type with no reader, or one its reader
+    declines (``None``, or a ``ValueError``) is kept whole."""
+    if type(part) is not dict:
+        return kept("unknown", {"part": part}, wire, ids)
+    kind = part.get("type")
+    kind = kind if isinstance(kind, str) and kind else "unknown"
+    read = readers.get(kind)
+    try:
+        block = read(part, ids) if read is not None else None
+    except ValueError:
+        block = None
+    if block is None:
+        return kept(kind, part, wire, ids)
+    return exactly(block, write, part, kind=kind, wire=wire, ids=ids)
 
 
 def with_extras(obj: dict[str, Any], metadata: Mapping[str, Any], wire: str,
@@ -110,3 +161,25 @@ def take_list(rest: dict[str, Any], key: str, wire: str) -> list[Any]:
         raise InvalidBodyError(f"{key!r} must be a list, not {type(value).__name__}",
                                wire=wire, where=key)
     return value
+
+
+def write_user_part(block: UserContent, text: Callable[[TextBlock], dict[str, Any]],
+                    data: Callable[[DataBlock], dict[str, Any]], wire: str) -> dict[str, Any]:
+    """One part of user content by ``wire``'s writers of text and data; a part
+    kept whole goes back to its own wire only (:func:`raw_part`)."""
+    if isinstance(block, TextBlock):
+        return text(block)
+    if isinstance(block, DataBlock):
+        return data(block)
+    return raw_part(block, wire)
+
+
+def put_back(rest: dict[str, Any], key: str, left: dict[str, Any], *,
+             keep_empty: bool = False) -> None:
+    """What of the object field ``key`` a reader did not take (``left``) stays
+    in the body's ``rest``; the field goes when nothing is left of it, unless
+    ``keep_empty`` (an empty object as given, or one nothing was taken from)."""
+    if left or keep_empty:
+        rest[key] = left
+    else:
+        del rest[key]

@@ -31,7 +31,9 @@ docs; platform.claude.com/docs/en/build-with-claude/extended-thinking), so a
 thinking block without a signature (a cut-off stream) is treated like a
 foreign one, and so is a block another wire's reader kept fields for.
 
-A turn from another wire format keeps only what Anthropic can take:
+A turn from another wire format keeps only what Anthropic can take (the
+policy of every wire, :data:`streamkit.providers.turns.FOREIGN_BLOCKS`; this
+module supplies the writers):
 
 - text (without the other wire's citations and metadata) and tool calls (as
   ``tool_use`` with the arguments object; server-side calls of the other API
@@ -69,7 +71,7 @@ from ...ids import StreamIds
 from ...request import ForeignThinking
 from ..coerce import as_str
 from ..function_tools import arguments_object
-from ..lossless import exactly, unmodelled
+from ..lossless import exactly, tagged, unmodelled
 from ..turns import ForeignWriters, OwnWriter, turn_parts
 from .citations import read_citations
 from .content import Wire, own_extras, text_part, tool_id, user_part
@@ -189,20 +191,12 @@ def read_assistant_block(wire: Any, ids: StreamIds) -> ContentBlock:
     block = _content(content_block(wire, ids))
     if isinstance(block, ToolCallBlock):
         block.input = start_input(wire) or "{}"
-    _tag(block)
+    tagged(block, NAME)
     if isinstance(block, RawBlock):
         return block
     block.metadata.update({key: None for key, value in wire.items() if value is None})
     return _content(exactly(block, _own_block, wire, kind=as_str(wire.get("type")) or "unknown",
                             wire=NAME, ids=ids))
-
-
-def _tag(block: Block) -> None:
-    """Mark what a request's block keeps as Anthropic's (its parts' too)."""
-    block.metadata = Extras(NAME, block.metadata)
-    if isinstance(block, ToolResultBlock):
-        for part in block.content:
-            _tag(part)
 
 
 def _content(block: Block) -> ContentBlock:

@@ -37,11 +37,11 @@ from typing import Any
 
 from ...blocks import Base64Source, Block, DataBlock, RawBlock, TextBlock, URLSource
 from ...errors import UnsupportedFeatureError
-from ...extras import Extras, extras_for
+from ...extras import extras_for
 from ...ids import StreamIds
-from ...messages import FunctionExecutionResult, UserContent
+from ...messages import FunctionExecutionResult, Message, UserContent
 from ..coerce import as_str
-from ..lossless import exactly, raw_part, unread
+from ..lossless import read_part, unread, write_user_part
 from ..media import base_media_type
 from .citations import read_citations, write_citations
 from .wire import NAME
@@ -71,15 +71,10 @@ def tool_id(call_id: str) -> str:
     return f"{_NOT_ID_CHARACTER.sub('_', call_id)}_{digest}"
 
 
-def own_extras(block: Block | FunctionExecutionResult) -> dict[str, Any]:
-    """The wire fields of ``block`` this wire may write: its own, or a plain
-    dict set by hand; never what another wire's reader kept."""
-    return dict(extras_for(block.metadata, NAME))
-
-
-def raw_block(kind: str, wire: Wire, ids: StreamIds) -> RawBlock:
-    """A wire part kept whole (read from a request of this wire)."""
-    return RawBlock(kind, wire, id=ids.make("raw"), metadata=Extras(NAME))
+def own_extras(holder: Block | FunctionExecutionResult | Message) -> dict[str, Any]:
+    """The wire fields of a block, result or message this wire may write: its
+    own, or a plain dict set by hand; never what another wire's reader kept."""
+    return dict(extras_for(holder.metadata, NAME))
 
 
 # ---------------------------------------------------------------- user parts: writing
@@ -162,11 +157,7 @@ def data_part(block: DataBlock) -> Wire:
 
 def user_part(block: UserContent) -> Wire:
     """One part of a user message."""
-    if isinstance(block, TextBlock):
-        return text_part(block)
-    if isinstance(block, DataBlock):
-        return data_part(block)
-    return raw_part(block, NAME)
+    return write_user_part(block, text_part, data_part, NAME)
 
 
 def tool_result(result: FunctionExecutionResult) -> Wire:
@@ -195,7 +186,7 @@ def _read_text(wire: Wire, ids: StreamIds) -> TextBlock:
                      metadata=unread(wire, *read, wire=NAME))
 
 
-def _read_image(wire: Wire, ids: StreamIds) -> Block:
+def _read_image(wire: Wire, ids: StreamIds) -> Block | None:
     source = wire.get("source")
     metadata = unread(wire, "type", "source", wire=NAME)
     if type(source) is dict and source.get("type") == "url" and type(source.get("url")) is str:
@@ -205,7 +196,7 @@ def _read_image(wire: Wire, ids: StreamIds) -> Block:
         return DataBlock(ids.make("data"), source=_inline(source.get("data"),
                                                           source.get("media_type")),
                          metadata=metadata)
-    return raw_block("image", wire, ids)
+    return None  # another source: kept whole
 
 
 def _inline(data: Any, media_type: Any) -> Base64Source:
@@ -219,13 +210,13 @@ def _inline(data: Any, media_type: Any) -> Base64Source:
         raise ValueError(f"source data is not base64: {exc}") from None
 
 
-def _read_document(wire: Wire, ids: StreamIds) -> Block:
+def _read_document(wire: Wire, ids: StreamIds) -> Block | None:
     source = wire.get("source")
     title = as_str(wire.get("title"))
     metadata = unread(wire, "type", "source", *(["title"] if title is not None else []),
                       wire=NAME)
     if type(source) is not dict:
-        return raw_block("document", wire, ids)
+        return None
     kind = source.get("type")
     data = source.get("data")
     if kind == "url" and type(source.get("url")) is str:
@@ -235,11 +226,11 @@ def _read_document(wire: Wire, ids: StreamIds) -> Block:
     elif kind == "text" and type(data) is str:
         block_source = Base64Source(data.encode("utf-8"), PLAIN_TEXT)
     else:  # a content source, a Files API id...: kept whole
-        return raw_block("document", wire, ids)
+        return None
     return DataBlock(ids.make("data"), source=block_source, name=title, metadata=metadata)
 
 
-_USER_READERS: dict[str, Callable[[Wire, StreamIds], Block]] = {
+_USER_READERS: dict[str, Callable[[Wire, StreamIds], Block | None]] = {
     "text": _read_text,
     "image": _read_image,
     "document": _read_document,
@@ -248,19 +239,9 @@ _USER_READERS: dict[str, Callable[[Wire, StreamIds], Block]] = {
 
 def read_user_part(wire: Any, ids: StreamIds) -> UserContent:
     """A user message part as a block (exactly, or kept whole)."""
-    if type(wire) is not dict:
-        return raw_block("unknown", {"part": wire}, ids)
-    kind = as_str(wire.get("type")) or "unknown"
-    read = _USER_READERS.get(kind)
-    if read is None:
-        return raw_block(kind, wire, ids)
-    try:
-        block = read(wire, ids)
-    except ValueError:
-        return raw_block(kind, wire, ids)
-    exact = exactly(block, user_part, wire, kind=kind, wire=NAME, ids=ids)
-    assert isinstance(exact, (TextBlock, DataBlock, RawBlock))
-    return exact
+    block = read_part(wire, _USER_READERS, user_part, wire=NAME, ids=ids)
+    assert isinstance(block, (TextBlock, DataBlock, RawBlock))
+    return block
 
 
 def read_tool_result(wire: Wire, ids: StreamIds) -> FunctionExecutionResult | None:

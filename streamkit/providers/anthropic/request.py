@@ -88,7 +88,7 @@ from ...response import ChatResponse
 from ...tools import Tool
 from ..coerce import as_str
 from ..function_tools import function_fields, own_entry, read_function
-from ..lossless import take, take_list, unread
+from ..lossless import message_extras, put_back, take, take_list, unread
 from ..options import (
     finished_body,
     prepared_options,
@@ -99,6 +99,7 @@ from ..turns import SAME_TURN, is_own_turn, user_turns
 from .assistant import assistant_blocks, read_assistant_block
 from .content import (
     Wire,
+    own_extras,
     read_tool_result,
     read_user_part,
     text_part,
@@ -258,11 +259,6 @@ def _tool_choice(choice: str | None, parallel: bool | None, has_tools: bool) -> 
 # ---------------------------------------------------------------- messages
 
 
-def _own_metadata(message: Message) -> dict[str, Any]:
-    """A message's extras this wire may write (see :func:`~streamkit.extras.extras_for`)."""
-    return dict(extras_for(message.metadata, NAME))
-
-
 def _leading_system(messages: list[Message]) -> tuple[str | list[Wire] | None, list[Message]]:
     """The top-level ``system`` of the leading system messages, and the rest."""
     count = 0
@@ -271,7 +267,7 @@ def _leading_system(messages: list[Message]) -> tuple[str | list[Wire] | None, l
     leading = cast(list[SystemMessage], messages[:count])
     if not leading:
         return None, messages
-    if len(leading) == 1 and isinstance(leading[0].content, str) and not _own_metadata(
+    if len(leading) == 1 and isinstance(leading[0].content, str) and not own_extras(
             leading[0]):
         return leading[0].content, messages[count:]
     blocks: list[Wire] = []
@@ -287,7 +283,7 @@ def _system_blocks(message: SystemMessage) -> list[Wire]:
         blocks = [{"type": "text", "text": message.content}]
     else:
         blocks = [text_part(block) for block in message.content]
-    metadata = _own_metadata(message)
+    metadata = own_extras(message)
     if metadata and blocks:
         blocks[-1] = {**blocks[-1], **metadata}
     return blocks
@@ -298,7 +294,7 @@ def _messages(messages: list[Message], foreign_thinking: ForeignThinking) -> lis
     for message in messages:
         if isinstance(message, ChatResponse):  # its metadata is the response's, not wire extras
             message = as_assistant(message)
-        metadata = _own_metadata(message)
+        metadata = own_extras(message)
         same_turn = metadata.pop(SAME_TURN, False)
         wire = _message(message, metadata, foreign_thinking)
         if wire is None:
@@ -382,11 +378,6 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     return request
 
 
-def _extras(wire: Wire) -> Extras:
-    """A wire message's fields beside its role and content."""
-    return unread(wire, "role", "content", wire=NAME)
-
-
 class _Reader:
     """Reads one body's messages, making up the ids the body does not give
     from the body itself, so two reads of it are equal."""
@@ -424,12 +415,11 @@ class _Reader:
         :class:`FunctionExecutionResultMessage` s, the other runs
         :class:`UserMessage` s (the later ones marked :data:`SAME_TURN`)."""
         content = wire.get("content")
-        if isinstance(content, str):
-            return [UserMessage(content, metadata=_extras(wire))]
         if not isinstance(content, list):
-            return [UserMessage([], metadata=Extras(NAME, {**_extras(wire), "content": content}))]
+            return [UserMessage(content if isinstance(content, str) else [],
+                                metadata=message_extras(wire, NAME))]
         return user_turns(content, self._tool_result, lambda part: read_user_part(part, self.ids),
-                          _extras(wire))
+                          message_extras(wire, NAME))
 
     def _tool_result(self, part: Any) -> FunctionExecutionResult | None:
         is_result = isinstance(part, dict) and part.get("type") == "tool_result"
@@ -437,13 +427,10 @@ class _Reader:
 
     def assistant(self, wire: Wire) -> list[Message]:
         content = wire.get("content")
-        if isinstance(content, str):
-            return [AssistantMessage(content, provider=PROVIDER, metadata=_extras(wire))]
-        if not isinstance(content, list):
-            return [AssistantMessage([], provider=PROVIDER,
-                                     metadata=Extras(NAME, {**_extras(wire), "content": content}))]
-        return [AssistantMessage([read_assistant_block(block, self.ids) for block in content],
-                                 provider=PROVIDER, metadata=_extras(wire))]
+        if isinstance(content, list):
+            content = [read_assistant_block(block, self.ids) for block in content]
+        return [AssistantMessage(content if isinstance(content, (str, list)) else [],
+                                 provider=PROVIDER, metadata=message_extras(wire, NAME))]
 
     def system_message(self, wire: Wire, number: int) -> list[Message]:
         """A mid-conversation ``{"role": "system"}`` message."""
@@ -453,7 +440,7 @@ class _Reader:
             raise InvalidBodyError(f"system message content streamkit cannot hold: "
                                    f"{str(content)[:200]}", wire=NAME,
                                    where=f"messages[{number}].content")
-        message.metadata = _extras(wire)
+        message.metadata = message_extras(wire, NAME)
         return [message]
 
 
@@ -517,10 +504,7 @@ def _read_output_config(rest: dict[str, Any], request: Request) -> None:
             name=str(schema.get("title", "output")), schema=schema,
             metadata=unread(output, "type", "schema", wire=NAME))
         del config["format"]
-    if config or not rest["output_config"]:
-        rest["output_config"] = config
-    else:
-        del rest["output_config"]
+    put_back(rest, "output_config", config, keep_empty=not rest["output_config"])
 
 
 def _read_thinking(rest: dict[str, Any], options: dict[str, Any]) -> None:

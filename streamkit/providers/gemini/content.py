@@ -79,7 +79,9 @@ its signature is a 400. A call cut off mid-arguments cannot be sent (its
 ``args`` are no JSON object): building raises
 :class:`~streamkit.errors.ToolArgumentsError`.
 
-A turn from another wire format keeps only what Gemini can take:
+A turn from another wire format keeps only what Gemini can take (the policy
+of every wire, :data:`streamkit.providers.turns.FOREIGN_BLOCKS`; this module
+supplies the writers):
 
 - text (without the other wire's citations and metadata) and tool calls (a
   plain ``functionCall`` with its id, unless made up, and its arguments; the
@@ -126,7 +128,7 @@ from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_str
 from ..function_tools import arguments_object
-from ..lossless import ABSENT, exactly, unread
+from ..lossless import ABSENT, exactly, raw_part, unread, write_user_part
 from ..media import read_data_url
 from ..turns import ForeignWriters, OwnWriter, is_own_block, turn_parts
 from .spelling import SNAKE_CASE, Spelling, camel
@@ -287,18 +289,9 @@ def data_part(block: DataBlock) -> Wire:
     return {spelling.key(kind): {**inner, **inner_extras}, **part_extras}
 
 
-def raw_part(block: RawBlock) -> Wire:
-    """A part streamkit does not model, as it came."""
-    return dict(block.data)
-
-
 def user_part(block: UserContent) -> Wire:
     """One part of a user's content."""
-    if isinstance(block, TextBlock):
-        return text_part(block)
-    if isinstance(block, DataBlock):
-        return data_part(block)
-    return raw_part(block)
+    return write_user_part(block, text_part, data_part, NAME)
 
 
 def user_parts(blocks: Iterable[UserContent]) -> list[Wire]:
@@ -351,7 +344,7 @@ _OWN_PARTS: dict[type[Block], OwnWriter[Wire]] = {
     ThinkingBlock: lambda block: [thought_part(block)],
     ToolCallBlock: lambda block: [call_part(block, write_id=not made_up_id(block))],
     DataBlock: lambda block: [data_part(block)],
-    RawBlock: lambda block: [raw_part(block)],
+    RawBlock: lambda block: [raw_part(block, NAME)],
     ToolResultBlock: lambda block: None,  # Gemini's are user parts: as another API's (dropped)
 }
 

@@ -111,7 +111,7 @@ from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..coerce import path
-from ..lossless import ABSENT, take_list, unread, with_extras
+from ..lossless import ABSENT, put_back, take_list, unread, with_extras
 from ..options import (
     finished_body,
     prepared_options,
@@ -729,10 +729,7 @@ def _read_thinking(config: Wire, options: dict[str, Any], spelling: Spelling) ->
             continue  # a word that would not read back
         options[uniform] = leftover.pop(found)
         read = True
-    if leftover or not read:
-        config[key] = leftover
-    else:
-        del config[key]
+    put_back(config, key, leftover, keep_empty=not read)
 
 
 def _read_json_output(config: Wire, spelling: Spelling) -> bool | JsonSchemaOutput | None:

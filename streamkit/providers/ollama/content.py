@@ -70,7 +70,6 @@ format that needs call ids.
 from __future__ import annotations
 
 import binascii
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -83,6 +82,7 @@ from ...blocks import (
     ToolCallBlock,
     URLSource,
     arguments_text,
+    decode_arguments,
 )
 from ...errors import InvalidBodyError, UnsupportedFeatureError
 from ...extras import Extras, extras_for
@@ -97,6 +97,7 @@ from ...messages import (
     UserMessage,
     as_assistant,
 )
+from ...partial_json import PartialJSONError
 from ...request import ForeignThinking
 from ...response import ChatResponse
 from ..coerce import as_str
@@ -277,12 +278,9 @@ def _arguments(block: ToolCallBlock) -> dict[str, Any]:
     """The arguments as the object Ollama takes (cut-off JSON: what was parsed
     of it; not an object: none)."""
     try:
-        value = json.loads(block.input) if block.input.strip() else {}
-    except json.JSONDecodeError:
-        try:
-            value = block.partial_arguments
-        except ValueError:
-            value = {}
+        value = decode_arguments(block.input) if block.input.strip() else {}
+    except PartialJSONError:  # within the limits: text too deep or long for them is no JSON
+        value = block.partial_arguments
     return value if isinstance(value, dict) else {}
 
 

@@ -49,8 +49,7 @@ from ...extras import Extras
 from ...ids import StreamIds
 from ...request import JsonSchemaOutput, Request
 from ..lossless import take, take_list
-from ..options import own_options, set_field, write_renamed
-from ..turns import foreign_thinking_policy
+from ..options import prepared_options, set_field, write_renamed
 from .content import build_messages, parse_messages
 from .tools import build_tools, parse_tool
 from .wire import NAME
@@ -78,17 +77,16 @@ _THINK: dict[str, bool | str] = {"none": False, "minimal": "low", "low": "low",
 _THINK_LEVELS = frozenset({"low", "medium", "high", "max"})
 #: Uniform options with no Ollama switch (see the module docstring).
 _NO_SUCH_SWITCH = frozenset({"include_usage", "include_thoughts", "parallel_tool_calls"})
+#: Uniform options Ollama has no form for (see the module docstring).
+_UNSUPPORTED = {"audio": "no Ollama model speaks: audio output has no Ollama form"}
 
 
 # ================================================================ build
 
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The ``/api/chat`` body for ``request`` (see the module docstring)."""
-    options = own_options(request.options, NAME)
-    foreign_thinking = foreign_thinking_policy(options.pop("foreign_thinking", "text"))
-    if "audio" in options:
-        raise UnsupportedFeatureError(NAME, "audio output (the 'audio' option)",
-                                      "no Ollama model speaks")
+    options, foreign_thinking = prepared_options(request, NAME, _UNSUPPORTED, _NO_SUCH_SWITCH,
+                                                 nulls=True)
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
@@ -107,8 +105,6 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     think = _think(options)
     if think is not None:
         body["think"] = think
-    for key in _NO_SUCH_SWITCH:
-        options.pop(key, None)
     body.update(options)  # everything else, under its own name
     return body
 

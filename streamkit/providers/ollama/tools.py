@@ -27,7 +27,7 @@ from typing import Any
 
 from ...extras import Extras
 from ...tools import Tool, inline_refs
-from ..function_tools import own_entry, read_function
+from ..function_tools import named_tools, own_entry, read_function
 from .wire import NAME
 
 __all__ = ["build_tools", "ollama_schema", "parse_tool"]
@@ -48,18 +48,7 @@ def _chosen_tools(tools: list[Tool | dict[str, Any]] | None,
         return tools
     if choice == "none":
         return None
-    chosen = [item for item in tools if _tool_name(item) == choice]
-    if not chosen:
-        raise ValueError(f"tool_choice names {choice!r}, which is not among the tools")
-    return chosen
-
-
-def _tool_name(item: Tool | dict[str, Any]) -> str | None:
-    if isinstance(item, Tool):
-        return item.name
-    function = item.get("function")
-    name = function.get("name") if isinstance(function, dict) else None
-    return name if isinstance(name, str) else None
+    return named_tools(tools, choice)
 
 
 def _tool(item: Tool | dict[str, Any]) -> dict[str, Any]:

@@ -68,7 +68,6 @@ builder ever writes it; the ids the reader makes up come from the body
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
@@ -80,6 +79,7 @@ from ...blocks import (
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
+    decode_arguments,
 )
 from ...extras import extras_for
 from ...ids import StreamIds
@@ -291,12 +291,9 @@ def _arguments(block: ToolCallBlock) -> str:
     if not text.strip():
         return "{}"
     try:
-        json.loads(text)
-    except ValueError:
-        try:
-            parsed = block.partial_arguments
-        except PartialJSONError:
-            parsed = None
+        decode_arguments(text)  # within the limits: text too deep or long for them is no JSON
+    except PartialJSONError:
+        parsed = block.partial_arguments
         return json_text(parsed if isinstance(parsed, dict) else {})
     return text
 

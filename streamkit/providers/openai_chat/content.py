@@ -61,7 +61,7 @@ from ...extras import Extras, extras_for
 from ...ids import StreamIds
 from ...messages import UserContent
 from ..coerce import as_int, as_str
-from ..lossless import exactly
+from ..lossless import exactly, kept
 from ..media import base_media_type, data_url, read_data_url
 from .wire import WIRE_NAME
 
@@ -208,9 +208,8 @@ def raw_block(part: Any, ids: StreamIds) -> RawBlock:
     ``openai-chat:<type>`` (``unknown`` when it has none; a part that is not an
     object is kept as ``{"part": part}``)."""
     kind = part.get("type") if isinstance(part, dict) else None
-    return RawBlock(RAW_KIND + (kind if isinstance(kind, str) else "unknown"),
-                    part if isinstance(part, dict) else {"part": part},
-                    id=ids.make("raw"), metadata=own())
+    return kept(RAW_KIND + (kind if isinstance(kind, str) else "unknown"),
+                part if isinstance(part, dict) else {"part": part}, WIRE_NAME, ids)
 
 
 def kept_exactly(block: BlockT | None, write: Callable[[BlockT], Any], part: Any,

@@ -106,14 +106,15 @@ from ...response import ChatResponse
 from ...tools import Tool
 from ..function_tools import (
     function_fields,
+    named_tools,
     own_entry,
     read_function,
     read_schema_output,
     schema_fields,
 )
-from ..lossless import take, take_list, unread, with_extras
-from ..options import own_options
-from ..turns import add_result, foreign_thinking_policy
+from ..lossless import put_back, take, take_list, unread, with_extras
+from ..options import prepared_options
+from ..turns import add_result
 from .assistant import RESERVED, assistant_message, patch, read_assistant
 from .content import Wire, data_part, own, read_text_part, read_user_part, text_part, user_part
 from .dialects import Dialect, HistoryRules, get_dialect
@@ -159,8 +160,7 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The Chat Completions body for ``request`` (see the module docstring)."""
     target = get_dialect(dialect)
     rules = target.history
-    options = own_options(request.options, WIRE_NAME)
-    foreign_thinking = foreign_thinking_policy(options.pop("foreign_thinking", "text"))
+    options, foreign_thinking = prepared_options(request, WIRE_NAME, nulls=True)
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
@@ -216,23 +216,12 @@ def _tool(item: Tool | dict[str, Any]) -> dict[str, Any]:
     return {"type": "function", "function": function_fields(item, WIRE_NAME)}
 
 
-def _tool_names(tools: Sequence[Tool | dict[str, Any]]) -> list[str]:
-    names = []
-    for item in tools:
-        function = item.get("function") if isinstance(item, dict) else None
-        name = item.name if isinstance(item, Tool) else (
-            function.get("name") if isinstance(function, dict) else item.get("name"))
-        if isinstance(name, str):
-            names.append(name)
-    return names
-
-
 def _tool_choice(choice: str, tools: Sequence[Tool | dict[str, Any]] | None) -> Any:
     """A word as it is; a tool's name as the named-function form."""
     if choice in _CHOICE_WORDS:
         return choice
-    if tools is not None and choice not in _tool_names(tools):
-        raise ValueError(f"tool_choice names {choice!r}, which is not among the tools")
+    if tools is not None:
+        named_tools(tools, choice)  # a name no tool has is refused
     return {"type": "function", "function": {"name": choice}}
 
 
@@ -362,12 +351,9 @@ def _read_options(rest: dict[str, Any], options: dict[str, Any], rules: HistoryR
     stream_options = rest.get("stream_options")
     if streaming and isinstance(stream_options, dict) \
             and isinstance(stream_options.get("include_usage"), bool):
-        others = {k: v for k, v in stream_options.items() if k != "include_usage"}
         options["include_usage"] = stream_options["include_usage"]
-        if others:
-            rest["stream_options"] = others
-        else:
-            del rest["stream_options"]
+        put_back(rest, "stream_options",
+                 {k: v for k, v in stream_options.items() if k != "include_usage"})
     if "audio" in rest and rest.get("modalities") == _SPOKEN:
         del rest["modalities"]  # implied by the audio option
     budget = rules.thinking_budget_field

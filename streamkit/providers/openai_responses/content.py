@@ -59,7 +59,9 @@ conversation-state), with two repairs the API otherwise answers with a 400:
 
 A turn of another wire format, or of another vendor of this one (its item ids
 and encrypted reasoning were issued by that server and mean nothing to this
-one), keeps only what any Responses server takes:
+one), keeps only what any Responses server takes (the policy of every wire,
+:data:`streamkit.providers.turns.FOREIGN_BLOCKS`; :class:`TurnWriter` supplies
+the writers):
 
 - text as ``{"role": "assistant", "content": text}`` (the other API's
   citations and metadata dropped; a refusal as its text); media as its
@@ -90,7 +92,7 @@ from __future__ import annotations
 import mimetypes
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from ...blocks import (
     Block,
@@ -105,10 +107,11 @@ from ...blocks import (
 )
 from ...errors import InvalidBodyError, UnsupportedFeatureError
 from ...extras import Extras, extras_for, origin_of
+from ...ids import StreamIds
 from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_list, as_str
-from ..lossless import exactly, raw_part, unread
+from ..lossless import read_part, tagged, unread, write_user_part
 from ..media import base_media_type, data_url, read_data_url
 from ..turns import ForeignWriters, foreign_parts
 from .citations import annotations_of
@@ -116,7 +119,6 @@ from .items import CLIENT_CALLS, ItemReader
 from .wire import WIRE_NAME
 
 Wire = dict[str, Any]
-BlockT = TypeVar("BlockT", bound=Block)
 
 # The stream parser's metadata keys (:mod:`.items`) that are not item fields.
 ITEM_ID = "item_id"
@@ -155,27 +157,9 @@ def own(metadata: Mapping[str, Any]) -> dict[str, Any]:
     return dict(extras_for(metadata, WIRE_NAME))
 
 
-def tagged(block: BlockT) -> BlockT:
-    """``block`` with its metadata marked as this wire's (a request reader's)."""
-    if origin_of(block.metadata) is None:
-        block.metadata = Extras(WIRE_NAME, block.metadata)
-    return block
-
-
 def _given(metadata: dict[str, Any], key: str, default: Any) -> Any:
     """``metadata[key]`` popped, else ``default`` (``None``: leave the field out)."""
     return metadata.pop(key) if key in metadata else default
-
-
-def _exactly(block: Block, write: Callable[[Any], Wire], wire: Wire, reader: ItemReader) -> Block:
-    """:func:`~..lossless.exactly`: the block, or the part kept whole; either is this wire's."""
-    return tagged(exactly(block, write, wire, kind=as_str(wire.get("type")) or "unknown",
-                          wire=WIRE_NAME, ids=reader.ids))
-
-
-def _raw(kind: str, data: dict[str, Any], reader: ItemReader) -> RawBlock:
-    """A wire object kept whole, as this wire's."""
-    return RawBlock(kind, data, id=reader.ids.make("raw"), metadata=Extras(WIRE_NAME))
 
 
 # ---------------------------------------------------------------- user parts: writing
@@ -240,11 +224,7 @@ def data_part(block: DataBlock) -> Wire:
 
 def user_part(block: UserContent) -> Wire:
     """One part of a user (or system) message, or of a tool output."""
-    if isinstance(block, TextBlock):
-        return text_part(block)
-    if isinstance(block, DataBlock):
-        return data_part(block)
-    return raw_part(block, WIRE_NAME)
+    return write_user_part(block, text_part, data_part, WIRE_NAME)
 
 
 def tool_output(result: FunctionExecutionResult, calls: Calls) -> Wire:
@@ -269,27 +249,27 @@ def tool_output(result: FunctionExecutionResult, calls: Calls) -> Wire:
 # ---------------------------------------------------------------- user parts: reading
 
 
-def _read_text(wire: Wire, reader: ItemReader) -> Block:
+def _read_text(wire: Wire, ids: StreamIds) -> Block | None:
     text = wire.get("text")
     if type(text) is not str:
-        return _raw("input_text", wire, reader)
-    return TextBlock(text, id=reader.ids.make("text"),
+        return None
+    return TextBlock(text, id=ids.make("text"),
                      metadata=unread(wire, "type", "text", wire=WIRE_NAME))
 
 
-def _read_image(wire: Wire, reader: ItemReader) -> Block:
+def _read_image(wire: Wire, ids: StreamIds) -> Block | None:
     url = wire.get("image_url")
     metadata = unread(wire, "type", "image_url", "detail", wire=WIRE_NAME)
     if wire.get("detail") != _AUTO:  # the default needs no note; None: the wire has none
         metadata["detail"] = wire.get("detail")
     if type(url) is not str:
-        return _raw("input_image", wire, reader)
+        return None
     inline = read_data_url(url)
     source = inline if inline is not None else URLSource(url, "image/*")
-    return DataBlock(id=reader.ids.make("data"), source=source, metadata=metadata)
+    return DataBlock(id=ids.make("data"), source=source, metadata=metadata)
 
 
-def _read_file(wire: Wire, reader: ItemReader) -> Block:
+def _read_file(wire: Wire, ids: StreamIds) -> Block | None:
     data, url, filename = wire.get("file_data"), wire.get("file_url"), wire.get("filename")
     name = filename if type(filename) is str else None
     metadata = unread(wire, "type", "file_data", "file_url", "filename", wire=WIRE_NAME)
@@ -300,17 +280,17 @@ def _read_file(wire: Wire, reader: ItemReader) -> Block:
     if type(data) is str and url is None:
         inline = read_data_url(data)
         if inline is not None:
-            return DataBlock(id=reader.ids.make("data"), source=inline, name=name,
+            return DataBlock(id=ids.make("data"), source=inline, name=name,
                              metadata=metadata)
     elif type(url) is str and data is None:
         metadata.pop("filename", None)
         media_type = mimetypes.guess_type(url)[0] or "application/octet-stream"
-        return DataBlock(id=reader.ids.make("data"), source=URLSource(url, media_type),
+        return DataBlock(id=ids.make("data"), source=URLSource(url, media_type),
                          name=name, metadata=metadata)
-    return _raw("input_file", wire, reader)  # a file_id, or a form streamkit cannot hold
+    return None  # a file_id, or a form streamkit cannot hold: kept whole
 
 
-_USER_READERS: dict[str, Callable[[Wire, ItemReader], Block]] = {
+_USER_READERS: dict[str, Callable[[Wire, StreamIds], Block | None]] = {
     "input_text": _read_text,
     "input_image": _read_image,
     "input_file": _read_file,
@@ -318,13 +298,8 @@ _USER_READERS: dict[str, Callable[[Wire, ItemReader], Block]] = {
 
 
 def read_user_part(wire: Any, reader: ItemReader) -> UserContent:
-    """A content part as a block (exactly, or kept whole: :func:`_exactly`)."""
-    if type(wire) is not dict:
-        return _raw("unknown", {"part": wire}, reader)
-    read = _USER_READERS.get(as_str(wire.get("type")) or "")
-    if read is None:
-        return _raw(as_str(wire.get("type")) or "unknown", wire, reader)
-    block = _exactly(read(wire, reader), user_part, wire, reader)
+    """A content part as a block (exactly, or kept whole)."""
+    block = read_part(wire, _USER_READERS, user_part, wire=WIRE_NAME, ids=reader.ids)
     assert isinstance(block, (TextBlock, DataBlock, RawBlock))
     return block
 
@@ -608,7 +583,7 @@ def read_assistant_item(item: Wire, position: int, reader: ItemReader) -> list[C
             item_type != "message" or "id" in item):
         blocks = _as_streamed(item, position, reader)
         if blocks is not None:
-            return [tagged(block) for block in blocks]
+            return [tagged(block, WIRE_NAME) for block in blocks]
     if item_type in ("message", None) and item.get("role") == "assistant":
         easy = _easy_assistant(item, reader)
         if _own_items([easy]) == [item]:

@@ -216,18 +216,6 @@ def with_content(block: ContentBlock, content: str) -> ContentBlock:
     return block
 
 
-def content_of(block: ContentBlock) -> str:
-    """The streamed content of a block (empty for raw items and images, which do
-    not stream)."""
-    if isinstance(block, TextBlock):
-        return block.text
-    if isinstance(block, ThinkingBlock):
-        return block.thinking
-    if isinstance(block, ToolCallBlock):
-        return block.input
-    return ""
-
-
 def merged(current: ContentBlock | None, other: ContentBlock | None) -> ContentBlock | None:
     """Two snapshots of one part (an item's text, a part's ``.done``) merged by the
     accumulator's own rule: the fuller content wins, fields only one has are kept.

@@ -99,7 +99,7 @@ from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..function_tools import function_fields, read_function, read_schema_output, schema_fields
-from ..lossless import take, unread
+from ..lossless import message_extras, put_back, take
 from ..options import (
     finished_body,
     prepared_options,
@@ -420,28 +420,20 @@ def _read_items(items: list[Any], reader: ItemReader) -> list[Message]:
     return messages
 
 
-def _extras(item: Wire) -> Extras:
-    """A message item's fields but its role and content."""
-    return unread(item, "role", "content", wire=WIRE_NAME)
-
-
 def _read_user(item: Wire, reader: ItemReader) -> Message:
     """A user message: a string, or parts (each kept whole if streamkit cannot
     hold it); content of another shape stays in ``metadata["content"]``."""
     content = item.get("content")
-    metadata = _extras(item)
-    if isinstance(content, str):
-        return UserMessage(content, metadata=metadata)
     if isinstance(content, list):
-        return UserMessage([read_user_part(part, reader) for part in content], metadata=metadata)
-    metadata["content"] = content
-    return UserMessage([], metadata=metadata)
+        content = [read_user_part(part, reader) for part in content]
+    return UserMessage(content if isinstance(content, (str, list)) else [],
+                       metadata=message_extras(item, WIRE_NAME))
 
 
 def _read_system(item: Wire, reader: ItemReader) -> Message:
     """A system / developer message item (its role in ``metadata["role"]``)."""
     content = item.get("content")
-    metadata = Extras(WIRE_NAME, {"role": item.get("role"), **_extras(item)})
+    metadata = Extras(WIRE_NAME, {"role": item.get("role"), **message_extras(item, WIRE_NAME)})
     if isinstance(content, str):
         return SystemMessage(content, metadata=metadata)
     parts = ([read_user_part(part, reader) for part in content]
@@ -494,11 +486,7 @@ def _read_text(rest: dict[str, Any], request: Request) -> None:
     if output is None:
         return
     request.json_output = output
-    remaining = {k: v for k, v in text.items() if k != "format"}
-    if remaining:
-        rest["text"] = remaining
-    else:
-        del rest["text"]
+    put_back(rest, "text", {k: v for k, v in text.items() if k != "format"})
 
 
 def _read_format(wire: Wire) -> bool | JsonSchemaOutput | None:
@@ -524,8 +512,5 @@ def _read_reasoning(rest: dict[str, Any], options: dict[str, Any]) -> None:
         del config["summary"]
     if config == reasoning:
         return
-    if config:
-        rest["reasoning"] = config
-    else:
-        del rest["reasoning"]
+    put_back(rest, "reasoning", config)
 

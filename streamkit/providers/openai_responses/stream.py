@@ -119,6 +119,7 @@ from ...errors import ProtocolError
 from ...events import BlockDelta, CitationDelta, Event, MetadataDelta, UsageUpdate
 from ...finish import FinishReason
 from ...ids import StreamIds
+from ...merge import streamed_text
 from ..base import Framing, StreamParser, decode_json
 from ..coerce import as_dict, as_int, as_list, as_str, mapping, path
 from ..error_payloads import error_event
@@ -150,7 +151,6 @@ from .items import (
     Outputs,
     PartKey,
     PartSnapshot,
-    content_of,
     decode_base64,
     id_metadata,
     image_media_type,
@@ -363,7 +363,7 @@ class OpenAIResponsesParser(StreamParser):
         part = self._blocks.get(key)
         if part is None:
             part = self._open(key, self._reader.empty_like(block), out)
-        if content_of(block):
+        if streamed_text(block):
             part.pending = merged(part.pending, block)
         return out
 
@@ -528,7 +528,7 @@ class OpenAIResponsesParser(StreamParser):
         position = self._outputs.add(as_int(payload.get("output_index")), item)
         out: list[Event] = []
         for snapshot in self._item_snapshots(position, item):
-            if snapshot.key.kind in (CALL, RAW) or content_of(snapshot.block):
+            if snapshot.key.kind in (CALL, RAW) or streamed_text(snapshot.block):
                 out += self._announce(snapshot)
         return out
 
