@@ -1,6 +1,6 @@
 """One line about an answer, for a terminal: tokens, time to first token, speed, cost.
 
-``python -m streamkit chat`` prints it after each answer::
+``python -m streamkit chat --stats`` prints it after each answer::
 
     14 in · 30 out tokens · first token 0.52 s · 137 tokens/s · $0.000335
 

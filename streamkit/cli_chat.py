@@ -12,7 +12,11 @@ Where the prompts come from:
 
 ``--system`` sets a system prompt; ``--tool module:function`` (repeatable)
 gives the model a Python function as a tool: its calls run here, their
-results go back, until the model answers (the tool loop).
+results go back, until the model answers (the tool loop). ``--stats`` says
+after each answer of the model (each round of the tool loop is one) what it
+used, how fast it came and what it cost, on one line
+(:func:`~streamkit.answer_summary.summary_line`): dimmed under the answer on a
+terminal, on stderr when piped, so stdout stays the answers alone.
 
 On a terminal the answer is drawn live with ``rich``: markdown, thinking
 dimmed, one line per tool call and per result. Piped, the output is plain
@@ -43,6 +47,7 @@ from typing import Any, Protocol, TextIO
 
 import anyio
 
+from .answer_summary import summary_line
 from .blocks import Block, TextBlock, ThinkingBlock, ToolCallBlock
 from .errors import StreamError, ToolDefinitionError
 from .events import BlockDelta, BlockEnd, BlockStart, TextDelta
@@ -107,6 +112,9 @@ def add_chat_command(sub: Any) -> None:
     chat.add_argument("--max-retries", type=int, default=2)
     chat.add_argument("--plain", action="store_true",
                       help="plain text even on a terminal (the default when piped)")
+    chat.add_argument("--stats", action="store_true",
+                      help="after each answer, one line: tokens, time to first token, tokens "
+                           "per second and cost (with the prices extra); on stderr when piped")
     chat.add_argument("prompt", nargs="*",
                       help="what to ask; none (or -): read prompts from stdin")
     chat.set_defaults(run=run_chat_command)
@@ -163,6 +171,7 @@ class ChatRenderer(Protocol):
     def start(self) -> None: ...
     def event(self, item: Any, block: Block | None) -> None: ...
     def end(self, response: ChatResponse | None) -> None: ...
+    def stats(self, text: str) -> None: ...
     def tool_result(self, result: FunctionExecutionResult) -> None: ...
     def info(self, text: str) -> None: ...
     def ask(self) -> None: ...
@@ -185,10 +194,12 @@ def _result_line(result: FunctionExecutionResult) -> str:
 
 class PlainChatRenderer:
     """Plain text for pipes and files: the answer as it streams, a line per tool
-    call and per result; reasoning is left out (it is not the answer)."""
+    call and per result; reasoning is left out (it is not the answer). The
+    ``--stats`` line goes to ``err``, so ``out`` holds only the conversation."""
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, err: TextIO | None = None) -> None:
         self.out = out
+        self.err = err if err is not None else sys.stderr
         self._column = 0  # characters on the current line, so lines never glue
 
     def _write(self, text: str) -> None:
@@ -219,6 +230,12 @@ class PlainChatRenderer:
     def end(self, response: ChatResponse | None) -> None:
         if self._column:
             self._write("\n")
+
+    def stats(self, text: str) -> None:
+        from .cli import terminal_safe
+
+        self.err.write(terminal_safe(text) + "\n")
+        self.err.flush()
 
     def tool_result(self, result: FunctionExecutionResult) -> None:
         self._line(_result_line(result))
@@ -296,6 +313,9 @@ class RichChatRenderer:
             f" · {usage.input_tokens or 0} in / {usage.output_tokens or 0} out tokens"
         self._print(f"{response.finished_reason}{tokens}", "dim")
 
+    def stats(self, text: str) -> None:
+        self._print(text, "dim")
+
     def tool_result(self, result: FunctionExecutionResult) -> None:
         self._print(_result_line(result), "red" if result.is_error else "green")
 
@@ -314,7 +334,7 @@ def _renderer(plain: bool) -> ChatRenderer:
             return RichChatRenderer()
         except ImportError:  # the cli extra is not installed: plain text still works
             pass
-    return PlainChatRenderer(sys.stdout)
+    return PlainChatRenderer(sys.stdout, sys.stderr)
 
 
 # ---------------------------------------------------------------- the conversation
@@ -325,8 +345,9 @@ class ChatSession:
     one prompt through the tool loop; commands change the session."""
 
     def __init__(self, model: str, *, make_client: Callable[[str], Any], system: str | None,
-                 tools: Sequence[Tool], renderer: ChatRenderer) -> None:
+                 tools: Sequence[Tool], renderer: ChatRenderer, stats: bool = False) -> None:
         self.make_client = make_client
+        self.stats = stats  # a summary line after each answer
         self.client = make_client(model)
         self.system = system
         self.tools = list(tools)
@@ -401,6 +422,9 @@ class ChatSession:
                 final = events.response
         finally:
             renderer.end(final)
+        line = summary_line(final) if self.stats else ""
+        if line:  # empty when nothing is known: no usage, timing or price
+            renderer.stats(line)
         return final
 
 
@@ -486,7 +510,7 @@ def run_chat_command(args: argparse.Namespace) -> int:
         tools = [load_tool(spec) for spec in args.tool]
         renderer = _renderer(args.plain)
         session = ChatSession(args.model, make_client=make_client, system=args.system,
-                              tools=tools, renderer=renderer)
+                              tools=tools, renderer=renderer, stats=args.stats)
     except UsageError as error:
         _error(f"error: {error}")
         return 2

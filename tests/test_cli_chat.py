@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import select
 import subprocess
 import sys
@@ -201,6 +202,47 @@ def test_whole_sends_all_of_stdin_as_one_prompt() -> None:
         sent = messages_of(server)
     assert done.returncode == 0 and done.stdout == "Hello there!\n"
     assert sent == [[{"role": "user", "content": "first line\nsecond line"}]]
+
+
+def _stats_line(fixture: Path, tokens: str) -> str:
+    """The --stats line of one answer of ``fixture`` as a pattern: its tokens,
+    a time to first token, the speed only when the answer took measurable time
+    after its first token, and the cost of the recorded usage, priced apart
+    from the CLI."""
+    import streamkit
+
+    cost = streamkit.replay(fixture.read_bytes(), "anthropic").response.cost()
+    assert cost.amount is not None and cost.currency == "USD", cost
+    return (re.escape(tokens) + r" · first token \d+\.\d\d s( · [\d,]+ tokens/s)? · "
+            + re.escape(f"${cost.amount:.6f}"))
+
+
+def test_stats_says_tokens_time_and_cost_after_the_answer_on_stderr(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    with ReplayServer.in_thread() as server:
+        server.add_file(PATH, HELLO, chunk_size=40, delay=0.01)
+        code = main([*chat_args(server, "--stats"), "Say", "hello"])
+    captured = capsys.readouterr()
+    assert code == 0
+    assert captured.out == "Hello there!\n"  # stdout is still the answer alone
+    assert re.fullmatch(_stats_line(HELLO, "11 in · 6 out tokens") + "\n", captured.err), \
+        captured.err
+
+
+def test_stats_is_one_line_per_answer_of_a_tool_loop_and_none_without_the_flag() -> None:
+    with ReplayServer.in_thread() as server:
+        server.add_sequence(PATH, [TOOL_USE, HELLO, TOOL_USE, HELLO])
+        done = run_piped(server, "Weather in Paris?\n", "--stats", "--tool",
+                         "cli_tools:get_weather")
+        quiet = run_piped(server, "Weather in Paris?\n", "--tool", "cli_tools:get_weather")
+    assert done.returncode == 0 and quiet.returncode == 0, done.stderr + quiet.stderr
+    assert done.stdout == quiet.stdout  # the conversation is the same
+    first, second = done.stderr.splitlines()
+    # the tool call's round, then the answer: each its own response
+    assert re.fullmatch(_stats_line(TOOL_USE, "377 in · 65 out tokens"), first), first
+    assert re.fullmatch(_stats_line(HELLO, "11 in · 6 out tokens"), second), second
+    assert quiet.stderr == ""
 
 
 def test_a_provider_error_is_one_line_and_stops_the_pipe() -> None:
