@@ -936,8 +936,6 @@ def test_stream_flag(stream: bool | None) -> None:
 
 
 @pytest.mark.parametrize(("dialect", "option", "error"), [
-    (None, "thinking_budget", "no reasoning budget"),
-    ("deepseek", "thinking_budget", "no reasoning budget"),
     (None, "include_thoughts", "include_thoughts"),
     (None, "foreign_thinking", "foreign_thinking"),
 ])
@@ -946,6 +944,13 @@ def test_uniform_options_without_a_form_here_are_refused(dialect: str | None, op
     with pytest.raises(ValueError, match=error):
         build([UserMessage("hi")], dialect, **{option: "keep" if option == "foreign_thinking"
                                                 else 100})
+
+
+@pytest.mark.parametrize("dialect", [None, "deepseek", "openrouter"])
+def test_a_thinking_budget_without_a_budget_field_is_the_effort_it_stands_for(
+        dialect: str | None) -> None:
+    body = build([UserMessage("hi")], dialect, thinking_budget=3000)
+    assert body["reasoning_effort"] == "medium" and "thinking_budget" not in body
 
 
 def test_every_uniform_option_is_handled() -> None:

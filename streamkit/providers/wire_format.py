@@ -74,6 +74,11 @@ class WireFormat:
     """Whether the model is a body field (else the URL names it)."""
     dialects: bool = False
     """Whether vendors of this wire have dialects (only OpenAI Chat)."""
+    option_records: frozenset[str] = frozenset()
+    """The keys the request reader puts among a request's options that are its
+    own records, never wire fields (OpenAI Chat's ``max_tokens_field``, Gemini's
+    ``snake_case``): another wire drops them without a word, since nothing the
+    caller asked for is lost with them."""
     tools_with_tool_history: bool = False
     """Whether the API refuses a conversation holding tool calls or results
     unless tools are declared (Anthropic: "Requests which include tool_use or

@@ -26,6 +26,7 @@ from ..wire_format import WireFormat
 from .http import MODEL_IN_BODY, endpoint
 from .request import build_request, parse_request
 from .response import parse_response
+from .spelling import SNAKE_CASE
 from .stream import GeminiParser
 from .wire import FINISH_REASONS, NAME, USAGE_FIELDS, map_finish_reason, map_usage
 
@@ -33,7 +34,7 @@ WIRE = WireFormat(
     name=NAME, title="Gemini generateContent", parser=GeminiParser,
     build_request=build_request, parse_request=parse_request, parse_response=parse_response,
     finish_reasons=FINISH_REASONS, usage_fields=USAGE_FIELDS,
-    endpoint=endpoint, model_in_body=MODEL_IN_BODY,
+    endpoint=endpoint, model_in_body=MODEL_IN_BODY, option_records=frozenset({SNAKE_CASE}),
 )
 
 __all__ = ["FINISH_REASONS", "USAGE_FIELDS", "WIRE", "GeminiParser", "map_finish_reason",
