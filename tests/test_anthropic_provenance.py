@@ -28,7 +28,7 @@ from streamkit import (
     parse_request,
 )
 from streamkit.blocks import Base64Source, DataBlock, RawBlock, ToolResultBlock, URLSource
-from streamkit.errors import InvalidBodyError, UnsupportedFeatureError
+from streamkit.errors import InvalidBodyError, LossyTranslationWarning, UnsupportedFeatureError
 from streamkit.extras import Extras, origin_of
 from streamkit.request import JsonSchemaOutput
 from streamkit.tools import Tool
@@ -226,11 +226,11 @@ def test_another_wires_bookkeeping_and_format_extras_stay_there(wire: str) -> No
 
 
 @pytest.mark.parametrize("wire", OTHER_WIRES)
-def test_what_only_another_wire_can_hold_is_refused(wire: str) -> None:
+def test_what_only_another_wire_can_hold_is_dropped_or_refused(wire: str) -> None:
     tool = Extras(wire, {"type": "web_search_preview"})
-    with pytest.raises(UnsupportedFeatureError) as refused:
-        build_request(ANTHROPIC, [UserMessage("q")], model="m", max_tokens=8, tools=[tool])
-    assert refused.value.wire == ANTHROPIC and wire in refused.value.feature
+    with pytest.warns(LossyTranslationWarning, match=f"'web_search_preview' tool read from {wire}"):
+        body = build_request(ANTHROPIC, [UserMessage("q")], model="m", max_tokens=8, tools=[tool])
+    assert "tools" not in body
     part = RawBlock("input_audio", {"type": "input_audio"}, metadata=Extras(wire))
     with pytest.raises(UnsupportedFeatureError) as refused:
         build_request(ANTHROPIC, [UserMessage([part])], model="m", max_tokens=8)
@@ -253,7 +253,6 @@ def _build(messages: list[Any], **options: Any) -> Callable[[], Any]:
 REFUSALS = [
     ("seed", _build([UserMessage("q")], seed=1)),
     ("audio", _build([UserMessage("q")], audio={"voice": "alloy"})),
-    ("max_tokens", _build([UserMessage("q")], max_tokens=None)),
     ("image/bmp", _build([UserMessage([DataBlock(source=Base64Source(b"x", "image/bmp"))])])),
     ("audio/wav", _build([UserMessage([DataBlock(source=Base64Source(b"x", "audio/wav"))])])),
     ("by URL", _build([UserMessage([DataBlock(source=URLSource("https://x/a.txt",

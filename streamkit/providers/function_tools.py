@@ -13,17 +13,18 @@ is the same kind of declaration on OpenAI's two wires (``name``, ``schema``,
 ``strict``, ``description``): :func:`schema_fields` and :func:`read_schema_output`.
 
 A tool given as a dict is already in a wire's form (a server tool, an entry
-written by hand): :func:`own_entry` sends it to its own wire only. A call's
+written by hand): :func:`own_entry` sends it to its own wire only (and says
+what it dropped elsewhere). A call's
 arguments are a JSON object on most wires: :func:`arguments_object`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..blocks import ToolCallBlock
-from ..errors import UnsupportedFeatureError
+from ..errors import UnsupportedFeatureError, warn_lossy
 from ..extras import extras_for, origin_of
 from ..request import JsonSchemaOutput
 from ..tools import Tool
@@ -94,18 +95,32 @@ def read_schema_output(fields: Mapping[str, Any], wire: str,
                             metadata=unread(fields, *read, wire=wire))
 
 
-def own_entry(entry: dict[str, Any], wire: str) -> dict[str, Any]:
-    """A tool given as ``wire``'s own dict (or set by hand), as it is; one
-    another wire's reader kept (that API's server tool) has no form here and is
-    refused, naming it by its ``type`` or first key, rather than dropped."""
+def own_entry(entry: dict[str, Any], wire: str) -> dict[str, Any] | None:
+    """A tool given as ``wire``'s own dict (or set by hand), as it is. One
+    another wire's reader kept (that API's server tool: a web search, an MCP
+    server, a file search) has no form here: ``None``, dropped with a
+    :class:`~streamkit.LossyTranslationWarning` naming it by its ``type`` or
+    first key. Dropped rather than refused, so that a conversation can move to
+    a provider that lacks the tool: the model answers without it, as it would
+    if the tool had not been offered."""
     origin = origin_of(entry)
-    if origin not in (None, wire):
-        kind = entry.get("type")
-        named = kind if isinstance(kind, str) else next(iter(entry), "empty")
-        raise UnsupportedFeatureError(
-            wire, f"the {named!r} tool read from {origin}",
-            "declare it as a streamkit Tool, or give this wire's own form as a dict")
-    return dict(entry)
+    if origin in (None, wire):
+        return dict(entry)
+    kind = entry.get("type")
+    named = kind if isinstance(kind, str) else next(iter(entry), "empty")
+    warn_lossy(wire, f"the {named!r} tool read from {origin}",
+               f"it is a tool of {origin}'s API")
+    return None
+
+
+def written_tools(tools: Sequence[Tool | dict[str, Any]],
+                  write: Callable[[Tool | dict[str, Any]], dict[str, Any] | None]
+                  ) -> list[dict[str, Any]] | None:
+    """Each tool as ``write`` puts it, without those it drops (:func:`own_entry`);
+    ``None`` when tools were given and every one was dropped: no ``tools``
+    field then, as OpenAI refuses an empty list ("[] is too short")."""
+    written = [written for entry in tools if (written := write(entry)) is not None]
+    return None if tools and not written else written
 
 
 def arguments_object(block: ToolCallBlock, wire: str, field: str) -> dict[str, Any]:

@@ -87,7 +87,7 @@ from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..coerce import as_str
-from ..function_tools import function_fields, own_entry, read_function
+from ..function_tools import function_fields, own_entry, read_function, written_tools
 from ..lossless import message_extras, put_back, take, take_list, unread
 from ..options import (
     finished_body,
@@ -153,7 +153,7 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     if system is not None:
         put_field(body, "system", system)
     body["messages"] = _messages(turns, foreign_thinking)
-    tools = [_tool(entry) for entry in request.tools or []]
+    tools = written_tools(request.tools or [], _tool) or []
     write_renamed(body, options, _RENAMED)
     _write_thinking(body, options)
     _write_output_config(body, options, request.json_output)
@@ -208,9 +208,10 @@ def _write_output_config(body: dict[str, Any], options: dict[str, Any],
         body["output_config"] = config
 
 
-def _tool(entry: Tool | dict[str, Any]) -> dict[str, Any]:
+def _tool(entry: Tool | dict[str, Any]) -> dict[str, Any] | None:
     """A custom tool (with this wire's extras only); a dict (a server tool, or a
-    tool already in wire form) as it is, unless another wire's reader kept it."""
+    tool already in wire form) as it is, unless another wire's reader kept it
+    (``None``: :func:`~streamkit.providers.function_tools.own_entry`)."""
     if isinstance(entry, dict):
         return own_entry(entry, NAME)
     return function_fields(entry, NAME, schema_field="input_schema")

@@ -95,7 +95,7 @@ from typing import Any, cast
 
 from ...blocks import ContentBlock, TextBlock, ToolCallBlock
 from ...errors import InvalidBodyError, UnsupportedFeatureError
-from ...extras import Extras, extras_for, origin_of
+from ...extras import Extras, extras_for
 from ...ids import StreamIds
 from ...messages import (
     AssistantMessage,
@@ -111,6 +111,7 @@ from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..coerce import path
+from ..function_tools import own_entry
 from ..lossless import ABSENT, put_back, take_list, unread, with_extras
 from ..options import (
     finished_body,
@@ -200,8 +201,9 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     body["contents"] = _contents(turns, _calls(turns), foreign_thinking)
     if systems:
         body[spelling.key("systemInstruction")] = _system(systems)
-    if request.tools:
-        body["tools"] = _tools(request.tools)
+    tools = _tools(request.tools or [])
+    if tools:
+        body["tools"] = tools
     tool_config = _tool_config(request.tool_choice, options, spelling)
     if tool_config is not None:
         _put(body, spelling.key("toolConfig"), tool_config)
@@ -314,13 +316,15 @@ def _write_json_output(config: Wire, json_output: bool | JsonSchemaOutput | None
 def _tools(entries: list[Tool | dict[str, Any]]) -> list[Wire]:
     """Consecutive tools in one ``functionDeclarations`` entry (a tool marked
     :data:`TOOLS_ENTRY` starts its own); a dict entry as it is, unless another
-    wire's reader kept it (its server tools are no Gemini tool entry)."""
+    wire's reader kept it (its server tools are no Gemini tool entry: dropped,
+    said by :func:`~streamkit.providers.function_tools.own_entry`)."""
     out: list[Wire] = []
     declarations: list[Wire] | None = None
     for entry in entries:
         if isinstance(entry, dict):
-            if origin_of(entry) in (None, NAME):
-                out.append(dict(entry))
+            kept = own_entry(entry, NAME)
+            if kept is not None:
+                out.append(kept)
                 declarations = None
             continue
         mark = extras_for(entry.metadata, NAME).get(TOOLS_ENTRY)
