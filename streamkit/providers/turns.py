@@ -23,6 +23,10 @@ apart on it; a wire supplies only how it writes a text and a plain tool call
   server tools' results among them: dropped, no other API can read them. The
   table lists what passes; a block kind it does not name never crosses.
 
+Content dropped this way (a server tool's call or result, a provider item) is
+said with a :class:`~streamkit.LossyTranslationWarning` (:func:`dropped_content`);
+bookkeeping (signatures, encrypted reasoning, ids) goes without a word.
+
 A block of a wire's own turn that another wire's reader made (its metadata is
 that wire's :class:`~streamkit.extras.Extras`) is written as another API's
 (:func:`turn_parts`).
@@ -41,7 +45,16 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
-from ..blocks import Block, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from ..blocks import (
+    Block,
+    DataBlock,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from ..errors import warn_lossy
 from ..extras import Extras, origin_of
 from ..messages import (
     FunctionExecutionResult,
@@ -144,6 +157,20 @@ def _call(block: ToolCallBlock, policy: ForeignThinking,
     return [] if block.server_side else [writers.call(block)]
 
 
+def dropped_content(block: Block) -> str | None:
+    """What a :class:`~streamkit.LossyTranslationWarning` names when ``block``
+    of another API's turn is dropped, ``None`` when dropping it loses nothing
+    the conversation said (an empty text, thinking under ``"drop"``, a
+    signature: bookkeeping)."""
+    if isinstance(block, ToolCallBlock) and block.server_side:
+        return f"the server-side {block.name!r} call of another API"
+    if isinstance(block, ToolResultBlock):
+        return "the result of another API's server-side tool"
+    if isinstance(block, RawBlock):
+        return f"another API's {block.kind!r} item"
+    return None
+
+
 def _media(block: DataBlock, policy: ForeignThinking,
            writers: ForeignWriters[Part]) -> list[Part]:
     held = writers.media(block) if writers.media is not None else None
@@ -162,11 +189,17 @@ FOREIGN_BLOCKS: Mapping[type[Block], _Policy] = {
 }
 
 
-def foreign_parts(block: Block, policy: ForeignThinking,
-                  writers: ForeignWriters[Part]) -> list[Part]:
-    """What a wire writes for ``block`` of another API's turn."""
+def foreign_parts(block: Block, policy: ForeignThinking, writers: ForeignWriters[Part],
+                  wire: str) -> list[Part]:
+    """What ``wire`` writes for ``block`` of another API's turn; content it
+    drops (a server tool's call and result, a provider item) is said with a
+    :class:`~streamkit.LossyTranslationWarning`."""
     kept = FOREIGN_BLOCKS.get(type(block))
-    return [] if kept is None else kept(block, policy, writers)
+    parts = [] if kept is None else kept(block, policy, writers)
+    dropped = None if parts else dropped_content(block)
+    if dropped is not None:
+        warn_lossy(wire, dropped, "no other API can run or read it")
+    return parts
 
 
 def is_own_block(block: Block, wire: str) -> bool:
@@ -185,7 +218,7 @@ def turn_parts(blocks: Iterable[Block], *, own: bool, wire: str, policy: Foreign
     out: list[Part] = []
     for block in blocks:
         written = own_writers[type(block)](block) if own and is_own_block(block, wire) else None
-        out += foreign_parts(block, policy, writers) if written is None else written
+        out += foreign_parts(block, policy, writers, wire) if written is None else written
     return out
 
 

@@ -229,7 +229,7 @@ def _assistant(message: AssistantMessage, foreign_thinking: ForeignThinking,
             thinking=lambda text: ("content", thinking_as_text(text) + _AFTER_THINKING),
             media=_image)
         pieces = [piece for block in message.blocks
-                  for piece in foreign_parts(block, foreign_thinking, writers)]
+                  for piece in foreign_parts(block, foreign_thinking, writers, NAME)]
     fields: dict[str, list[Any]] = {"content": [], "thinking": [], "tool_calls": [], "images": []}
     for field, value in pieces:
         fields[field].append(value)

@@ -152,7 +152,7 @@ def assistant_message(message: AssistantMessage, context: BuildContext) -> Wire:
     else:
         writers = _foreign_writers(source, context)
         items = [item for block in message.blocks
-                 for item in foreign_parts(block, context.foreign_thinking, writers)]
+                 for item in foreign_parts(block, context.foreign_thinking, writers, WIRE_NAME)]
     as_parts = any(item.kind in ("chunk", "raw") for item in items) or (
         native and bool(message.metadata.get(CONTENT_PARTS)))
     wire: Wire = {"role": "assistant", "content": _content(items, as_parts, native)}

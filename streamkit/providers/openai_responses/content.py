@@ -366,7 +366,7 @@ class TurnWriter:
         writers = ForeignWriters(text=_easy_text, call=self._foreign_call)
         for block in blocks:
             if not (self.own and _OWN_WRITERS[type(block)](self, block)):
-                for item in foreign_parts(block, self.foreign_thinking, writers):
+                for item in foreign_parts(block, self.foreign_thinking, writers, WIRE_NAME):
                     self._add(item)
 
     def _add(self, item: Wire, key: tuple[str, str] | None = None) -> None:
