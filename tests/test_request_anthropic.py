@@ -56,6 +56,7 @@ from streamkit.messages import (
 )
 from streamkit.providers.anthropic.content import tool_id
 from streamkit.providers.anthropic.request import JSON_TOOL, SAME_TURN
+from streamkit.registry import PROVIDERS
 from streamkit.request import JsonSchemaOutput, Request
 from streamkit.response import ChatResponse
 from streamkit.tools import Tool
@@ -749,11 +750,17 @@ def test_options_anthropic_cannot_take_raise(options: dict[str, Any], message: s
         build_request(ANTHROPIC, [UserMessage("q")], model="m", max_tokens=10, **options)
 
 
-def test_max_tokens_is_required() -> None:
-    with pytest.raises(ValueError, match="requires max_tokens"):
-        build_request(ANTHROPIC, [UserMessage("q")], model="claude-sonnet-4-5")
-    with pytest.raises(ValueError, match="requires max_tokens"):
-        build_request(ANTHROPIC, [UserMessage("q")], model="claude-sonnet-4-5", max_tokens=None)
+def test_max_tokens_is_required_and_the_vendor_default_gives_it() -> None:
+    """The wire refuses a body without its required budget; ``build_request``
+    by vendor name sends what the Client sends: the registry's default."""
+    from streamkit.providers.anthropic import WIRE
+
+    for given in ({}, {"max_tokens": None}):
+        with pytest.raises(ValueError, match="requires max_tokens"):
+            WIRE.build_request(Request([UserMessage("q")], model="m", options=given), None)
+        body = build_request(ANTHROPIC, [UserMessage("q")], model="claude-sonnet-4-5", **given)
+        assert body["max_tokens"] == PROVIDERS["anthropic"].options["max_tokens"] == 4096
+    assert build_request(ANTHROPIC, [UserMessage("q")], model="m", max_tokens=5)["max_tokens"] == 5
 
 
 def test_uniform_options_given_as_none_are_not_given() -> None:
