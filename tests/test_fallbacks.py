@@ -88,14 +88,16 @@ def openai_error(message: str) -> bytes:
                                  "param": None, "code": None}}).encode()
 
 
-def history() -> Request:
+def history(options: str = "max_tokens") -> Request:
     """The recorded Anthropic turn 2 (a signed thinking block, text and a
     tool_use, its tool_result), then the recorded user turn with an image (a
-    real OpenAI Chat request's), as one conversation."""
+    real OpenAI Chat request's), as one conversation; with ``max_tokens`` only,
+    or with ``all`` the recorded request's options (its thinking budget too)."""
     recorded = parse_request("anthropic", json.loads(ANTHROPIC_HISTORY.read_text()))
     image_turn = parse_request("openai", json.loads(IMAGE_TURN.read_text())).messages[-1]
+    kept = recorded.options if options == "all" else {"max_tokens": 4096}
     return Request(messages=[*recorded.messages, image_turn], tools=recorded.tools,
-                   tool_choice=recorded.tool_choice, options={"max_tokens": 4096})
+                   tool_choice=recorded.tool_choice, options=dict(kept))
 
 
 def signature() -> str:
@@ -133,8 +135,9 @@ def sent_to(server: ReplayServer | ThreadedReplayServer, path: str) -> list[dict
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("options", ["max_tokens", "all"])
 async def test_a_real_history_falls_back_from_anthropic_to_openai_to_gemini(
-        caplog: pytest.LogCaptureFixture) -> None:
+        options: str, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, "streamkit.client")
     clock, attempts = Clock(), []
     async with ReplayServer() as server:
@@ -146,7 +149,7 @@ async def test_a_real_history_falls_back_from_anthropic_to_openai_to_gemini(
         async with client(server, *CHAIN, max_retries=1, timing=clock.timing(),
                           on_attempt=attempts.append) as chained:
             assert chained.fallbacks == ("openai:gpt-4o", "gemini:gemini-2.5-flash")
-            async with chained.stream(history()) as events:
+            async with chained.stream(history(options)) as events:
                 answer = await events.final()
         requests = list(server.requests)
 
@@ -194,7 +197,11 @@ async def test_a_real_history_falls_back_from_anthropic_to_openai_to_gemini(
     assert bodies["anthropic"]["model"] == "claude-sonnet-4-5"
     assert bodies["openai-chat"]["model"] == "gpt-4o"
     assert "model" not in bodies["gemini"]  # in the URL
-    source = essence(history())
+    if options == "all":  # the thinking budget, in each wire's form
+        assert bodies["anthropic"]["thinking"] == {"type": "enabled", "budget_tokens": 3000}
+        assert "reasoning_effort" in bodies["openai-chat"]
+        assert bodies["gemini"]["generationConfig"]["thinkingConfig"]["thinkingBudget"] == 3000
+    source = essence(history(options))
     for wire, vendor in (("anthropic", "anthropic"), ("openai-chat", "openai"),
                          ("gemini", "gemini")):
         kept = essence(parse_request(vendor, bodies[wire]))
@@ -236,6 +243,22 @@ def test_create_falls_back_after_no_response_and_counts_the_answer() -> None:
     assert len(clock.sleeps) == 2  # anthropic's two retries; none between the models
     assert usage.input_tokens == recorded["usage"]["prompt_tokens"]
     assert len(requests) == 1 and requests[0].json()["model"] == "gpt-4o"
+
+
+def test_the_sync_stream_falls_back() -> None:
+    with ReplayServer.in_thread() as server:
+        server.add(ANTHROPIC_PATH, error_body("api_error", "Internal server error"), status=500,
+                   content_type="application/json")
+        server.add_file(GEMINI_STREAM_PATH, GEMINI_STREAM)
+        with SyncClient("anthropic:claude-sonnet-4-5", base_url=server.url + "/v1",
+                        environ=KEYS, max_retries=0, fallbacks=[Fallback(
+                            "gemini:gemini-2.5-flash", base_url=server.url + "/v1beta")],
+                        ) as chained, chained.stream(history()) as events:
+            answer = events.final()
+        paths = [request.path for request in server.requests]
+    assert paths == [ANTHROPIC_PATH, GEMINI_STREAM_PATH]
+    assert answer.provider == "gemini" and answer.text == "The capital of France is Paris.\n"
+    assert answer.timing is not None and answer.timing.attempts == 2
 
 
 # ---------------------------------------------------------------- what does not fall back
