@@ -1171,3 +1171,17 @@ def test_building_uses_a_fresh_context_each_time() -> None:
     for _ in range(2):  # each turn numbers its details from 0
         details = chat_request.build_messages([turn], context)[0]["reasoning_details"]
         assert [d["index"] for d in details] == [0, 1]
+
+
+def test_a_tool_entry_without_type_is_a_function_everywhere() -> None:
+    """Mistral's recorded body declares its tool without ``"type": "function"``:
+    read as a Tool, written back exactly, and sent to other wires as a function."""
+    body = json.loads((FIXTURES / "conversations/openai-compatible/mistral-tool-call/"
+                       "turn2.request.json").read_text())
+    request = parse_request("mistral", body)
+    assert [type(tool) for tool in request.tools or []] == [Tool]
+    assert build_request("mistral", request) == body
+    gemini = build_request("gemini", request, model="gemini-2.5-flash")
+    assert gemini["tools"][0]["functionDeclarations"][0]["name"] == "get_weather"
+    anthropic = build_request("anthropic", request, model="claude-sonnet-4-5")
+    assert [tool["name"] for tool in anthropic["tools"]] == ["get_weather"]

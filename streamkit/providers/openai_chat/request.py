@@ -115,7 +115,7 @@ from ..function_tools import (
     schema_fields,
     written_tools,
 )
-from ..lossless import put_back, take, take_list, unread, with_extras
+from ..lossless import ABSENT, put_back, take, take_list, unread, with_extras
 from ..options import budget_as_effort, prepared_options, refuse_or_drop
 from ..turns import add_result
 from .assistant import RESERVED, assistant_message, patch, read_assistant
@@ -215,7 +215,10 @@ def _tool(item: Tool | dict[str, Any]) -> dict[str, Any] | None:
     (:func:`~streamkit.providers.function_tools.own_entry`)."""
     if isinstance(item, dict):
         return own_entry(item, WIRE_NAME)
-    return {"type": "function", "function": function_fields(item, WIRE_NAME)}
+    function = function_fields(item, WIRE_NAME)
+    if "type" in function.pop(ABSENT, ()):  # read from a Mistral body, which leaves it out
+        return {"function": function}
+    return {"type": "function", "function": function}
 
 
 def _tool_choice(choice: str, tools: Sequence[Tool | dict[str, Any]] | None) -> Any:
@@ -365,11 +368,18 @@ def _read_options(rest: dict[str, Any], options: dict[str, Any], rules: HistoryR
 
 def _read_tool(entry: dict[str, Any]) -> Tool | dict[str, Any]:
     """A function entry as a :class:`~streamkit.tools.Tool` when it writes back
-    exactly; any other entry as the dict it is (this wire's extras)."""
-    function = entry.get("function")
-    tool = read_function(function, WIRE_NAME) if entry.get("type") == "function" and isinstance(
+    exactly; any other entry as the dict it is (this wire's extras). An entry
+    without ``type`` is a function too (Mistral's API takes and sends that
+    form): written back without it, and to every other wire as the function it is."""
+    function, kind = entry.get("function"), entry.get("type", _UNTYPED)
+    tool = read_function(function, WIRE_NAME) if kind in ("function", _UNTYPED) and isinstance(
         function, dict) else None
+    if tool is not None and kind is _UNTYPED:
+        tool.metadata[ABSENT] = ["type"]
     return tool if tool is not None and _tool(tool) == entry else own(entry)
+
+
+_UNTYPED = object()  # a tool entry without "type"
 
 
 def _read_tool_choice(rest: dict[str, Any], request: Request) -> None:
