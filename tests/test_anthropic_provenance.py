@@ -258,8 +258,6 @@ REFUSALS = [
     ("by URL", _build([UserMessage([DataBlock(source=URLSource("https://x/a.txt",
                                                                 "text/plain"))])])),
     ("UTF-8", _build([UserMessage([DataBlock(source=Base64Source(b"\xff", "text/plain"))])])),
-    ("JSON object", _build([UserMessage("q"), AssistantMessage([ToolCallBlock("t", "f",
-                                                                              "[1]")])])),
     ("tool result", _build([UserMessage("q"), AssistantMessage([ToolResultBlock("t")],
                                                                provider=ANTHROPIC)])),
     ("include_thoughts", _build([UserMessage("q")], include_thoughts=True)),

@@ -244,7 +244,6 @@ def test_made_up_ids_of_a_body_pair_calls_and_results() -> None:
     ([UserMessage("Hi")], {"audio": {"format": "mp3"}}, "audio format 'mp3'"),
     ([FunctionExecutionResultMessage([FunctionExecutionResult("x", "ok")])], {},
      "without a name"),
-    ([AssistantMessage([ToolCallBlock("c", "f", "[1]")])], {}, "not a JSON object"),
 ])
 def test_what_gemini_cannot_take_is_an_unsupported_feature_error(
         messages: list[Message], options: dict[str, Any], feature: str) -> None:

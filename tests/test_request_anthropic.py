@@ -45,7 +45,6 @@ from streamkit.blocks import (
     URLSource,
 )
 from streamkit.codec import build_request, parse_request, parse_response
-from streamkit.errors import ToolArgumentsError
 from streamkit.messages import (
     AssistantMessage,
     FunctionExecutionResult,
@@ -469,13 +468,18 @@ def test_tool_result_content_streamkit_cannot_hold_stays_whole() -> None:
     assert build_request(ANTHROPIC, parse_request(ANTHROPIC, wire)) == wire
 
 
-def test_tool_call_arguments_must_be_an_object() -> None:
-    turn = AssistantMessage([ToolCallBlock("t1", "f", "[1, 2]")])
-    with pytest.raises(ValueError, match="not a JSON object"):
-        build_request(ANTHROPIC, [UserMessage("x"), turn], model="m", max_tokens=10)
-    cut = AssistantMessage([ToolCallBlock("t1", "f", '{"a": ', incomplete=True)])
-    with pytest.raises(ToolArgumentsError):
-        build_request(ANTHROPIC, [UserMessage("x"), cut], model="m", max_tokens=10)
+def test_tool_call_arguments_that_are_no_object_go_as_an_empty_one() -> None:
+    """``input`` must be an object: arguments cut off, not JSON or JSON of
+    another kind go as ``{}`` (never an exception); the raw text stays in the
+    block."""
+    for text, cut in [("[1, 2]", False), ('{"a": ', True), ('{"a": b}', False)]:
+        call = ToolCallBlock("t1", "f", text, incomplete=cut)
+        body = build_request(ANTHROPIC, [UserMessage("x"), AssistantMessage([call])],
+                             model="m", max_tokens=10)
+        assert body["messages"][1]["content"] == [
+            {"type": "tool_use", "id": "t1", "name": "f", "input": {}}]
+        assert call.input == text
+        assert_sdk_valid(body)
 
 
 def test_tools_written_as_the_docs_show() -> None:

@@ -1152,9 +1152,14 @@ def test_made_up_ids() -> None:
     assert made_up_id(ToolCallBlock("anything", "f", metadata={GENERATED_ID: True}))
 
 
-def test_call_arguments_must_be_an_object() -> None:
-    with pytest.raises(ValueError, match="JSON object"):
-        build_request(GEMINI, [AssistantMessage([ToolCallBlock("c", "f", "[1]")])])
+def test_call_arguments_that_are_no_object_go_as_an_empty_one() -> None:
+    """``args`` must be an object: arguments cut off, not JSON or JSON of
+    another kind go as ``{}`` (never an exception)."""
+    for text, cut in [("[1]", False), ('{"a": ', True), ('{"a": b}', False)]:
+        body = build_request(GEMINI, [AssistantMessage([ToolCallBlock("c", "f", text,
+                                                                      incomplete=cut)])])
+        assert body["contents"][0]["parts"][0]["functionCall"]["args"] == {}
+        assert_sdk_valid(body)
 
 
 def test_fixtures_folder_is_the_manifests() -> None:

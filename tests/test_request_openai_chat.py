@@ -789,12 +789,15 @@ def test_images_a_tool_returned_go_in_a_following_user_message() -> None:
     assert_sdk_valid(body)
 
 
-def test_cut_off_arguments_go_as_the_json_parsed_so_far() -> None:
+def test_cut_off_or_invalid_arguments_go_as_the_text_that_came() -> None:
+    """``arguments`` is text: a cut-off or malformed call goes back as the model
+    wrote it (no completion made up, no ``"{}"`` in its place); no text is ``{}``."""
     cut = ToolCallBlock("call_x", "f", '{"city": "Par', incomplete=True)
+    invalid = ToolCallBlock("call_z", "f", '{"city": Paris}')
     empty = ToolCallBlock("call_y", "g", "")
-    body = build([UserMessage("go"), AssistantMessage([cut, empty])])
+    body = build([UserMessage("go"), AssistantMessage([cut, invalid, empty])])
     arguments = [c["function"]["arguments"] for c in body["messages"][1]["tool_calls"]]
-    assert [json.loads(a) for a in arguments] == [{"city": "Par"}, {}]
+    assert arguments == ['{"city": "Par', '{"city": Paris}', "{}"]
 
 
 def test_mistral_call_ids_are_nine_letters_on_the_call_and_its_result() -> None:

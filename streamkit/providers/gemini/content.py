@@ -75,9 +75,9 @@ generated image), server tool parts (``toolCall`` / ``toolResponse``,
 ``executableCode``...) verbatim, every signature on its part, block metadata
 included. The thought-signatures guide asks for exactly that: "pass it back
 exactly as received"; on Gemini 3 a function call of the current turn without
-its signature is a 400. A call cut off mid-arguments cannot be sent (its
-``args`` are no JSON object): building raises
-:class:`~streamkit.errors.ToolArgumentsError`.
+its signature is a 400. A call whose arguments were cut off or are no JSON
+object goes with ``args: {}`` (the policy of every wire:
+:mod:`streamkit.providers.function_tools`).
 
 A turn from another wire format keeps only what Gemini can take (the policy
 of every wire, :data:`streamkit.providers.turns.FOREIGN_BLOCKS`; this module
@@ -127,7 +127,7 @@ from ...ids import StreamIds
 from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_str
-from ..function_tools import arguments_object
+from ..function_tools import arguments_as_object
 from ..lossless import ABSENT, exactly, raw_part, unread, write_user_part
 from ..media import read_data_url
 from ..turns import ForeignWriters, OwnWriter, is_own_block, turn_parts
@@ -253,7 +253,7 @@ def call_part(block: ToolCallBlock, *, write_id: bool) -> Wire:
     call: Wire = {"id": block.id} if write_id else {}
     call["name"] = block.name
     if "args" not in absent_fields(own):
-        call["args"] = arguments_object(block, NAME, "functionCall.args")
+        call["args"] = arguments_as_object(block)
     part: Wire = {spelling.key("functionCall"): {**call, **call_extras}}
     _sign(part, as_str(own.get(SIGNATURE)), spelling)
     return {**part, **part_extras}
@@ -336,7 +336,7 @@ def _foreign_call(block: ToolCallBlock) -> Wire:
     """Another API's call as a plain ``functionCall`` (its id unless made up)."""
     call: Wire = {} if made_up_id(block) else {"id": block.id}
     return {"functionCall": {**call, "name": block.name,
-                             "args": arguments_object(block, NAME, "functionCall.args")}}
+                             "args": arguments_as_object(block)}}
 
 
 _OWN_PARTS: dict[type[Block], OwnWriter[Wire]] = {
