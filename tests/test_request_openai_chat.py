@@ -951,7 +951,7 @@ def test_uniform_options_without_a_form_here_are_refused(dialect: str | None, op
 def test_every_uniform_option_is_handled() -> None:
     tested = {"temperature", "top_p", "max_tokens", "stop", "seed", "reasoning_effort",
               "thinking_budget", "include_thoughts", "include_usage", "audio",
-              "parallel_tool_calls", "foreign_thinking"}
+              "parallel_tool_calls", "foreign_thinking", "api_version"}
     assert tested == set(UNIFORM_OPTIONS)
 
 
