@@ -29,6 +29,7 @@ Run it as a script to print the matrix: ``python tests/translation.py``.
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 import warnings
@@ -252,7 +253,10 @@ def losses(before: Essence, after: Essence) -> list[str]:
 def _request_for(request: Request, mode: str) -> Request:
     if mode == "request":
         return request
-    options = {key: value for key, value in request.options.items() if key in UNIFORM_OPTIONS}
+    # the uniform options, still the source reader's (a target treats them as read, not given)
+    options = copy.copy(request.options)
+    for key in [key for key in options if key not in UNIFORM_OPTIONS]:
+        del options[key]
     return Request(messages=request.messages, tools=request.tools,
                    tool_choice=request.tool_choice, json_output=request.json_output,
                    stream=request.stream, options=options)
