@@ -27,6 +27,7 @@ shell's.
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import logging
 import os
@@ -443,10 +444,43 @@ class ClientCore:
         merged = {**self.entry.options, **options} if self.entry.options else dict(options)
         if stream and self.entry.stream_usage:
             merged.setdefault("include_usage", True)  # usage totals need it (OpenAI Chat)
+        messages = self._for_version(messages, merged)
         model = self.model if self.wire.model_in_body else None
         return build_request(self.entry.name, messages, model=model, tools=tools,
                              tool_choice=tool_choice, json_output=json_output, stream=stream,
                              **merged)
+
+    def api_version(self) -> str | None:
+        """The API version the calls are for: the value of the wire's version
+        header this client sends (Anthropic's ``anthropic-version``, from the
+        registry or the client's ``headers=``); ``None`` where there is none."""
+        header = self.wire.version_header
+        if header is None:
+            return None
+        sent = {name.lower(): value for name, value in self.entry.headers.items()}
+        return sent.get(header.lower())
+
+    def _for_version(self, messages: Sequence[Message] | Request,
+                     options: dict[str, Any]) -> Sequence[Message] | Request:
+        """Give the builder the version the header says (``api_version``, in
+        ``options`` or in the request's own), so the body fits what is sent; a
+        call asking for another version than the header is refused."""
+        version = self.api_version()
+        if version is None:
+            return messages
+        held = messages.options if isinstance(messages, Request) else options
+        asked = held.get("api_version")
+        if asked is not None and asked != version:
+            raise ProviderConfigError(
+                f"api_version={asked!r}, but this client sends {self.wire.version_header}: "
+                f"{version}; pass headers={{{self.wire.version_header!r}: {asked!r}}} "
+                f"to the client for that version")
+        if not isinstance(messages, Request):
+            options["api_version"] = version
+            return messages
+        kept = copy.copy(messages.options)  # an Extras keeps its origin
+        kept["api_version"] = version
+        return dataclasses.replace(messages, options=kept)
 
     def call(self, body: dict[str, Any], *, stream: bool, now: float) -> Call:
         """What every attempt of one call started ``now`` (monotonic) sends."""

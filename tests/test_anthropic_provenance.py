@@ -112,6 +112,7 @@ def test_parse_request_keeps_everything_as_anthropics(name: str, body: dict[str,
     unmarked = [where for where, metadata, always in places
                 if (metadata or always) and origin_of(metadata) != ANTHROPIC]
     assert unmarked == []
+    request.options["api_version"] = "2023-06-01"  # the odd body's top_k is that version's
     assert build_request(ANTHROPIC, request) == body
 
 
@@ -163,7 +164,7 @@ def history(wire: str) -> Request:
         tools=[Tool("f", metadata=tag({"cache_control": CACHE}))],
         json_output=JsonSchemaOutput("Answer", {"type": "object"}),
         options=tag({"max_tokens": 64, "temperature": 0.5, "top_k": 5,
-                     "thinking": {"type": "adaptive"}}),
+                     "thinking": {"type": "adaptive"}, "api_version": "2023-06-01"}),
     )
 
 
@@ -202,8 +203,10 @@ def test_another_wires_extras_are_never_written(wire: str) -> None:
         {"type": "text", "text": "Calling."},
         {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}},
     ]
-    # another wire's same_turn mark is its bookkeeping: the turns stay apart
-    assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user", "user"]
+    # another wire's same_turn mark is its bookkeeping, not written; the tool result
+    # and the user's words after it are one user turn here, as the turns alternate
+    assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
+    assert [part["type"] for part in body["messages"][2]["content"]] == ["tool_result", "text"]
 
 
 @pytest.mark.parametrize("wire", OTHER_WIRES)

@@ -97,9 +97,10 @@ def test_another_wires_extras_and_records_never_reach_the_body() -> None:
                 {"text": "Looking."},
                 {"functionCall": {"id": "toolu_1", "name": "lookup", "args": {"q": 1}},
                  "thoughtSignature": FOREIGN_CALL_SIGNATURE}]},
+            # Anthropic's same_turn mark is not written; the turns alternate: one user content
             {"role": "user", "parts": [{"functionResponse": {
-                "id": "toolu_1", "name": "lookup", "response": {"output": '{"v": 42}'}}}]},
-            {"role": "user", "parts": [{"text": "Thanks."}]},  # same_turn was not Gemini's
+                "id": "toolu_1", "name": "lookup", "response": {"output": '{"v": 42}'}}},
+                {"text": "Thanks."}]},
         ],
         "systemInstruction": {"parts": [{"text": "Be brief."}]},
         "tools": [{"functionDeclarations": [

@@ -45,6 +45,7 @@ from streamkit.blocks import (
     URLSource,
 )
 from streamkit.codec import build_request, parse_request, parse_response
+from streamkit.extras import Extras
 from streamkit.messages import (
     AssistantMessage,
     FunctionExecutionResult,
@@ -326,6 +327,8 @@ def body_of(messages: list[Message], **options: Any) -> dict[str, Any]:
     body = build_request(ANTHROPIC, messages, model="claude-sonnet-4-5", **options)
     assert_sdk_valid(body)
     request = parse_request(ANTHROPIC, body)  # and it reads back into the same body
+    if "api_version" in options:  # a header, not a body field: the caller says it again
+        request.options["api_version"] = options["api_version"]
     assert build_request(ANTHROPIC, request) == body
     return body
 
@@ -452,9 +455,12 @@ def test_tool_results_then_text_in_one_wire_message() -> None:
     assert isinstance(results, FunctionExecutionResultMessage)
     assert isinstance(follow_up, UserMessage) and follow_up.metadata == {SAME_TURN: True}
     assert build_request(ANTHROPIC, request) == wire
-    follow_up.metadata = {}  # without the mark: two consecutive user messages
+    # without the mark, read as a wire message of its own: two consecutive user messages
+    follow_up.metadata = Extras(ANTHROPIC)
     assert [m["role"] for m in build_request(ANTHROPIC, request)["messages"]] == [
         "user", "assistant", "user", "user"]
+    follow_up.metadata = {}  # built by hand: joins the user turn before it
+    assert build_request(ANTHROPIC, request) == wire
 
 
 def test_tool_result_content_streamkit_cannot_hold_stays_whole() -> None:
@@ -581,7 +587,8 @@ def test_a_turn_with_nothing_anthropic_can_take_is_left_out() -> None:
     turn = AssistantMessage([ThinkingBlock(encrypted="gAAAA"),
                              RawBlock("reasoning", {"type": "reasoning"})], provider="openai")
     body = body_of([UserMessage("q"), turn, UserMessage("again")])
-    assert [m["role"] for m in body["messages"]] == ["user", "user"]
+    assert body["messages"] == [{"role": "user", "content": [  # the user turns, joined
+        {"type": "text", "text": "q"}, {"type": "text", "text": "again"}]}]
 
 
 def test_a_response_is_its_turn() -> None:
@@ -711,7 +718,7 @@ def test_uniform_options() -> None:
     body = body_of([UserMessage("q")], max_tokens=2048, temperature=0.2, top_p=0.9,
                    stop="END", thinking_budget=1024, include_thoughts=True,
                    reasoning_effort="high", include_usage=True, top_k=40,
-                   metadata={"user_id": "u1"}, stream=True)
+                   metadata={"user_id": "u1"}, stream=True, api_version="2023-06-01")
     assert body == {
         "model": "claude-sonnet-4-5", "max_tokens": 2048, "stream": True,
         "messages": [{"role": "user", "content": "q"}],

@@ -447,7 +447,8 @@ def test_every_uniform_option_is_handled() -> None:
     values: dict[str, Any] = {"temperature": 1.0, "top_p": 1.0, "max_tokens": 1, "stop": ["x"],
                               "seed": 1, "reasoning_effort": "low", "thinking_budget": 1,
                               "include_thoughts": True, "include_usage": True,
-                              "parallel_tool_calls": False, "foreign_thinking": "drop"}
+                              "parallel_tool_calls": False, "foreign_thinking": "drop",
+                              "api_version": "2026-10-21"}
     assert set(values) | {"audio"} == set(UNIFORM_OPTIONS)
     wire = build([UserMessage("hi")], **values)
     assert not set(wire) & set(UNIFORM_OPTIONS)

@@ -959,7 +959,7 @@ def test_a_thinking_budget_without_a_budget_field_is_the_effort_it_stands_for(
 def test_every_uniform_option_is_handled() -> None:
     tested = {"temperature", "top_p", "max_tokens", "stop", "seed", "reasoning_effort",
               "thinking_budget", "include_thoughts", "include_usage", "audio",
-              "parallel_tool_calls", "foreign_thinking"}
+              "parallel_tool_calls", "foreign_thinking", "api_version"}
     assert tested == set(UNIFORM_OPTIONS)
 
 

@@ -80,16 +80,21 @@ def refuse_or_drop(options: dict[str, Any], name: str, wire: str, reason: str,
 
 
 def prepared_options(request: Request, wire: str, unsupported: Mapping[str, str] = EMPTY,
-                     implied: Iterable[str] = (), *, nulls: bool = False
-                     ) -> tuple[dict[str, Any], ForeignThinking]:
+                     implied: Iterable[str] = (), *, nulls: bool = False,
+                     versioned: bool = False) -> tuple[dict[str, Any], ForeignThinking]:
     """The first steps of every builder: the options of the request ``wire``
     may write (:func:`own_options`) and actually given (``nulls``: a uniform
     option given as ``None`` too, for the wires whose bodies carry a null a
     request was read with, as a recorded Mistral body sends ``stop: null``),
     the ``foreign_thinking`` policy taken out of them, a refusal for an option
-    the wire has no form for, the options it needs nothing for removed."""
+    the wire has no form for, the options it needs nothing for removed.
+    ``api_version`` (the API version the request is for) is bookkeeping for
+    the wires whose API has versions (``versioned``: the builder reads it);
+    on the others it says nothing and is removed."""
     options = own_options(request.options, wire)
     options = options if nulls else given_options(options)
+    if not versioned:
+        options.pop("api_version", None)
     foreign_thinking = foreign_thinking_policy(options.pop("foreign_thinking", "text"))
     reject_unsupported(options, unsupported, wire)
     drop_implied(options, implied)

@@ -34,7 +34,9 @@ that wire's :class:`~streamkit.extras.Extras`) is written as another API's
 Reading, two wires (Anthropic, Gemini) put tool results among a user turn's
 parts, where streamkit has messages of their own for them: :func:`user_turns`
 splits such a turn, and marks the messages it made of one wire message
-(:data:`SAME_TURN`) so that building writes them back into one; the other
+(:data:`SAME_TURN`) so that building writes them back into one
+(:func:`joins_previous`, which also joins consecutive turns of one role that
+came from elsewhere, as those two wires need alternating turns); the other
 three send each result as a message of its own, and consecutive ones answer
 one turn (:func:`add_result`).
 """
@@ -242,6 +244,19 @@ def user_turns(parts: Iterable[Any], read_result: Callable[[Any], FunctionExecut
         messages.append(FunctionExecutionResultMessage(run, metadata=extras) if results
                         else UserMessage(content(run), metadata=extras))
     return messages
+
+
+def joins_previous(message: Message, wire: str) -> bool:
+    """Whether a builder of a wire that needs alternating turns (Anthropic,
+    Gemini) writes ``message`` into the wire message before it when both have
+    one role: a message its reader made of the same wire message as the one
+    before it (:data:`SAME_TURN`), and every message that was not read from a
+    body of ``wire`` (built by hand, or another wire's: a tool result then the
+    user's image are one user turn there). A message read as a wire message of
+    its own stays one, so the body it was read from is written back exactly."""
+    if origin_of(message.metadata) == wire:
+        return bool(message.metadata.get(SAME_TURN))
+    return True
 
 
 def add_result(messages: list[Message], result: FunctionExecutionResult, wire: str) -> None:

@@ -83,6 +83,11 @@ class WireFormat:
     """Whether the API refuses a conversation holding tool calls or results
     unless tools are declared (Anthropic: "Requests which include tool_use or
     tool_result blocks must define tools")."""
+    version_header: str | None = None
+    """The request header naming the API version a body is for (Anthropic's
+    ``anthropic-version``): the client passes the value it sends to the
+    builder as the ``api_version`` option, so the body fits that version.
+    ``None``: the wire's API has no versions."""
 
 
 def wire_format(name: str) -> WireFormat:

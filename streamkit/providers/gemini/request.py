@@ -118,7 +118,7 @@ from ..options import (
     prepared_options,
     write_renamed,
 )
-from ..turns import SAME_TURN, is_own_turn, user_turns
+from ..turns import SAME_TURN, is_own_turn, joins_previous, user_turns
 from .content import (
     GENERATED_ID,
     RECORDS,
@@ -395,6 +395,10 @@ def _calls(messages: list[Message]) -> dict[str, ToolCallBlock]:
 
 def _contents(messages: list[Message], calls: dict[str, ToolCallBlock],
               foreign_thinking: ForeignThinking) -> list[Wire]:
+    """The wire contents, user and model turns alternating: a message joins
+    the content before it when it is of the same turn (:func:`joins_previous`:
+    back into the user content its reader split, or, from elsewhere, a tool
+    result and the user's next words as one user content)."""
     out: list[Wire] = []
     for message in messages:
         if isinstance(message, ChatResponse):  # its metadata is the response's, not wire extras
@@ -402,13 +406,17 @@ def _contents(messages: list[Message], calls: dict[str, ToolCallBlock],
         content = _content(message, calls, foreign_thinking)
         if content is None:
             continue
-        same_turn = extras_for(message.metadata, NAME).get(SAME_TURN)
-        if (same_turn and out and content.get("role") != "model"
-                and out[-1].get("role") != "model"):  # back into the user content it came from
+        if out and _same_turn(out[-1], content) and joins_previous(message, NAME):
             out[-1]["parts"] = [*out[-1]["parts"], *content["parts"]]
         else:
             out.append(content)
     return out
+
+
+def _same_turn(previous: Wire, content: Wire) -> bool:
+    """Whether two contents are one side's (a user content's ``role`` may be
+    another word a reader kept, or absent: any but ``model`` is the user's)."""
+    return (previous.get("role") == "model") == (content.get("role") == "model")
 
 
 def _content(message: Message, calls: dict[str, ToolCallBlock],
