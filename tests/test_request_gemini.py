@@ -139,6 +139,8 @@ def canonical(value: Any, annotation: Any) -> Any:
         return out
     if get_origin(annotation) is list and isinstance(value, list):
         return [canonical(item, get_args(annotation)[0]) for item in value]
+    if get_origin(annotation) is dict and isinstance(value, dict):  # Schema.properties
+        return {key: canonical(item, get_args(annotation)[1]) for key, item in value.items()}
     if annotation is bytes and isinstance(value, str):
         return _b64(value)
     if inspect.isclass(annotation) and issubclass(annotation, enum.Enum) and isinstance(
