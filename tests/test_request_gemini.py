@@ -896,7 +896,9 @@ def test_declarations_with_openapi_parameters_or_without_schema() -> None:
     ]}]}
     request = assert_round_trip(body)
     a, b, c = request.tools  # type: ignore[misc]
-    assert a.parameters == {"type": "OBJECT", "properties": {"x": {"type": "STRING"}}}
+    # the OpenAPI subset read as the JSON Schema it stands for; it writes back exactly
+    assert a.parameters == {"type": "object", "properties": {"x": {"type": "string"}}}
+    assert a.metadata == {"schema_field": "parameters", "absent": ["description"]}
     assert isinstance(b, Tool) and isinstance(c, Tool) and c.metadata["behavior"] == "NON_BLOCKING"
 
 
