@@ -143,6 +143,8 @@ def canonical(value: Any, annotation: Any) -> Any:
         return {key: canonical(item, get_args(annotation)[1]) for key, item in value.items()}
     if annotation is bytes and isinstance(value, str):
         return _b64(value)
+    if annotation is int and isinstance(value, str) and value.lstrip("-").isdigit():
+        return int(value)  # proto JSON writes an int64 as a string (Schema.maxItems: "3")
     if inspect.isclass(annotation) and issubclass(annotation, enum.Enum) and isinstance(
             value, str):
         return annotation(value).value

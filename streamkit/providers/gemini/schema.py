@@ -78,19 +78,21 @@ def from_openapi(schema: dict[str, Any]) -> dict[str, Any]:
             out[name] = int(value)
         else:
             out[name if name in _SAME else key] = value
+    _numeric_enum(out)
     if nullable:
         _add_null(out)
-    _numeric_enum(out)
     return out
 
 
 def _add_null(schema: dict[str, Any]) -> None:
     """``nullable: true``: the type, or the choices, admit ``null`` (an untyped
-    schema admits it already)."""
+    schema admits it already), and so does an enum."""
     if isinstance(schema.get("type"), str):
         schema["type"] = [schema["type"], "null"]
     elif isinstance(schema.get("anyOf"), list):
         schema["anyOf"] = [*schema["anyOf"], _NULL]
+    if isinstance(schema.get("enum"), list) and None not in schema["enum"]:
+        schema["enum"] = [*schema["enum"], None]
 
 
 def _numeric_enum(schema: dict[str, Any]) -> None:
@@ -131,8 +133,10 @@ def to_openapi(schema: dict[str, Any]) -> dict[str, Any] | None:
         elif key == "examples" and isinstance(value, list) and len(value) == 1:
             key, converted = "example", value[0]
         elif key == "enum" and isinstance(value, list) and all(
-                isinstance(item, str) or _is_number(item) for item in value):
-            converted = [item if isinstance(item, str) else str(item) for item in value]
+                isinstance(item, str) or _is_number(item) or item is None for item in value):
+            converted = [item if isinstance(item, str) else str(item)
+                         for item in value if item is not None]
+            nullable = nullable or None in value
         elif key in _SAME:
             converted = value
         if converted is _UNSAID:
