@@ -13,6 +13,8 @@ format, both directions side by side, and its record :data:`WIRE`.
 ``content.py``            request parts <-> blocks, both directions, and the
                           cross-provider turn policy
 ``spelling.py``           a body's camelCase / snake_case spelling, kept as data
+``schema.py``             Gemini's OpenAPI ``Schema`` <-> JSON Schema (tool
+                          ``parameters``, ``responseSchema``)
 ``wire.py``               the wire's words as data: finish reasons, usage
                           fields, part field types, inline bytes
 ``http.py``               where the endpoint is; the model goes in the URL

@@ -122,14 +122,14 @@ from ...blocks import (
     arguments_text,
 )
 from ...errors import InvalidBodyError, UnsupportedFeatureError
-from ...extras import Extras, extras_for
+from ...extras import Extras, extras_for, origin_of
 from ...ids import StreamIds
 from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_str
 from ..function_tools import arguments_as_object
 from ..lossless import ABSENT, exactly, raw_part, unread, write_user_part
-from ..media import read_data_url
+from ..media import is_placeholder, read_data_url, url_media_type
 from ..turns import ForeignWriters, OwnWriter, is_own_block, turn_parts
 from .spelling import SNAKE_CASE, Spelling, camel
 from .wire import NAME, decode_base64
@@ -271,6 +271,8 @@ def data_part(block: DataBlock) -> Wire:
     media_type = inline.media_type if inline is not None else block.media_type
     if isinstance(source, URLSource) and inline is None:
         kind = "fileData"
+        if origin_of(block.metadata) != NAME:  # Gemini's own block says what it said
+            media_type = _file_media_type(block, source)
         inner: Wire = {spelling.key("mimeType", "fileData.mimeType"): media_type} if (
             media_type) else {}
         inner[spelling.key("fileUri", "fileData.fileUri")] = source.url
@@ -287,6 +289,24 @@ def data_part(block: DataBlock) -> Wire:
     if block.name is not None:
         inner[spelling.key("displayName", f"{kind}.displayName")] = block.name
     return {spelling.key(kind): {**inner, **inner_extras}, **part_extras}
+
+
+def _file_media_type(block: DataBlock, source: URLSource) -> str:
+    """``fileData.mimeType`` of media by URL: the caller's type, or the one the
+    URL's path names; a placeholder (``image/*``, what OpenAI's and
+    Anthropic's readers say of a URL image) is no type, and none is invented;
+    no type at all is sent as none (a Files API URI has its own)."""
+    media_type = url_media_type(source.url, source.media_type)
+    if media_type is not None:
+        return media_type
+    if is_placeholder(source.media_type):
+        family = source.media_type[:-2] or "media"
+        raise UnsupportedFeatureError(
+            NAME, f"an {family} URL with no media type (block {block.id!r}, "
+            f"{source.url[:100]!r})",
+            "fileData needs a mimeType and the URL's path names none: give the block's media "
+            f"type (URLSource(url, '{family}/png')), or its bytes")
+    return ""
 
 
 def user_part(block: UserContent) -> Wire:

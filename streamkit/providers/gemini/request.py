@@ -30,8 +30,11 @@ Where each part of a :class:`Request` goes:
   :mod:`.content` for the parts, and for what a turn of another API keeps);
 - ``tools``: consecutive :class:`Tool` s -> one ``{"functionDeclarations":
   [...]}`` entry, each ``{"name", "description", "parametersJsonSchema"}``
-  (JSON Schema, the form pydantic makes; a tool read with ``parameters``, the
-  OpenAPI subset, keeps it) plus its metadata; ``strict`` has no Gemini field.
+  (JSON Schema, the form pydantic makes) plus its metadata; a tool read with
+  ``parameters`` (the OpenAPI subset, ``"type": "OBJECT"``) holds the JSON
+  Schema it stands for, as every other wire takes it, and is written back in
+  its own form (:mod:`.schema`); ``description`` is always a string (``None``
+  is written ``""``); ``strict`` has no Gemini field.
   A dict (``{"googleSearch": {}}``, ``{"codeExecution": {}}``, ``{"fileSearch":
   ...}``) goes as it is;
 - ``tool_choice`` -> ``toolConfig.functionCallingConfig``: ``auto`` is
@@ -40,7 +43,8 @@ Where each part of a :class:`Request` goes:
   forms);
 - structured output -> ``generationConfig.responseMimeType:
   "application/json"``, with a schema as ``responseJsonSchema`` (JSON Schema;
-  one read as ``responseSchema``, the OpenAPI subset, keeps that field); the
+  one read as ``responseSchema``, the OpenAPI subset, is held as JSON Schema
+  and written back to that field, as a tool's ``parameters`` are); the
   schema's name, ``strict`` and ``description`` have no Gemini field;
 - options (:data:`~streamkit.request.UNIFORM_OPTIONS`), all inside
   ``generationConfig``: ``temperature``, ``top_p`` (``topP``), ``max_tokens``
@@ -90,7 +94,7 @@ API would refuse there) is read as that option and written inside
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from ...blocks import ContentBlock, TextBlock, ToolCallBlock
@@ -133,11 +137,12 @@ from .content import (
     text_part,
     user_parts,
 )
+from .schema import from_openapi, to_openapi
 from .spelling import SNAKE_CASE, Spelling, camel, snake
 from .wire import NAME, PROVIDER
 
-__all__ = ["GENERATION_FIELDS", "PROVIDER", "SAME_TURN", "SCHEMA_FIELD", "TOOLS_ENTRY",
-           "build_request", "parse_request"]
+__all__ = ["GENERATION_FIELDS", "OPENAPI_SCHEMA", "PROVIDER", "SAME_TURN", "SCHEMA_FIELD",
+           "TOOLS_ENTRY", "build_request", "parse_request"]
 
 #: Tool metadata key: this tool starts a new ``tools`` entry, whose wrapper key
 #: (``functionDeclarations`` or ``function_declarations``) is the value.
@@ -145,6 +150,13 @@ TOOLS_ENTRY = "tools_entry"
 #: Tool / JsonSchemaOutput metadata key: the schema field the body used when it
 #: is not the JSON Schema one (``parameters``, ``responseSchema``: the OpenAPI subset).
 SCHEMA_FIELD = "schema_field"
+#: Tool / JsonSchemaOutput metadata key: the body's own OpenAPI schema, kept when
+#: writing the JSON Schema read from it would not give it back (lower-case types,
+#: counts as strings...): written while the JSON Schema still stands for it.
+OPENAPI_SCHEMA = "openapi_schema"
+# The JSON Schema field beside each OpenAPI one (the API takes either, never both).
+_JSON_SCHEMA_FIELD = {"parameters": "parametersJsonSchema",
+                      "responseSchema": "responseJsonSchema"}
 
 #: GenerationConfig's fields (REST ``GenerationConfig``; google-genai
 #: ``types.GenerationConfig``), camelCase: an option of one of these names goes
@@ -303,11 +315,41 @@ def _write_json_output(config: Wire, json_output: bool | JsonSchemaOutput | None
         return
     _put(config, spelling.key("responseMimeType", "generationConfig.responseMimeType"), _JSON)
     if isinstance(json_output, JsonSchemaOutput):
-        field = extras_for(json_output.metadata, NAME).get(SCHEMA_FIELD, "responseJsonSchema")
+        metadata = extras_for(json_output.metadata, NAME)
+        field = metadata.get(SCHEMA_FIELD, "responseJsonSchema")
         if field not in ("responseJsonSchema", "responseSchema"):
             raise ValueError(f"JsonSchemaOutput.metadata[{SCHEMA_FIELD!r}] must be "
                              f"'responseJsonSchema' or 'responseSchema', not {field!r}")
-        _put(config, spelling.key(field, f"generationConfig.{field}"), json_output.schema)
+        field, schema = _schema_as(field, json_output.schema, metadata)
+        _put(config, spelling.key(field, f"generationConfig.{field}"), schema)
+
+
+def _schema_as(field: str, schema: dict[str, Any],
+               metadata: Mapping[str, Any]) -> tuple[str, Any]:
+    """The field and value that say ``schema`` (JSON Schema) where a body read
+    it from ``field``: an OpenAPI field (``parameters``, ``responseSchema``)
+    gets the body's own schema while ``schema`` still stands for it, else
+    ``schema`` converted; a schema with no OpenAPI form goes to the JSON Schema
+    field beside it. A JSON Schema field gets ``schema`` as it is."""
+    if field not in _JSON_SCHEMA_FIELD:
+        return field, schema
+    given = metadata.get(OPENAPI_SCHEMA)
+    if isinstance(given, dict) and from_openapi(given) == schema:
+        return field, given
+    converted = to_openapi(schema)
+    return (field, converted) if converted is not None else (_JSON_SCHEMA_FIELD[field], schema)
+
+
+def _read_schema(field: str, schema: dict[str, Any], metadata: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema a body's schema under ``field`` stands for: an OpenAPI
+    one converted (kept in ``metadata`` when converting back would not give it
+    exactly), a JSON Schema one as it is."""
+    if field not in _JSON_SCHEMA_FIELD:
+        return schema
+    read = from_openapi(schema)
+    if to_openapi(read) != schema:
+        metadata[OPENAPI_SCHEMA] = schema
+    return read
 
 
 # ---------------------------------------------------------------- tools
@@ -342,14 +384,19 @@ def _declaration(tool: Tool) -> Wire:
     spelling = Spelling.of(metadata)
     absent = absent_fields(metadata)
     out: Wire = {"name": tool.name}
-    if "description" not in absent:
-        out["description"] = tool.description
+    if "description" not in absent:  # a string (the API's docs call it required)
+        out["description"] = tool.description if isinstance(tool.description, str) else ""
     if "parameters" not in absent:
-        field = metadata.get(SCHEMA_FIELD, "parametersJsonSchema")
-        out[spelling.key(field)] = tool.parameters
+        field, schema = _schema_as(metadata.get(SCHEMA_FIELD, "parametersJsonSchema"),
+                                   tool.parameters, metadata)
+        out[spelling.key(field)] = schema
     out.update({key: value for key, value in metadata.items()
-                if key not in RECORDS and key not in (TOOLS_ENTRY, SCHEMA_FIELD)})
+                if key not in RECORDS and key not in _TOOL_RECORDS})
     return out
+
+
+# A tool's metadata keys that are this module's records, never declaration fields.
+_TOOL_RECORDS = frozenset({TOOLS_ENTRY, SCHEMA_FIELD, OPENAPI_SCHEMA})
 
 
 def _tool_config(choice: str | None, options: dict[str, Any], spelling: Spelling) -> Wire | None:
@@ -625,6 +672,8 @@ def _read_declaration(declaration: Any) -> Tool | None:
     description = declaration.get("description")
     if "description" not in declaration:
         absent.append("description")
+    elif not isinstance(description, str):  # null or another type: written back as it was
+        metadata["description"] = description
     schema_key = spelling.find(declaration, "parametersJsonSchema")
     if schema_key is None and "parameters" in declaration:
         schema_key = "parameters"
@@ -642,7 +691,7 @@ def _read_declaration(declaration: Any) -> Tool | None:
                 description=description if isinstance(description, str) else "",
                 metadata=metadata)
     if isinstance(schema, dict):
-        tool.parameters = schema
+        tool.parameters = _read_schema(metadata.get(SCHEMA_FIELD, ""), schema, metadata)
     try:
         return tool if _declaration(tool) == declaration else None
     except (ValueError, TypeError):
@@ -753,12 +802,13 @@ def _read_json_output(config: Wire, spelling: Spelling) -> bool | JsonSchemaOutp
     for field in ("responseJsonSchema", "responseSchema"):
         found = spelling.find(config, field, f"generationConfig.{field}")
         if found is not None and isinstance(config[found], dict):
-            schema = config.pop(found)
+            metadata = Extras(NAME, {} if field == "responseJsonSchema"
+                              else {SCHEMA_FIELD: field})
+            schema = _read_schema(field, config.pop(found), metadata)
             title = schema.get("title")
             return JsonSchemaOutput(
                 name=title if isinstance(title, str) else "output", schema=schema,
-                metadata=Extras(NAME, {} if field == "responseJsonSchema"
-                                else {SCHEMA_FIELD: field}))
+                metadata=metadata)
     return True
 
 
