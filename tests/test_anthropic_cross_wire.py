@@ -362,7 +362,7 @@ def test_a_tool_result_then_the_users_image_is_one_user_turn() -> None:
     tool_result first; on Gemini one user content."""
     request = parsed("openai", "openai-chat/tool-result-then-user-image", max_tokens=1024)
     with strict():
-        body = build(Request(request.messages, tools=request.tools, options=request.options))
+        body = build(Request(request.messages, tools=request.tools))
     assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
     assert [part["type"] for part in body["messages"][2]["content"]] == [
         "tool_result", "text", "image"]
