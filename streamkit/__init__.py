@@ -6,8 +6,8 @@ module. From here:
 - streams: :func:`stream`, :func:`replay` (and the :class:`Replayed` it returns),
   :class:`Stream`, :class:`SyncStream`;
 - the client: :class:`Client`, :class:`SyncClient`, :data:`PROVIDERS`,
-  :class:`Timeouts`, :class:`RetryPolicy`, :class:`Attempt`, :class:`ModelInfo`,
-  :class:`ProviderEntry` (imported on first use: ``import streamkit`` loads
+  :class:`Fallback`, :class:`Timeouts`, :class:`RetryPolicy`, :class:`Attempt`,
+  :class:`ModelInfo`, :class:`ProviderEntry` (imported on first use: ``import streamkit`` loads
   neither httpx nor pydantic);
 - the answer: :class:`ChatResponse`, :class:`ChatUsage`, :class:`FinishReason`,
   the blocks (:class:`TextBlock`, :class:`ThinkingBlock`,
@@ -113,12 +113,14 @@ logging.getLogger("streamkit").addHandler(logging.NullHandler())
 
 if TYPE_CHECKING:  # the client, imported when first used: it loads httpx
     from .client import Attempt, Client, SyncClient, Timeouts
+    from .fallbacks import Fallback
     from .registry import PROVIDERS, ModelInfo, ProviderEntry
     from .retry import RetryPolicy
 
 #: Names imported on first use (``import streamkit`` stays free of httpx).
 _LAZY = {
     "Attempt": ".client", "Client": ".client", "SyncClient": ".client", "Timeouts": ".client",
+    "Fallback": ".fallbacks",
     "PROVIDERS": ".registry", "ModelInfo": ".registry",
     "ProviderEntry": ".registry", "RetryPolicy": ".retry",
 }
@@ -158,6 +160,7 @@ __all__ = [
     "DeltaMismatchError",
     "ErrorEvent",
     "Event",
+    "Fallback",
     "FinishReason",
     "FunctionExecutionResult",
     "FunctionExecutionResultMessage",

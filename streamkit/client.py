@@ -29,7 +29,13 @@ that already delivered content is never sent again; when it breaks, the error
 carries the partial response, as :func:`streamkit.stream` always does. Each
 attempt is reported to the ``on_attempt`` callback and logged on the
 ``streamkit.client`` logger (DEBUG for one that worked, WARNING for one that
-failed).
+failed), naming the provider and model attempted.
+
+A client may have fallbacks (``fallbacks=["openai:gpt-4o", ...]``): when its
+model's call fails before the answer begins, after its retries, the same
+conversation is built for the next model's wire and sent there
+(:mod:`streamkit.fallbacks` has the rules; :class:`~streamkit.fallbacks.Chain`
+decides, the shells send).
 
 Usage, in autogen's terms (``ChatCompletionClient.total_usage`` /
 ``actual_usage``): autogen's OpenAI client adds each call's usage to both, and
@@ -89,8 +95,11 @@ from .client_core import (
     Tools,
 )
 from .cost import Cost
+from .errors import StreamError
+from .fallbacks import Chain, Fallback, Leg
 from .limits import DEFAULT_MAX_TOTAL_BYTES
 from .messages import Message
+from .observability import CallObserver
 from .registry import ModelInfo, ProviderEntry
 from .request import JsonOutput, Request, ToolChoice
 from .response import ChatResponse
@@ -105,6 +114,7 @@ __all__ = [
     "RETRYABLE_TRANSPORT_ERRORS",
     "Attempt",
     "Client",
+    "Fallback",
     "SyncClient",
     "Timeouts",
 ]
@@ -126,7 +136,8 @@ class _Shell(Generic[HttpClient, Clock]):
                  model_info: ModelInfo | None = None,
                  on_attempt: Callable[[Attempt], None] | None = None,
                  timing: Clock | None = None, environ: Mapping[str, str] | None = None,
-                 max_body_bytes: int = DEFAULT_MAX_TOTAL_BYTES, **overrides: Any) -> None:
+                 max_body_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
+                 fallbacks: Sequence[str | Fallback] = (), **overrides: Any) -> None:
         key = None if api_key is None else ApiKey(api_key, "api_key=")
         del api_key  # from here on no frame of the client holds the plain key
         if timeout is UNSET and http_client is None:
@@ -135,12 +146,36 @@ class _Shell(Generic[HttpClient, Clock]):
                                 max_retries=max_retries, retry=retry, model_info=model_info,
                                 on_attempt=on_attempt, environ=environ, overrides=overrides,
                                 max_body_bytes=max_body_bytes)
+        self._cores = [self._core]
+        for number, value in enumerate(map(Fallback.of, fallbacks), 1):
+            core = ClientCore(value.model, value.api_key, value.base_url, timeout=timeout,
+                              max_retries=max_retries, retry=retry, model_info=value.model_info,
+                              on_attempt=on_attempt, environ=environ,
+                              overrides=dict(value.overrides), max_body_bytes=max_body_bytes,
+                              fallback=number)
+            core.share_totals(self._core)
+            self._cores.append(core)
         self._http: HttpClient = http_client if http_client is not None else self._own_http()
         self._owns_http = http_client is None
         self._timing: Clock = timing if timing is not None else self._timing_class()
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self._core!r})"
+        fallbacks = "".join(f", then {core!r}" for core in self._cores[1:])
+        return f"{type(self).__name__}({self._core!r}{fallbacks})"
+
+    def _chain(self, messages: Sequence[Message] | Request, *, stream: bool,
+               tools: Tools | None, tool_choice: ToolChoice | Tool | None,
+               json_output: JsonOutput | None, options: dict[str, Any]) -> Chain:
+        """One call of the conversation, across this client's models."""
+        def build(core: ClientCore) -> dict[str, Any]:
+            return core.body(messages, stream=stream, tools=tools, tool_choice=tool_choice,
+                             json_output=json_output, options=options)
+
+        return Chain(self._cores, build, stream=stream)
+
+    def _only(self, body: dict[str, Any], *, stream: bool) -> Chain:
+        """One call of a body built elsewhere: for this client's own model only."""
+        return Chain([self._core], lambda core: body, stream=stream)
 
     def _own_http(self) -> HttpClient:
         """The httpx client made when none is given."""
@@ -160,6 +195,12 @@ class _Shell(Generic[HttpClient, Clock]):
     def base_url(self) -> str:
         """The base URL in use."""
         return self._core.base_url
+
+    @property
+    def fallbacks(self) -> tuple[str, ...]:
+        """The models tried, in order, when this client's own cannot be reached
+        (``provider:model``; see :mod:`streamkit.fallbacks`)."""
+        return tuple(core.name for core in self._cores[1:])
 
     @property
     def model_info(self) -> ModelInfo:
@@ -323,7 +364,10 @@ class Client(_Shell[httpx.AsyncClient, Timing]):
     (``create()``'s JSON, a stream's whole body). Any other keyword overrides a
     :class:`~streamkit.registry.ProviderEntry` field (``auth="api-key"``,
     ``query={"api-version": ...}``, ``headers={...}`` merged into the defaults,
-    ``options={"max_tokens": 8192}``).
+    ``options={"max_tokens": 8192}``). ``fallbacks`` are the models tried in
+    turn when this one cannot be reached before its answer begins (model
+    strings or :class:`~streamkit.fallbacks.Fallback` values, each with its own
+    key; see :mod:`streamkit.fallbacks`).
     """
 
     _http_class = httpx.AsyncClient
@@ -334,19 +378,43 @@ class Client(_Shell[httpx.AsyncClient, Timing]):
     async def create(self, messages: Sequence[Message] | Request, *, tools: Tools | None = None,
                      tool_choice: ToolChoice | Tool | None = None,
                      json_output: JsonOutput | None = None, **options: Any) -> ChatResponse:
-        """One non-streamed answer, parsed by :func:`streamkit.parse_response`."""
-        return await self.create_body(self._core.body(
+        """One non-streamed answer, parsed by :func:`streamkit.parse_response`
+        (from a fallback when this client's model cannot be reached)."""
+        return await self._create(self._chain(
             messages, stream=False, tools=tools, tool_choice=tool_choice,
             json_output=json_output, options=options))
 
     async def create_body(self, body: dict[str, Any]) -> ChatResponse:
         """Send a request body built elsewhere (a gateway forwarding one) as it is,
-        for one non-streamed answer."""
-        call = self._core.call(body, stream=False, now=self._timing.monotonic())
-        with self._core.observe(call, body, stream=False) as observer:
-            answer = await self._run(self._core.create(call, self._timing))
-            observer.finish(answer, log=call.log)
-        return answer
+        for one non-streamed answer (from this client's own model only)."""
+        return await self._create(self._only(body, stream=False))
+
+    async def _create(self, chain: Chain) -> ChatResponse:
+        """The answer of the first model of ``chain`` that responds."""
+        while True:
+            leg = chain.next(self._timing.monotonic())
+            with leg.core.observe(leg.call, leg.body, stream=False) as observer:
+                response = await self._respond(chain, leg, observer)
+                if response is None:
+                    continue
+                answer = await self._run(leg.core, leg.core.answer(
+                    response, leg.call, self._timing,
+                    chain.request_timing(leg, self._timing.monotonic)))
+                observer.finish(answer, log=leg.call.log)
+            return answer
+
+    async def _respond(self, chain: Chain, leg: Leg,
+                       observer: CallObserver) -> httpx.Response | None:
+        """``leg``'s response (its body unread), or ``None`` when it failed and
+        the next model is to be tried (its telemetry ended with the error)."""
+        try:
+            response = await self._run(leg.core, leg.core.attempts(leg.call, self._timing))
+        except StreamError as error:
+            chain.failed(leg, error)
+            observer.finish(error.partial, error=error, log=leg.call.log)
+            return None
+        chain.answered(leg)
+        return response
 
     @contextlib.asynccontextmanager
     async def stream(self, messages: Sequence[Message] | Request, *, tools: Tools | None = None,
@@ -356,79 +424,94 @@ class Client(_Shell[httpx.AsyncClient, Timing]):
                      **options: Any) -> AsyncIterator[Stream]:
         """``async with client.stream(messages) as events:`` a streamed answer as
         today's :class:`~streamkit.Stream` (same events, final response and errors).
-        Leaving the block closes the connection."""
-        body = self._core.body(messages, stream=True, tools=tools, tool_choice=tool_choice,
-                               json_output=json_output, options=options)
-        async with self.stream_body(body, on_error=on_error, think_tags=think_tags) as events:
+        Leaving the block closes the connection. From a fallback when this
+        client's model cannot be reached before the answer begins."""
+        chain = self._chain(messages, stream=True, tools=tools, tool_choice=tool_choice,
+                            json_output=json_output, options=options)
+        async with self._stream(chain, on_error=on_error, think_tags=think_tags) as events:
             yield events
 
     @contextlib.asynccontextmanager
     async def stream_body(self, body: dict[str, Any], *, on_error: OnError = "raise",
                           think_tags: bool | tuple[str, str] | None = None,
                           ) -> AsyncIterator[Stream]:
-        """Like :meth:`stream` for a request body built elsewhere, sent as it is."""
-        call = self._core.call(body, stream=True, now=self._timing.monotonic())
-        with self._core.observe(call, body, stream=True) as observer:
-            response = await self._run(self._core.attempts(call, self._timing))
-            try:
-                source = _AsyncDeadlineBody.around(response, call.deadline,
-                                                   self._timing.monotonic, self._core.secret)
-                events = self._core.events(
-                    source, on_error=on_error, think_tags=think_tags,
-                    request_timing=call.log.request_timing(self._timing.monotonic))
-                assert isinstance(events, Stream)
-            except BaseException:
-                with anyio.CancelScope(shield=True):
-                    await response.aclose()
-                raise
-            observer.watch(events)
-            try:
-                async with events:
-                    yield events
-            finally:
-                self._core.record_stream(events)
-                observer.finish(events.response, choices=events.choices, error=events.error,
-                                log=call.log)
+        """Like :meth:`stream` for a request body built elsewhere, sent as it is
+        (to this client's own model only)."""
+        async with self._stream(self._only(body, stream=True), on_error=on_error,
+                                think_tags=think_tags) as events:
+            yield events
+
+    @contextlib.asynccontextmanager
+    async def _stream(self, chain: Chain, *, on_error: OnError,
+                      think_tags: bool | tuple[str, str] | None) -> AsyncIterator[Stream]:
+        """The stream of the first model of ``chain`` that responds, observed and
+        counted to its end."""
+        while True:
+            leg = chain.next(self._timing.monotonic())
+            with leg.core.observe(leg.call, leg.body, stream=True) as observer:
+                response = await self._respond(chain, leg, observer)
+                if response is None:
+                    continue
+                try:
+                    source = _AsyncDeadlineBody.around(response, leg.call.deadline,
+                                                       self._timing.monotonic, leg.core.secret)
+                    events = leg.core.events(
+                        source, on_error=on_error, think_tags=think_tags,
+                        request_timing=chain.request_timing(leg, self._timing.monotonic))
+                    assert isinstance(events, Stream)
+                except BaseException:
+                    with anyio.CancelScope(shield=True):
+                        await response.aclose()
+                    raise
+                observer.watch(events)
+                try:
+                    async with events:
+                        yield events
+                finally:
+                    leg.core.record_stream(events)
+                    observer.finish(events.response, choices=events.choices,
+                                    error=events.error, log=leg.call.log)
+            return
 
     # ------------------------------------------------------------ I/O
 
-    async def _run(self, steps: Generator[Step, Any, T]) -> T:
+    async def _run(self, core: ClientCore, steps: Generator[Step, Any, T]) -> T:
         """Perform each step of a call's core, telling it what came, to its end."""
         progress = Progress(steps)
         while not progress.done:
-            progress.tell(await self._perform(progress.step))
+            progress.tell(await self._perform(core, progress.step))
         return progress.result()
 
-    async def _perform(self, step: Step) -> Any:
+    async def _perform(self, core: ClientCore, step: Step) -> Any:
         if isinstance(step, Send):
-            return await self._send(step)
+            return await self._send(core, step)
         if isinstance(step, Read):
-            return await self._read(step)
+            return await self._read(core, step)
         await self._timing.sleep(step.seconds)
         return None
 
-    async def _send(self, step: Send) -> httpx.Response | httpx.HTTPError:
+    async def _send(self, core: ClientCore, step: Send) -> httpx.Response | httpx.HTTPError:
         """The response (its body not read yet) or the httpx error of one attempt,
         all of it (connect, write, headers) within what is left of the total timeout."""
-        request = self._core.request(self._http, step)
+        request = core.request(self._http, step)
         try:
             with anyio.fail_after(_left(step.call.deadline, self._timing.monotonic)):
-                response = await self._http.send(request, stream=True, auth=self._core.auth)
+                response = await self._http.send(request, stream=True, auth=core.auth)
         except TimeoutError:
             return _total_passed(request)
         except httpx.HTTPError as exc:
             _forget_locals(exc)
             return exc
         finally:
-            self._core.scrub(request)
-        self._core.scrub_response(response)
+            core.scrub(request)
+        core.scrub_response(response)
         return response
 
-    async def _read(self, step: Read) -> httpx.HTTPError | None:
+    async def _read(self, core: ClientCore, step: Read) -> httpx.HTTPError | None:
         """Read a body into the step's, then close the response; the httpx error
         that cut the body short, if any."""
         source = _AsyncDeadlineBody.around(step.response, step.deadline, self._timing.monotonic,
-                                           self._core.secret)
+                                           core.secret)
         try:
             await step.body.aread(source.aiter_bytes())
         except httpx.HTTPError as exc:
@@ -470,18 +553,42 @@ class SyncClient(_Shell[httpx.Client, SyncTiming]):
     def create(self, messages: Sequence[Message] | Request, *, tools: Tools | None = None,
                tool_choice: ToolChoice | Tool | None = None,
                json_output: JsonOutput | None = None, **options: Any) -> ChatResponse:
-        """One non-streamed answer, parsed by :func:`streamkit.parse_response`."""
-        return self.create_body(self._core.body(
+        """One non-streamed answer, parsed by :func:`streamkit.parse_response`
+        (from a fallback when this client's model cannot be reached)."""
+        return self._create(self._chain(
             messages, stream=False, tools=tools, tool_choice=tool_choice,
             json_output=json_output, options=options))
 
     def create_body(self, body: dict[str, Any]) -> ChatResponse:
-        """Send a request body built elsewhere as it is, for one non-streamed answer."""
-        call = self._core.call(body, stream=False, now=self._timing.monotonic())
-        with self._core.observe(call, body, stream=False) as observer:
-            answer = self._run(self._core.create(call, self._timing))
-            observer.finish(answer, log=call.log)
-        return answer
+        """Send a request body built elsewhere as it is, for one non-streamed
+        answer (from this client's own model only)."""
+        return self._create(self._only(body, stream=False))
+
+    def _create(self, chain: Chain) -> ChatResponse:
+        """The answer of the first model of ``chain`` that responds."""
+        while True:
+            leg = chain.next(self._timing.monotonic())
+            with leg.core.observe(leg.call, leg.body, stream=False) as observer:
+                response = self._respond(chain, leg, observer)
+                if response is None:
+                    continue
+                answer = self._run(leg.core, leg.core.answer(
+                    response, leg.call, self._timing,
+                    chain.request_timing(leg, self._timing.monotonic)))
+                observer.finish(answer, log=leg.call.log)
+            return answer
+
+    def _respond(self, chain: Chain, leg: Leg, observer: CallObserver) -> httpx.Response | None:
+        """``leg``'s response (its body unread), or ``None`` when it failed and
+        the next model is to be tried (its telemetry ended with the error)."""
+        try:
+            response = self._run(leg.core, leg.core.attempts(leg.call, self._timing))
+        except StreamError as error:
+            chain.failed(leg, error)
+            observer.finish(error.partial, error=error, log=leg.call.log)
+            return None
+        chain.answered(leg)
+        return response
 
     @contextlib.contextmanager
     def stream(self, messages: Sequence[Message] | Request, *, tools: Tools | None = None,
@@ -490,71 +597,87 @@ class SyncClient(_Shell[httpx.Client, SyncTiming]):
                think_tags: bool | tuple[str, str] | None = None,
                **options: Any) -> Iterator[SyncStream]:
         """``with client.stream(messages) as events:`` a streamed answer as a
-        :class:`~streamkit.SyncStream`; leaving the block closes the connection."""
-        body = self._core.body(messages, stream=True, tools=tools, tool_choice=tool_choice,
-                               json_output=json_output, options=options)
-        with self.stream_body(body, on_error=on_error, think_tags=think_tags) as events:
+        :class:`~streamkit.SyncStream`; leaving the block closes the connection.
+        From a fallback when this client's model cannot be reached before the
+        answer begins."""
+        chain = self._chain(messages, stream=True, tools=tools, tool_choice=tool_choice,
+                            json_output=json_output, options=options)
+        with self._stream(chain, on_error=on_error, think_tags=think_tags) as events:
             yield events
 
     @contextlib.contextmanager
     def stream_body(self, body: dict[str, Any], *, on_error: OnError = "raise",
                     think_tags: bool | tuple[str, str] | None = None) -> Iterator[SyncStream]:
-        """Like :meth:`stream` for a request body built elsewhere, sent as it is."""
-        call = self._core.call(body, stream=True, now=self._timing.monotonic())
-        with self._core.observe(call, body, stream=True) as observer:
-            response = self._run(self._core.attempts(call, self._timing))
-            try:
-                source = _SyncDeadlineBody.around(response, call.deadline,
-                                                  self._timing.monotonic, self._core.secret)
-                events = self._core.events(
-                    source, on_error=on_error, think_tags=think_tags,
-                    request_timing=call.log.request_timing(self._timing.monotonic))
-                assert isinstance(events, SyncStream)
-            except BaseException:
-                response.close()
-                raise
-            observer.watch(events)
-            try:
-                with events:
-                    yield events
-            finally:
-                self._core.record_stream(events)
-                observer.finish(events.response, choices=events.choices, error=events.error,
-                                log=call.log)
+        """Like :meth:`stream` for a request body built elsewhere, sent as it is
+        (to this client's own model only)."""
+        with self._stream(self._only(body, stream=True), on_error=on_error,
+                          think_tags=think_tags) as events:
+            yield events
 
-    def _run(self, steps: Generator[Step, Any, T]) -> T:
+    @contextlib.contextmanager
+    def _stream(self, chain: Chain, *, on_error: OnError,
+                think_tags: bool | tuple[str, str] | None) -> Iterator[SyncStream]:
+        """The stream of the first model of ``chain`` that responds, observed and
+        counted to its end."""
+        while True:
+            leg = chain.next(self._timing.monotonic())
+            with leg.core.observe(leg.call, leg.body, stream=True) as observer:
+                response = self._respond(chain, leg, observer)
+                if response is None:
+                    continue
+                try:
+                    source = _SyncDeadlineBody.around(response, leg.call.deadline,
+                                                      self._timing.monotonic, leg.core.secret)
+                    events = leg.core.events(
+                        source, on_error=on_error, think_tags=think_tags,
+                        request_timing=chain.request_timing(leg, self._timing.monotonic))
+                    assert isinstance(events, SyncStream)
+                except BaseException:
+                    response.close()
+                    raise
+                observer.watch(events)
+                try:
+                    with events:
+                        yield events
+                finally:
+                    leg.core.record_stream(events)
+                    observer.finish(events.response, choices=events.choices,
+                                    error=events.error, log=leg.call.log)
+            return
+
+    def _run(self, core: ClientCore, steps: Generator[Step, Any, T]) -> T:
         progress = Progress(steps)
         while not progress.done:
-            progress.tell(self._perform(progress.step))
+            progress.tell(self._perform(core, progress.step))
         return progress.result()
 
-    def _perform(self, step: Step) -> Any:
+    def _perform(self, core: ClientCore, step: Step) -> Any:
         if isinstance(step, Send):
-            return self._send(step)
+            return self._send(core, step)
         if isinstance(step, Read):
-            return self._read(step)
+            return self._read(core, step)
         self._timing.sleep(step.seconds)
         return None
 
-    def _send(self, step: Send) -> httpx.Response | httpx.HTTPError:
-        request = self._core.request(self._http, step)
+    def _send(self, core: ClientCore, step: Send) -> httpx.Response | httpx.HTTPError:
+        request = core.request(self._http, step)
         try:
             with deadline(step.call.deadline, self._timing.monotonic):
-                response = self._http.send(request, stream=True, auth=self._core.auth)
+                response = self._http.send(request, stream=True, auth=core.auth)
         except httpx.HTTPError as exc:
             _forget_locals(exc)
             return exc
         finally:
-            self._core.scrub(request)
+            core.scrub(request)
         if _left(step.call.deadline, self._timing.monotonic) == 0:  # a caller's own http client
             response.close()
             return _total_passed(request)
-        self._core.scrub_response(response)
+        core.scrub_response(response)
         return response
 
-    def _read(self, step: Read) -> httpx.HTTPError | None:
+    def _read(self, core: ClientCore, step: Read) -> httpx.HTTPError | None:
         source = _SyncDeadlineBody.around(step.response, step.deadline, self._timing.monotonic,
-                                          self._core.secret)
+                                          core.secret)
         try:
             step.body.read(source.iter_bytes())
         except httpx.HTTPError as exc:

@@ -27,6 +27,7 @@ shell's.
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import logging
 import os
@@ -178,6 +179,12 @@ class Attempt:
     retry_in: float | None
     """Seconds until the next attempt; ``None`` when there is none."""
     request_id: str | None
+    provider: str = ""
+    """The registry name of the provider attempted (``anthropic``)."""
+    model: str = ""
+    """The model attempted, as sent."""
+    fallback: int = 0
+    """Which of the client's models: 0 its own, 1 its first fallback, and so on."""
 
 
 def _key_in(environ: Mapping[str, str], names: Sequence[str]) -> ApiKey | None:
@@ -381,8 +388,10 @@ class ClientCore:
                  timeout: float | Timeouts | None, max_retries: int, retry: RetryPolicy | None,
                  model_info: ModelInfo | None, on_attempt: Callable[[Attempt], None] | None,
                  environ: Mapping[str, str] | None, overrides: dict[str, Any],
-                 max_body_bytes: int = DEFAULT_MAX_TOTAL_BYTES) -> None:
+                 max_body_bytes: int = DEFAULT_MAX_TOTAL_BYTES, fallback: int = 0) -> None:
         entry, self.model = resolve_model(model, base_url=base_url)
+        self.fallback = fallback
+        """0 for a client's own model, n for its n-th fallback."""
         self.entry = _with_overrides(entry, overrides)
         template = base_url if base_url is not None else self.entry.base_url
         if template is None:
@@ -402,6 +411,17 @@ class ClientCore:
         self.max_body_bytes = max_body_bytes
         self.usage = _UsageTotals()
         self.costs = CostTotals()
+
+    def share_totals(self, other: ClientCore) -> None:
+        """Count usage and costs into ``other``'s totals (a client's fallbacks
+        add to the client's own)."""
+        self.usage = other.usage
+        self.costs = other.costs
+
+    @property
+    def name(self) -> str:
+        """``provider:model``, as a client is given it."""
+        return f"{self.entry.name}:{self.model}"
 
     def __repr__(self) -> str:
         key = "no key" if self.secret is None else f"key from {self.secret.source}"
@@ -424,10 +444,43 @@ class ClientCore:
         merged = {**self.entry.options, **options} if self.entry.options else dict(options)
         if stream and self.entry.stream_usage:
             merged.setdefault("include_usage", True)  # usage totals need it (OpenAI Chat)
+        messages = self._for_version(messages, merged)
         model = self.model if self.wire.model_in_body else None
         return build_request(self.entry.name, messages, model=model, tools=tools,
                              tool_choice=tool_choice, json_output=json_output, stream=stream,
                              **merged)
+
+    def api_version(self) -> str | None:
+        """The API version the calls are for: the value of the wire's version
+        header this client sends (Anthropic's ``anthropic-version``, from the
+        registry or the client's ``headers=``); ``None`` where there is none."""
+        header = self.wire.version_header
+        if header is None:
+            return None
+        sent = {name.lower(): value for name, value in self.entry.headers.items()}
+        return sent.get(header.lower())
+
+    def _for_version(self, messages: Sequence[Message] | Request,
+                     options: dict[str, Any]) -> Sequence[Message] | Request:
+        """Give the builder the version the header says (``api_version``, in
+        ``options`` or in the request's own), so the body fits what is sent; a
+        call asking for another version than the header is refused."""
+        version = self.api_version()
+        if version is None:
+            return messages
+        held = messages.options if isinstance(messages, Request) else options
+        asked = held.get("api_version")
+        if asked is not None and asked != version:
+            raise ProviderConfigError(
+                f"api_version={asked!r}, but this client sends {self.wire.version_header}: "
+                f"{version}; pass headers={{{self.wire.version_header!r}: {asked!r}}} "
+                f"to the client for that version")
+        if not isinstance(messages, Request):
+            options["api_version"] = version
+            return messages
+        kept = copy.copy(messages.options)  # an Extras keeps its origin
+        kept["api_version"] = version
+        return dataclasses.replace(messages, options=kept)
 
     def call(self, body: dict[str, Any], *, stream: bool, now: float) -> Call:
         """What every attempt of one call started ``now`` (monotonic) sends."""
@@ -520,6 +573,15 @@ class ClientCore:
         usage counted as an answer handed back whole. Every error carries what
         the body decoded to so far (:meth:`partial_answer`)."""
         response = yield from self.attempts(call, clock)
+        return (yield from self.answer(response, call, clock))
+
+    def answer(self, response: httpx.Response, call: Call, clock: Clock,
+               request_timing: RequestTiming | None = None,
+               ) -> Generator[Step, Any, ChatResponse]:
+        """The answer of a non-streamed call whose attempts gave ``response``:
+        its whole body parsed (see :meth:`create`), timed from ``request_timing``
+        (the call's own log when not given; a fallback chain's adds the models
+        tried before)."""
         body = BoundedBody(self.max_body_bytes)
         failure = yield Read(response, body, call.deadline)
         if body.over_limit:
@@ -531,8 +593,9 @@ class ClientCore:
         answer = self.whole_answer(response, body.data)
         usage = answer.usage
         output = None if usage is None else token_counts(usage, answer.provider).output
-        answer.timing = ResponseTiming.whole_body(call.log.request_timing(clock.monotonic),
-                                                  clock.monotonic(), output)
+        if request_timing is None:
+            request_timing = call.log.request_timing(clock.monotonic)
+        answer.timing = ResponseTiming.whole_body(request_timing, clock.monotonic(), output)
         self.record(answer, whole=True)
         return answer
 
@@ -658,15 +721,15 @@ class ClientCore:
         """Tell the ``on_attempt`` callback and the log what one attempt gave."""
         request_id = headers.get("x-request-id") or headers.get("request-id")
         record = Attempt(attempt, self.policy.max_retries + 1, "POST", call.url, status, error,
-                         retry_in, request_id)
+                         retry_in, request_id, self.entry.name, self.model, self.fallback)
         if error is None:
-            logger.debug("POST %s: attempt %d of %d: HTTP %s", call.url, attempt,
-                         record.max_attempts, status)
+            logger.debug("POST %s (%s): attempt %d of %d: HTTP %s", call.url, self.name,
+                         attempt, record.max_attempts, status)
         else:
             outcome = f"HTTP {status}" if status is not None else "no response"
             then = (f"retrying in {retry_in:.3f} s" if retry_in is not None else "giving up")
-            logger.warning("POST %s: attempt %d of %d failed (%s%s): %s; %s", call.url, attempt,
-                           record.max_attempts, outcome,
+            logger.warning("POST %s (%s): attempt %d of %d failed (%s%s): %s; %s", call.url,
+                           self.name, attempt, record.max_attempts, outcome,
                            f", request id {request_id}" if request_id else "",
                            type(error).__name__, then)
         if self.on_attempt is not None:

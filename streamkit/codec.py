@@ -30,12 +30,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import msgspec
 
 from .errors import InvalidBodyError, ProtocolError, ProviderError
+from .extras import Extras
 from .limits import MAX_JSON_DEPTH, too_deep
 from .messages import Message
 from .registry import ProviderEntry
@@ -92,6 +93,7 @@ def build_request(
     """
     from .providers import wire_format
 
+    entry = _vendor(provider)
     if isinstance(messages, Request):
         request = messages if model is None else dataclasses.replace(messages, model=model)
     else:
@@ -100,8 +102,21 @@ def build_request(
             tool_choice=tool_choice.name if isinstance(tool_choice, Tool) else tool_choice,
             json_output=_json_output(json_output), stream=stream, options=options,
         )
-    entry = _vendor(provider)
+    if entry.options:
+        request = dataclasses.replace(request, options=with_defaults(request.options,
+                                                                     entry.options))
     return wire_format(entry.wire).build_request(request, entry.dialect)
+
+
+def with_defaults(options: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` over the vendor's default options (Anthropic's ``max_tokens``),
+    so that a body built here is the body :class:`~streamkit.Client` sends, and
+    a conversation read from a wire that needs no output budget still has one.
+    An option given as ``None`` is not given; the options' origin stays
+    (:class:`~streamkit.extras.Extras`)."""
+    merged = {**defaults, **{name: value for name, value in options.items()
+                             if value is not None or name not in defaults}}
+    return options.__class__(options.wire, merged) if isinstance(options, Extras) else merged
 
 
 def parse_request(provider: str, body: dict[str, Any]) -> Request:

@@ -53,6 +53,11 @@ if TYPE_CHECKING:
 class StreamkitError(Exception):
     """Base class of every error streamkit raises on purpose."""
 
+    fallback_errors: tuple[StreamkitError, ...] = ()
+    """The errors of the models a client with fallbacks tried before the one
+    that raised this, in the order they were tried (each also named in this
+    error's ``__notes__``); empty otherwise."""
+
 
 class StreamError(StreamkitError):
     """A stream failed; ``partial`` is the response so far."""

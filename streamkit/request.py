@@ -46,6 +46,7 @@ UNIFORM_OPTIONS = (
     "audio",  # {"voice": ..., "format": ...}: spoken output (OpenAI Chat)
     "parallel_tool_calls",  # bool
     "foreign_thinking",  # "text" | "drop": thinking from another provider's turn
+    "api_version",  # str: the API version the request is for (Anthropic's anthropic-version)
 )
 
 ForeignThinking = Literal["text", "drop"]

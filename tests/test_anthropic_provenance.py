@@ -28,7 +28,7 @@ from streamkit import (
     parse_request,
 )
 from streamkit.blocks import Base64Source, DataBlock, RawBlock, ToolResultBlock, URLSource
-from streamkit.errors import InvalidBodyError, UnsupportedFeatureError
+from streamkit.errors import InvalidBodyError, LossyTranslationWarning, UnsupportedFeatureError
 from streamkit.extras import Extras, origin_of
 from streamkit.request import JsonSchemaOutput
 from streamkit.tools import Tool
@@ -112,6 +112,7 @@ def test_parse_request_keeps_everything_as_anthropics(name: str, body: dict[str,
     unmarked = [where for where, metadata, always in places
                 if (metadata or always) and origin_of(metadata) != ANTHROPIC]
     assert unmarked == []
+    request.options["api_version"] = "2023-06-01"  # the odd body's top_k is that version's
     assert build_request(ANTHROPIC, request) == body
 
 
@@ -163,7 +164,7 @@ def history(wire: str) -> Request:
         tools=[Tool("f", metadata=tag({"cache_control": CACHE}))],
         json_output=JsonSchemaOutput("Answer", {"type": "object"}),
         options=tag({"max_tokens": 64, "temperature": 0.5, "top_k": 5,
-                     "thinking": {"type": "adaptive"}}),
+                     "thinking": {"type": "adaptive"}, "api_version": "2023-06-01"}),
     )
 
 
@@ -202,8 +203,10 @@ def test_another_wires_extras_are_never_written(wire: str) -> None:
         {"type": "text", "text": "Calling."},
         {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}},
     ]
-    # another wire's same_turn mark is its bookkeeping: the turns stay apart
-    assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user", "user"]
+    # another wire's same_turn mark is its bookkeeping, not written; the tool result
+    # and the user's words after it are one user turn here, as the turns alternate
+    assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
+    assert [part["type"] for part in body["messages"][2]["content"]] == ["tool_result", "text"]
 
 
 @pytest.mark.parametrize("wire", OTHER_WIRES)
@@ -226,11 +229,11 @@ def test_another_wires_bookkeeping_and_format_extras_stay_there(wire: str) -> No
 
 
 @pytest.mark.parametrize("wire", OTHER_WIRES)
-def test_what_only_another_wire_can_hold_is_refused(wire: str) -> None:
+def test_what_only_another_wire_can_hold_is_dropped_or_refused(wire: str) -> None:
     tool = Extras(wire, {"type": "web_search_preview"})
-    with pytest.raises(UnsupportedFeatureError) as refused:
-        build_request(ANTHROPIC, [UserMessage("q")], model="m", max_tokens=8, tools=[tool])
-    assert refused.value.wire == ANTHROPIC and wire in refused.value.feature
+    with pytest.warns(LossyTranslationWarning, match=f"'web_search_preview' tool read from {wire}"):
+        body = build_request(ANTHROPIC, [UserMessage("q")], model="m", max_tokens=8, tools=[tool])
+    assert "tools" not in body
     part = RawBlock("input_audio", {"type": "input_audio"}, metadata=Extras(wire))
     with pytest.raises(UnsupportedFeatureError) as refused:
         build_request(ANTHROPIC, [UserMessage([part])], model="m", max_tokens=8)
@@ -253,14 +256,11 @@ def _build(messages: list[Any], **options: Any) -> Callable[[], Any]:
 REFUSALS = [
     ("seed", _build([UserMessage("q")], seed=1)),
     ("audio", _build([UserMessage("q")], audio={"voice": "alloy"})),
-    ("max_tokens", _build([UserMessage("q")], max_tokens=None)),
     ("image/bmp", _build([UserMessage([DataBlock(source=Base64Source(b"x", "image/bmp"))])])),
     ("audio/wav", _build([UserMessage([DataBlock(source=Base64Source(b"x", "audio/wav"))])])),
     ("by URL", _build([UserMessage([DataBlock(source=URLSource("https://x/a.txt",
                                                                 "text/plain"))])])),
     ("UTF-8", _build([UserMessage([DataBlock(source=Base64Source(b"\xff", "text/plain"))])])),
-    ("JSON object", _build([UserMessage("q"), AssistantMessage([ToolCallBlock("t", "f",
-                                                                              "[1]")])])),
     ("tool result", _build([UserMessage("q"), AssistantMessage([ToolResultBlock("t")],
                                                                provider=ANTHROPIC)])),
     ("include_thoughts", _build([UserMessage("q")], include_thoughts=True)),

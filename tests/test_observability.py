@@ -179,8 +179,13 @@ ERROR_BODIES = {
 MESSAGES: list[Message] = [SystemMessage("Be brief."), UserMessage("Say hello.")]
 
 
+# The Anthropic cases send temperature: the API version that takes it.
+PINNED = {"anthropic": {"headers": {"anthropic-version": "2023-06-01"}}}
+
+
 def client_for(case: Case, server: ReplayServer, **options: Any) -> Client:
-    return Client(f"{case.provider}:{case.model}", api_key=KEY, base_url=server.url, **options)
+    return Client(f"{case.provider}:{case.model}", api_key=KEY, base_url=server.url,
+                  **PINNED.get(case.provider, {}), **options)
 
 
 def common(case: Case, port: int) -> dict[str, Any]:
@@ -395,7 +400,8 @@ def test_the_sync_client_records_the_same(recorded: Recorded) -> None:
     body, content_type = load_recording(case.recording)
     with ReplayServer.in_thread() as server:
         server.default(body, content_type=content_type)
-        with SyncClient(f"anthropic:{case.model}", api_key=KEY, base_url=server.url) as client:
+        with SyncClient(f"anthropic:{case.model}", api_key=KEY, base_url=server.url,
+                        **PINNED["anthropic"]) as client:
             with client.stream(MESSAGES, **case.options) as events:
                 events.final()
             server.default(created.recording.read_bytes(), content_type="application/json")

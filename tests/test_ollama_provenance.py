@@ -25,6 +25,7 @@ from streamkit import (
     Base64Source,
     DataBlock,
     InvalidBodyError,
+    LossyTranslationWarning,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
@@ -238,12 +239,13 @@ def test_another_providers_server_calls_are_not_sent_as_ours() -> None:
     assert [c["function"]["name"] for c in body["messages"][1]["tool_calls"]] == ["get_weather"]
 
 
-def test_another_wires_tool_entry_is_refused_and_ours_goes_as_it_is() -> None:
+def test_another_wires_tool_entry_is_dropped_with_a_warning_and_ours_goes_as_it_is() -> None:
     entry = {"type": "web_search_20250305", "name": "web_search"}
-    with pytest.raises(UnsupportedFeatureError) as caught:
-        build_request("ollama", Request(messages=[UserMessage("x")], model="m",
-                                        tools=[Extras("anthropic", entry)]))
-    assert caught.value.wire == "ollama" and "anthropic" in caught.value.feature
+    with pytest.warns(LossyTranslationWarning, match="ollama cannot hold the "
+                      "'web_search_20250305' tool read from anthropic"):
+        body = build_request("ollama", Request(messages=[UserMessage("x")], model="m",
+                                               tools=[Extras("anthropic", entry)]))
+    assert "tools" not in body
     function = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
     for given in (function, Extras("ollama", function)):
         assert build_request("ollama", Request(messages=[], model="m", tools=[given]))[

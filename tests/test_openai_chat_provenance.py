@@ -35,7 +35,7 @@ from streamkit.blocks import (
     ToolCallBlock,
     URLSource,
 )
-from streamkit.errors import UnsupportedFeatureError
+from streamkit.errors import LossyTranslationWarning, UnsupportedFeatureError
 from streamkit.extras import Extras, origin_of
 from streamkit.ids import id_factory
 from streamkit.messages import (
@@ -196,12 +196,15 @@ def test_this_wires_own_extras_are_written_back() -> None:
     assert body["tools"][0]["function"]["input_examples"] == []
 
 
-def test_another_wires_tool_entry_is_refused() -> None:
+def test_another_wires_tool_entry_is_dropped_with_a_warning() -> None:
     server_tool = Extras("anthropic", {"type": "web_search_20250305", "name": "web_search"})
-    request = Request(messages=[UserMessage("hi")], model="m", tools=[server_tool])
-    with pytest.raises(UnsupportedFeatureError, match="web_search") as raised:
-        build_request(request, None)
-    assert raised.value.wire == WIRE
+    mine = Tool("lookup")
+    request = Request(messages=[UserMessage("hi")], model="m", tools=[server_tool, mine])
+    with pytest.warns(LossyTranslationWarning, match="'web_search_20250305' tool read from "
+                      "anthropic") as caught:
+        body = build_request(request, None)
+    assert len(caught) == 1
+    assert [entry["function"]["name"] for entry in body["tools"]] == ["lookup"]
     own = Extras(WIRE, {"type": "function", "function": {"name": "g"}})
     request.tools = [own]
     assert build_request(request, None)["tools"] == [{"type": "function",
@@ -214,7 +217,6 @@ def test_another_wires_tool_entry_is_refused() -> None:
     (DataBlock(source=URLSource("https://x/a.wav", "audio/wav")), {}, "audio by URL"),
     (DataBlock(source=Base64Source(b"fLaC", "audio/flac")), {}, "audio/flac"),
     (DataBlock(source=URLSource("https://x/a.pdf", "application/pdf")), {}, "by URL"),
-    (TextBlock("hi"), {"thinking_budget": 100}, "thinking_budget"),
     (TextBlock("hi"), {"include_thoughts": True}, "include_thoughts"),
 ])
 def test_what_the_wire_cannot_take_is_an_unsupported_feature(

@@ -45,7 +45,7 @@ from streamkit.blocks import (
     URLSource,
 )
 from streamkit.codec import build_request, parse_request, parse_response
-from streamkit.errors import ToolArgumentsError
+from streamkit.extras import Extras
 from streamkit.messages import (
     AssistantMessage,
     FunctionExecutionResult,
@@ -56,6 +56,7 @@ from streamkit.messages import (
 )
 from streamkit.providers.anthropic.content import tool_id
 from streamkit.providers.anthropic.request import JSON_TOOL, SAME_TURN
+from streamkit.registry import PROVIDERS
 from streamkit.request import JsonSchemaOutput, Request
 from streamkit.response import ChatResponse
 from streamkit.tools import Tool
@@ -326,6 +327,8 @@ def body_of(messages: list[Message], **options: Any) -> dict[str, Any]:
     body = build_request(ANTHROPIC, messages, model="claude-sonnet-4-5", **options)
     assert_sdk_valid(body)
     request = parse_request(ANTHROPIC, body)  # and it reads back into the same body
+    if "api_version" in options:  # a header, not a body field: the caller says it again
+        request.options["api_version"] = options["api_version"]
     assert build_request(ANTHROPIC, request) == body
     return body
 
@@ -452,9 +455,12 @@ def test_tool_results_then_text_in_one_wire_message() -> None:
     assert isinstance(results, FunctionExecutionResultMessage)
     assert isinstance(follow_up, UserMessage) and follow_up.metadata == {SAME_TURN: True}
     assert build_request(ANTHROPIC, request) == wire
-    follow_up.metadata = {}  # without the mark: two consecutive user messages
+    # without the mark, read as a wire message of its own: two consecutive user messages
+    follow_up.metadata = Extras(ANTHROPIC)
     assert [m["role"] for m in build_request(ANTHROPIC, request)["messages"]] == [
         "user", "assistant", "user", "user"]
+    follow_up.metadata = {}  # built by hand: joins the user turn before it
+    assert build_request(ANTHROPIC, request) == wire
 
 
 def test_tool_result_content_streamkit_cannot_hold_stays_whole() -> None:
@@ -468,13 +474,18 @@ def test_tool_result_content_streamkit_cannot_hold_stays_whole() -> None:
     assert build_request(ANTHROPIC, parse_request(ANTHROPIC, wire)) == wire
 
 
-def test_tool_call_arguments_must_be_an_object() -> None:
-    turn = AssistantMessage([ToolCallBlock("t1", "f", "[1, 2]")])
-    with pytest.raises(ValueError, match="not a JSON object"):
-        build_request(ANTHROPIC, [UserMessage("x"), turn], model="m", max_tokens=10)
-    cut = AssistantMessage([ToolCallBlock("t1", "f", '{"a": ', incomplete=True)])
-    with pytest.raises(ToolArgumentsError):
-        build_request(ANTHROPIC, [UserMessage("x"), cut], model="m", max_tokens=10)
+def test_tool_call_arguments_that_are_no_object_go_as_an_empty_one() -> None:
+    """``input`` must be an object: arguments cut off, not JSON or JSON of
+    another kind go as ``{}`` (never an exception); the raw text stays in the
+    block."""
+    for text, cut in [("[1, 2]", False), ('{"a": ', True), ('{"a": b}', False)]:
+        call = ToolCallBlock("t1", "f", text, incomplete=cut)
+        body = build_request(ANTHROPIC, [UserMessage("x"), AssistantMessage([call])],
+                             model="m", max_tokens=10)
+        assert body["messages"][1]["content"] == [
+            {"type": "tool_use", "id": "t1", "name": "f", "input": {}}]
+        assert call.input == text
+        assert_sdk_valid(body)
 
 
 def test_tools_written_as_the_docs_show() -> None:
@@ -576,7 +587,8 @@ def test_a_turn_with_nothing_anthropic_can_take_is_left_out() -> None:
     turn = AssistantMessage([ThinkingBlock(encrypted="gAAAA"),
                              RawBlock("reasoning", {"type": "reasoning"})], provider="openai")
     body = body_of([UserMessage("q"), turn, UserMessage("again")])
-    assert [m["role"] for m in body["messages"]] == ["user", "user"]
+    assert body["messages"] == [{"role": "user", "content": [  # the user turns, joined
+        {"type": "text", "text": "q"}, {"type": "text", "text": "again"}]}]
 
 
 def test_a_response_is_its_turn() -> None:
@@ -706,7 +718,7 @@ def test_uniform_options() -> None:
     body = body_of([UserMessage("q")], max_tokens=2048, temperature=0.2, top_p=0.9,
                    stop="END", thinking_budget=1024, include_thoughts=True,
                    reasoning_effort="high", include_usage=True, top_k=40,
-                   metadata={"user_id": "u1"}, stream=True)
+                   metadata={"user_id": "u1"}, stream=True, api_version="2023-06-01")
     assert body == {
         "model": "claude-sonnet-4-5", "max_tokens": 2048, "stream": True,
         "messages": [{"role": "user", "content": "q"}],
@@ -749,11 +761,17 @@ def test_options_anthropic_cannot_take_raise(options: dict[str, Any], message: s
         build_request(ANTHROPIC, [UserMessage("q")], model="m", max_tokens=10, **options)
 
 
-def test_max_tokens_is_required() -> None:
-    with pytest.raises(ValueError, match="requires max_tokens"):
-        build_request(ANTHROPIC, [UserMessage("q")], model="claude-sonnet-4-5")
-    with pytest.raises(ValueError, match="requires max_tokens"):
-        build_request(ANTHROPIC, [UserMessage("q")], model="claude-sonnet-4-5", max_tokens=None)
+def test_max_tokens_is_required_and_the_vendor_default_gives_it() -> None:
+    """The wire refuses a body without its required budget; ``build_request``
+    by vendor name sends what the Client sends: the registry's default."""
+    from streamkit.providers.anthropic import WIRE
+
+    for given in ({}, {"max_tokens": None}):
+        with pytest.raises(ValueError, match="requires max_tokens"):
+            WIRE.build_request(Request([UserMessage("q")], model="m", options=given), None)
+        body = build_request(ANTHROPIC, [UserMessage("q")], model="claude-sonnet-4-5", **given)
+        assert body["max_tokens"] == PROVIDERS["anthropic"].options["max_tokens"] == 4096
+    assert build_request(ANTHROPIC, [UserMessage("q")], model="m", max_tokens=5)["max_tokens"] == 5
 
 
 def test_uniform_options_given_as_none_are_not_given() -> None:

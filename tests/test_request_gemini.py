@@ -139,8 +139,12 @@ def canonical(value: Any, annotation: Any) -> Any:
         return out
     if get_origin(annotation) is list and isinstance(value, list):
         return [canonical(item, get_args(annotation)[0]) for item in value]
+    if get_origin(annotation) is dict and isinstance(value, dict):  # Schema.properties
+        return {key: canonical(item, get_args(annotation)[1]) for key, item in value.items()}
     if annotation is bytes and isinstance(value, str):
         return _b64(value)
+    if annotation is int and isinstance(value, str) and value.lstrip("-").isdigit():
+        return int(value)  # proto JSON writes an int64 as a string (Schema.maxItems: "3")
     if inspect.isclass(annotation) and issubclass(annotation, enum.Enum) and isinstance(
             value, str):
         return annotation(value).value
@@ -894,7 +898,9 @@ def test_declarations_with_openapi_parameters_or_without_schema() -> None:
     ]}]}
     request = assert_round_trip(body)
     a, b, c = request.tools  # type: ignore[misc]
-    assert a.parameters == {"type": "OBJECT", "properties": {"x": {"type": "STRING"}}}
+    # the OpenAPI subset read as the JSON Schema it stands for; it writes back exactly
+    assert a.parameters == {"type": "object", "properties": {"x": {"type": "string"}}}
+    assert a.metadata == {"schema_field": "parameters", "absent": ["description"]}
     assert isinstance(b, Tool) and isinstance(c, Tool) and c.metadata["behavior"] == "NON_BLOCKING"
 
 
@@ -1152,9 +1158,14 @@ def test_made_up_ids() -> None:
     assert made_up_id(ToolCallBlock("anything", "f", metadata={GENERATED_ID: True}))
 
 
-def test_call_arguments_must_be_an_object() -> None:
-    with pytest.raises(ValueError, match="JSON object"):
-        build_request(GEMINI, [AssistantMessage([ToolCallBlock("c", "f", "[1]")])])
+def test_call_arguments_that_are_no_object_go_as_an_empty_one() -> None:
+    """``args`` must be an object: arguments cut off, not JSON or JSON of
+    another kind go as ``{}`` (never an exception)."""
+    for text, cut in [("[1]", False), ('{"a": ', True), ('{"a": b}', False)]:
+        body = build_request(GEMINI, [AssistantMessage([ToolCallBlock("c", "f", text,
+                                                                      incomplete=cut)])])
+        assert body["contents"][0]["parts"][0]["functionCall"]["args"] == {}
+        assert_sdk_valid(body)
 
 
 def test_fixtures_folder_is_the_manifests() -> None:

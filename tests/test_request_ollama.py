@@ -304,10 +304,14 @@ def test_made_up_call_ids_are_not_sent() -> None:
     assert wire["messages"][2] == {"role": "tool", "content": "ok", "tool_name": "f"}
 
 
-def test_cut_off_arguments_go_as_the_object_parsed_so_far() -> None:
+def test_cut_off_or_invalid_arguments_go_as_an_empty_object() -> None:
+    """Nothing made up from a cut-off call (no ``{"city": "Par"}``): ``{}``, the
+    raw text staying in the block."""
     cut = ToolCallBlock("call_1", "f", '{"city": "Par', incomplete=True)
-    wire = build([UserMessage("go"), AssistantMessage([cut], provider="ollama")])
-    assert wire["messages"][1]["tool_calls"][0]["function"]["arguments"] == {"city": "Par"}
+    invalid = ToolCallBlock("call_2", "f", '{"city": Paris}')
+    wire = build([UserMessage("go"), AssistantMessage([cut, invalid], provider="ollama")])
+    assert [c["function"]["arguments"] for c in wire["messages"][1]["tool_calls"]] == [{}, {}]
+    assert cut.input == '{"city": "Par'
 
 
 def test_tools_from_functions_keep_nested_models_for_the_server() -> None:
@@ -443,7 +447,8 @@ def test_every_uniform_option_is_handled() -> None:
     values: dict[str, Any] = {"temperature": 1.0, "top_p": 1.0, "max_tokens": 1, "stop": ["x"],
                               "seed": 1, "reasoning_effort": "low", "thinking_budget": 1,
                               "include_thoughts": True, "include_usage": True,
-                              "parallel_tool_calls": False, "foreign_thinking": "drop"}
+                              "parallel_tool_calls": False, "foreign_thinking": "drop",
+                              "api_version": "2026-10-21"}
     assert set(values) | {"audio"} == set(UNIFORM_OPTIONS)
     wire = build([UserMessage("hi")], **values)
     assert not set(wire) & set(UNIFORM_OPTIONS)

@@ -789,12 +789,15 @@ def test_images_a_tool_returned_go_in_a_following_user_message() -> None:
     assert_sdk_valid(body)
 
 
-def test_cut_off_arguments_go_as_the_json_parsed_so_far() -> None:
+def test_cut_off_or_invalid_arguments_go_as_the_text_that_came() -> None:
+    """``arguments`` is text: a cut-off or malformed call goes back as the model
+    wrote it (no completion made up, no ``"{}"`` in its place); no text is ``{}``."""
     cut = ToolCallBlock("call_x", "f", '{"city": "Par', incomplete=True)
+    invalid = ToolCallBlock("call_z", "f", '{"city": Paris}')
     empty = ToolCallBlock("call_y", "g", "")
-    body = build([UserMessage("go"), AssistantMessage([cut, empty])])
+    body = build([UserMessage("go"), AssistantMessage([cut, invalid, empty])])
     arguments = [c["function"]["arguments"] for c in body["messages"][1]["tool_calls"]]
-    assert [json.loads(a) for a in arguments] == [{"city": "Par"}, {}]
+    assert arguments == ['{"city": "Par', '{"city": Paris}', "{}"]
 
 
 def test_mistral_call_ids_are_nine_letters_on_the_call_and_its_result() -> None:
@@ -936,8 +939,6 @@ def test_stream_flag(stream: bool | None) -> None:
 
 
 @pytest.mark.parametrize(("dialect", "option", "error"), [
-    (None, "thinking_budget", "no reasoning budget"),
-    ("deepseek", "thinking_budget", "no reasoning budget"),
     (None, "include_thoughts", "include_thoughts"),
     (None, "foreign_thinking", "foreign_thinking"),
 ])
@@ -948,10 +949,17 @@ def test_uniform_options_without_a_form_here_are_refused(dialect: str | None, op
                                                 else 100})
 
 
+@pytest.mark.parametrize("dialect", [None, "deepseek", "openrouter"])
+def test_a_thinking_budget_without_a_budget_field_is_the_effort_it_stands_for(
+        dialect: str | None) -> None:
+    body = build([UserMessage("hi")], dialect, thinking_budget=3000)
+    assert body["reasoning_effort"] == "medium" and "thinking_budget" not in body
+
+
 def test_every_uniform_option_is_handled() -> None:
     tested = {"temperature", "top_p", "max_tokens", "stop", "seed", "reasoning_effort",
               "thinking_budget", "include_thoughts", "include_usage", "audio",
-              "parallel_tool_calls", "foreign_thinking"}
+              "parallel_tool_calls", "foreign_thinking", "api_version"}
     assert tested == set(UNIFORM_OPTIONS)
 
 
@@ -1166,3 +1174,17 @@ def test_building_uses_a_fresh_context_each_time() -> None:
     for _ in range(2):  # each turn numbers its details from 0
         details = chat_request.build_messages([turn], context)[0]["reasoning_details"]
         assert [d["index"] for d in details] == [0, 1]
+
+
+def test_a_tool_entry_without_type_is_a_function_everywhere() -> None:
+    """Mistral's recorded body declares its tool without ``"type": "function"``:
+    read as a Tool, written back exactly, and sent to other wires as a function."""
+    body = json.loads((FIXTURES / "conversations/openai-compatible/mistral-tool-call/"
+                       "turn2.request.json").read_text())
+    request = parse_request("mistral", body)
+    assert [type(tool) for tool in request.tools or []] == [Tool]
+    assert build_request("mistral", request) == body
+    gemini = build_request("gemini", request, model="gemini-2.5-flash")
+    assert gemini["tools"][0]["functionDeclarations"][0]["name"] == "get_weather"
+    anthropic = build_request("anthropic", request, model="claude-sonnet-4-5")
+    assert [tool["name"] for tool in anthropic["tools"]] == ["get_weather"]

@@ -694,14 +694,24 @@ def test_tools_written_as_the_docs_show() -> None:
     assert [type(t) for t in read] == [Tool, Tool, Extras]  # a tool of this wire, as it came
 
 
-def test_a_tool_with_no_strict_says_nothing() -> None:
-    """``strict=None`` (unspecified) is left out: the API's default (strict mode).
-    The SDK's FunctionToolParam declares strict required, so the oracle refuses it."""
+def test_a_tool_with_no_strict_is_not_strict() -> None:
+    """``strict=None`` (unspecified) is written ``False``: an omitted ``strict`` is
+    strict mode on this API (optional parameters turned mandatory), and the SDK's
+    FunctionToolParam declares it required."""
     body = build_request(RESPONSES, [UserMessage("q")], model="gpt-5", tools=[Tool("ping")])
     assert body["tools"] == [{"type": "function", "name": "ping",
-                              "parameters": {"type": "object", "properties": {}}}]
-    with pytest.raises(ValueError, match="strict"):
-        assert_sdk_valid(body)
+                              "parameters": {"type": "object", "properties": {}},
+                              "strict": False}]
+    assert_sdk_valid(body)
+
+
+def test_a_tool_read_without_strict_is_written_back_without_it() -> None:
+    body = {"model": "gpt-5", "input": "q", "tools": [
+        {"type": "function", "name": "ping", "parameters": {"type": "object"}}]}
+    request = parse_request(RESPONSES, body)
+    assert build_request(RESPONSES, request) == body
+    sent_elsewhere = build_request("openai", request.messages, tools=request.tools)
+    assert "absent" not in json.dumps(sent_elsewhere)
 
 
 # ---------------------------------------------------------------- another API's turns
@@ -898,7 +908,6 @@ def test_reasoning_options_merge_into_a_reasoning_option() -> None:
 @pytest.mark.parametrize(("options", "message"), [
     ({"stop": ["END"]}, "no stop sequences"),
     ({"seed": 7}, "no seed"),
-    ({"thinking_budget": 1024}, "not a token budget"),
     ({"audio": {"voice": "alloy", "format": "wav"}}, "no audio output"),
     ({"max_tokens": 10, "max_output_tokens": 20}, "given twice"),
     ({"include_thoughts": True, "reasoning": {"summary": "detailed"}}, "given twice"),
@@ -911,7 +920,7 @@ def test_options_responses_cannot_take_raise(options: dict[str, Any], message: s
 
 @pytest.mark.parametrize(("options", "feature"), [
     ({"stop": ["END"]}, "stop=['END']"),
-    ({"thinking_budget": 1024}, "thinking_budget=1024"),
+    ({"thinking_budget": "lots"}, "thinking_budget='lots'"),
     ({"reasoning_effort": "low", "reasoning": "high"}, "reasoning='high'"),
     ({"text": "plain"}, "text='plain'"),
 ], ids=["stop", "budget", "reasoning", "text"])
@@ -920,6 +929,20 @@ def test_refusals_are_unsupported_feature_errors_naming_the_wire(options: dict[s
     with pytest.raises(UnsupportedFeatureError) as raised:
         build_request(RESPONSES, [UserMessage("q")], model="m", json_output=True, **options)
     assert (raised.value.wire, raised.value.feature) == (RESPONSES, feature)
+
+
+@pytest.mark.parametrize(("budget", "effort"), [
+    (0, "minimal"), (1, "low"), (1024, "low"), (1025, "medium"), (8192, "medium"),
+    (8193, "high"), (32000, "high")])
+def test_a_thinking_budget_is_the_effort_it_stands_for(budget: int, effort: str) -> None:
+    assert body_of([UserMessage("q")], thinking_budget=budget)["reasoning"] == {
+        "effort": effort}
+
+
+def test_an_effort_given_with_a_budget_wins_and_a_dynamic_budget_leaves_the_default() -> None:
+    assert body_of([UserMessage("q")], thinking_budget=30000,
+                   reasoning_effort="low")["reasoning"] == {"effort": "low"}
+    assert "reasoning" not in body_of([UserMessage("q")], thinking_budget=-1)
 
 
 def test_uniform_options_given_as_none_are_not_given() -> None:

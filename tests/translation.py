@@ -57,6 +57,7 @@ from streamkit import (
     build_request,
     parse_request,
 )
+from streamkit.extras import Extras, origin_of
 from streamkit.request import UNIFORM_OPTIONS
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -252,7 +253,11 @@ def losses(before: Essence, after: Essence) -> list[str]:
 def _request_for(request: Request, mode: str) -> Request:
     if mode == "request":
         return request
-    options = {key: value for key, value in request.options.items() if key in UNIFORM_OPTIONS}
+    # The uniform options as a gateway passes them on: still marked as read from
+    # the source wire (another wire's option the target lacks is dropped, not refused).
+    uniform = {key: value for key, value in request.options.items() if key in UNIFORM_OPTIONS}
+    origin = origin_of(request.options)
+    options = uniform if origin is None else Extras(origin, uniform)
     return Request(messages=request.messages, tools=request.tools,
                    tool_choice=request.tool_choice, json_output=request.json_output,
                    stream=request.stream, options=options)

@@ -13,18 +13,32 @@ is the same kind of declaration on OpenAI's two wires (``name``, ``schema``,
 ``strict``, ``description``): :func:`schema_fields` and :func:`read_schema_output`.
 
 A tool given as a dict is already in a wire's form (a server tool, an entry
-written by hand): :func:`own_entry` sends it to its own wire only. A call's
-arguments are a JSON object on most wires: :func:`arguments_object`.
+written by hand): :func:`own_entry` sends it to its own wire only (and says
+what it dropped elsewhere).
+
+A call's arguments go back the same way on every wire, whoever wrote the turn:
+:func:`arguments_as_text` where the wire takes the JSON text (Chat Completions
+``function.arguments``, Responses ``function_call.arguments``),
+:func:`arguments_as_object` where it takes an object (Anthropic
+``tool_use.input``, Gemini ``functionCall.args``, Ollama
+``function.arguments``). Arguments cut off (``incomplete``, e.g. at
+``max_tokens``) or that are no JSON object never raise: the text wires get the
+raw text exactly as the model wrote it (nothing made up, no ``"{}"`` in its
+place), the object wires ``{}`` (the raw text stays in the response's
+:class:`~streamkit.blocks.ToolCallBlock`). Either way the model can see what
+it asked for, and :meth:`~streamkit.tools.Tool.run_call`'s error result tells
+it what went wrong.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..blocks import ToolCallBlock
-from ..errors import UnsupportedFeatureError
+from ..blocks import ToolCallBlock, decode_arguments
+from ..errors import warn_lossy
 from ..extras import extras_for, origin_of
+from ..partial_json import PartialJSONError
 from ..request import JsonSchemaOutput
 from ..tools import Tool
 from .lossless import unread
@@ -94,28 +108,56 @@ def read_schema_output(fields: Mapping[str, Any], wire: str,
                             metadata=unread(fields, *read, wire=wire))
 
 
-def own_entry(entry: dict[str, Any], wire: str) -> dict[str, Any]:
-    """A tool given as ``wire``'s own dict (or set by hand), as it is; one
-    another wire's reader kept (that API's server tool) has no form here and is
-    refused, naming it by its ``type`` or first key, rather than dropped."""
+def own_entry(entry: dict[str, Any], wire: str) -> dict[str, Any] | None:
+    """A tool given as ``wire``'s own dict (or set by hand), as it is. One
+    another wire's reader kept (that API's server tool: a web search, an MCP
+    server, a file search) has no form here: ``None``, dropped with a
+    :class:`~streamkit.LossyTranslationWarning` naming it by its ``type`` or
+    first key. Dropped rather than refused, so that a conversation can move to
+    a provider that lacks the tool: the model answers without it, as it would
+    if the tool had not been offered."""
     origin = origin_of(entry)
-    if origin not in (None, wire):
-        kind = entry.get("type")
-        named = kind if isinstance(kind, str) else next(iter(entry), "empty")
-        raise UnsupportedFeatureError(
-            wire, f"the {named!r} tool read from {origin}",
-            "declare it as a streamkit Tool, or give this wire's own form as a dict")
-    return dict(entry)
+    if origin in (None, wire):
+        return dict(entry)
+    kind = entry.get("type")
+    named = kind if isinstance(kind, str) else next(iter(entry), "empty")
+    warn_lossy(wire, f"the {named!r} tool read from {origin}",
+               f"it is a tool of {origin}'s API")
+    return None
 
 
-def arguments_object(block: ToolCallBlock, wire: str, field: str) -> dict[str, Any]:
-    """The call's arguments as the JSON object ``wire``'s ``field`` must be."""
-    arguments = block.arguments()
-    if type(arguments) is not dict:
-        raise UnsupportedFeatureError(
-            wire, f"tool call {block.name!r} (id {block.id!r}) with arguments that are not a "
-            "JSON object", f"{field} must be one")
-    return arguments
+def written_tools(tools: Sequence[Tool | dict[str, Any]],
+                  write: Callable[[Tool | dict[str, Any]], dict[str, Any] | None]
+                  ) -> list[dict[str, Any]] | None:
+    """Each tool as ``write`` puts it, without those it drops (:func:`own_entry`);
+    ``None`` when tools were given and every one was dropped: no ``tools``
+    field then, as OpenAI refuses an empty list ("[] is too short")."""
+    written = [written for entry in tools if (written := write(entry)) is not None]
+    return None if tools and not written else written
+
+
+def arguments_as_text(block: ToolCallBlock) -> str:
+    """The call's arguments for a wire that takes JSON text: the text as it
+    came, valid or not, cut off or not (no text at all: ``"{}"``, no
+    arguments, which is what :meth:`~streamkit.blocks.ToolCallBlock.arguments`
+    reads it as)."""
+    text = block.input
+    return text if text.strip() else "{}"
+
+
+def arguments_as_object(block: ToolCallBlock) -> dict[str, Any]:
+    """The call's arguments for a wire that takes a JSON object: the object
+    the text is; ``{}`` when it was cut off, is not JSON or is JSON of another
+    kind (an array, a string): the wire cannot hold the text, and no guess at
+    what the model meant is sent in its place."""
+    text = block.input
+    if block.incomplete or not text.strip():
+        return {}
+    try:
+        arguments = decode_arguments(text)
+    except PartialJSONError:  # within the limits: text too deep or long for them is no JSON
+        return {}
+    return arguments if type(arguments) is dict else {}
 
 
 def named_tools(tools: Sequence[Tool | dict[str, Any]], choice: str) -> list[Tool | dict[str, Any]]:

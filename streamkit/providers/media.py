@@ -6,21 +6,52 @@ block's URL may be one a user gave, which Gemini and Ollama unpack because
 their APIs fetch no ``data:`` URI. Media types go without their parameters
 where a wire names the type alone. Read and written here once, so the five
 wires agree on what a ``data:`` URL holds.
+
+Media by URL: OpenAI's ``image_url`` and Anthropic's URL image name no media
+type, so their readers say ``image/*`` (an image, type unknown). A wire that
+needs a real type (Gemini's ``fileData.mimeType``) takes the caller's, or the
+one the URL's path names (:func:`url_media_type`), and never the placeholder.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import mimetypes
 from collections.abc import Callable
-from urllib.parse import unquote_to_bytes
+from urllib.parse import unquote_to_bytes, urlsplit
 
 from ..blocks import Base64Source
 
-__all__ = ["base_media_type", "data_url", "read_data_url"]
+__all__ = ["base_media_type", "data_url", "is_placeholder", "read_data_url", "url_media_type"]
 
 # RFC 2397: a data URL without a media type is US-ASCII text.
 _DEFAULT_TYPE = "text/plain;charset=US-ASCII"
+
+
+# Python's own table of extensions (not the machine's mime.types: the same answer
+# everywhere), with the image types the providers take that it lacks before 3.13.
+_EXTENSIONS = mimetypes.MimeTypes()
+_EXTENSIONS.add_type("image/webp", ".webp")
+
+
+def is_placeholder(media_type: str) -> bool:
+    """``image/*``: a family, no media type (what a reader says of an image
+    known only by its URL)."""
+    return media_type.endswith("/*")
+
+
+def url_media_type(url: str, given: str) -> str | None:
+    """The media type of what ``url`` points at: ``given`` when it is one,
+    else the one the extension of the URL's path names (within ``given``'s
+    family when that is a placeholder such as ``image/*``); ``None`` when
+    neither says."""
+    if given and not is_placeholder(given):
+        return given
+    guessed, _ = _EXTENSIONS.guess_type(urlsplit(url).path, strict=False)
+    if guessed is None or (given and not guessed.startswith(given[:-1])):
+        return None
+    return guessed
 
 
 def base_media_type(media_type: str) -> str:

@@ -23,6 +23,10 @@ apart on it; a wire supplies only how it writes a text and a plain tool call
   server tools' results among them: dropped, no other API can read them. The
   table lists what passes; a block kind it does not name never crosses.
 
+Content dropped this way (a server tool's call or result, a provider item) is
+said with a :class:`~streamkit.LossyTranslationWarning` (:func:`dropped_content`);
+bookkeeping (signatures, encrypted reasoning, ids) goes without a word.
+
 A block of a wire's own turn that another wire's reader made (its metadata is
 that wire's :class:`~streamkit.extras.Extras`) is written as another API's
 (:func:`turn_parts`).
@@ -30,7 +34,9 @@ that wire's :class:`~streamkit.extras.Extras`) is written as another API's
 Reading, two wires (Anthropic, Gemini) put tool results among a user turn's
 parts, where streamkit has messages of their own for them: :func:`user_turns`
 splits such a turn, and marks the messages it made of one wire message
-(:data:`SAME_TURN`) so that building writes them back into one; the other
+(:data:`SAME_TURN`) so that building writes them back into one
+(:func:`joins_previous`, which also joins consecutive turns of one role that
+came from elsewhere, as those two wires need alternating turns); the other
 three send each result as a message of its own, and consecutive ones answer
 one turn (:func:`add_result`).
 """
@@ -41,7 +47,16 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
-from ..blocks import Block, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from ..blocks import (
+    Block,
+    DataBlock,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from ..errors import warn_lossy
 from ..extras import Extras, origin_of
 from ..messages import (
     FunctionExecutionResult,
@@ -144,6 +159,20 @@ def _call(block: ToolCallBlock, policy: ForeignThinking,
     return [] if block.server_side else [writers.call(block)]
 
 
+def dropped_content(block: Block) -> str | None:
+    """What a :class:`~streamkit.LossyTranslationWarning` names when ``block``
+    of another API's turn is dropped, ``None`` when dropping it loses nothing
+    the conversation said (an empty text, thinking under ``"drop"``, a
+    signature: bookkeeping)."""
+    if isinstance(block, ToolCallBlock) and block.server_side:
+        return f"the server-side {block.name!r} call of another API"
+    if isinstance(block, ToolResultBlock):
+        return "the result of another API's server-side tool"
+    if isinstance(block, RawBlock):
+        return f"another API's {block.kind!r} item"
+    return None
+
+
 def _media(block: DataBlock, policy: ForeignThinking,
            writers: ForeignWriters[Part]) -> list[Part]:
     held = writers.media(block) if writers.media is not None else None
@@ -162,11 +191,17 @@ FOREIGN_BLOCKS: Mapping[type[Block], _Policy] = {
 }
 
 
-def foreign_parts(block: Block, policy: ForeignThinking,
-                  writers: ForeignWriters[Part]) -> list[Part]:
-    """What a wire writes for ``block`` of another API's turn."""
+def foreign_parts(block: Block, policy: ForeignThinking, writers: ForeignWriters[Part],
+                  wire: str) -> list[Part]:
+    """What ``wire`` writes for ``block`` of another API's turn; content it
+    drops (a server tool's call and result, a provider item) is said with a
+    :class:`~streamkit.LossyTranslationWarning`."""
     kept = FOREIGN_BLOCKS.get(type(block))
-    return [] if kept is None else kept(block, policy, writers)
+    parts = [] if kept is None else kept(block, policy, writers)
+    dropped = None if parts else dropped_content(block)
+    if dropped is not None:
+        warn_lossy(wire, dropped, "no other API can run or read it")
+    return parts
 
 
 def is_own_block(block: Block, wire: str) -> bool:
@@ -185,7 +220,7 @@ def turn_parts(blocks: Iterable[Block], *, own: bool, wire: str, policy: Foreign
     out: list[Part] = []
     for block in blocks:
         written = own_writers[type(block)](block) if own and is_own_block(block, wire) else None
-        out += foreign_parts(block, policy, writers) if written is None else written
+        out += foreign_parts(block, policy, writers, wire) if written is None else written
     return out
 
 
@@ -209,6 +244,19 @@ def user_turns(parts: Iterable[Any], read_result: Callable[[Any], FunctionExecut
         messages.append(FunctionExecutionResultMessage(run, metadata=extras) if results
                         else UserMessage(content(run), metadata=extras))
     return messages
+
+
+def joins_previous(message: Message, wire: str) -> bool:
+    """Whether a builder of a wire that needs alternating turns (Anthropic,
+    Gemini) writes ``message`` into the wire message before it when both have
+    one role: a message its reader made of the same wire message as the one
+    before it (:data:`SAME_TURN`), and every message that was not read from a
+    body of ``wire`` (built by hand, or another wire's: a tool result then the
+    user's image are one user turn there). A message read as a wire message of
+    its own stays one, so the body it was read from is written back exactly."""
+    if origin_of(message.metadata) == wire:
+        return bool(message.metadata.get(SAME_TURN))
+    return True
 
 
 def add_result(messages: list[Message], result: FunctionExecutionResult, wire: str) -> None:

@@ -74,10 +74,20 @@ class WireFormat:
     """Whether the model is a body field (else the URL names it)."""
     dialects: bool = False
     """Whether vendors of this wire have dialects (only OpenAI Chat)."""
+    option_records: frozenset[str] = frozenset()
+    """The keys the request reader puts among a request's options that are its
+    own records, never wire fields (OpenAI Chat's ``max_tokens_field``, Gemini's
+    ``snake_case``): another wire drops them without a word, since nothing the
+    caller asked for is lost with them."""
     tools_with_tool_history: bool = False
     """Whether the API refuses a conversation holding tool calls or results
     unless tools are declared (Anthropic: "Requests which include tool_use or
     tool_result blocks must define tools")."""
+    version_header: str | None = None
+    """The request header naming the API version a body is for (Anthropic's
+    ``anthropic-version``): the client passes the value it sends to the
+    builder as the ``api_version`` option, so the body fits that version.
+    ``None``: the wire's API has no versions."""
 
 
 def wire_format(name: str) -> WireFormat:

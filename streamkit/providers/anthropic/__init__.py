@@ -12,6 +12,7 @@
                    turns) <-> blocks, both directions, and the cross-provider
                    turn policy
 ``citations.py``   Anthropic's five citation kinds <-> :class:`~streamkit.blocks.Citation`
+``versions.py``    what each ``anthropic-version`` refuses, and a body fitted to it
 ``wire.py``        the wire's words as data: name, finish words, usage fields
 ``http.py``        where the endpoint is under a base URL; the model is a body field
 =================  ==========================================================
@@ -20,7 +21,7 @@
 """
 
 from ..wire_format import WireFormat
-from .http import MODEL_IN_BODY, endpoint
+from .http import MODEL_IN_BODY, VERSION_HEADER, endpoint
 from .request import build_request, parse_request
 from .response import parse_response
 from .stream import AnthropicParser
@@ -33,6 +34,7 @@ WIRE = WireFormat(
     endpoint=endpoint, model_in_body=MODEL_IN_BODY,
     # "Requests which include tool_use or tool_result blocks must define tools"
     tools_with_tool_history=True,
+    version_header=VERSION_HEADER,
 )
 
 __all__ = ["WIRE", "AnthropicParser", "map_stop_reason"]

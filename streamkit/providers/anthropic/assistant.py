@@ -70,7 +70,7 @@ from ...extras import Extras
 from ...ids import StreamIds
 from ...request import ForeignThinking
 from ..coerce import as_str
-from ..function_tools import arguments_object
+from ..function_tools import arguments_as_object
 from ..lossless import exactly, tagged, unmodelled
 from ..turns import ForeignWriters, OwnWriter, turn_parts
 from .citations import read_citations
@@ -212,7 +212,7 @@ def _content(block: Block) -> ContentBlock:
 def _tool_use(block: ToolCallBlock) -> Wire:
     """A plain ``tool_use`` (another API's call is written so)."""
     return {"type": "tool_use", "id": tool_id(block.id), "name": block.name,
-            "input": arguments_object(block, NAME, "tool_use.input")}
+            "input": arguments_as_object(block)}
 
 
 def _own_tool_call(block: ToolCallBlock) -> list[Wire]:

@@ -13,6 +13,9 @@ MESSAGES_PATH = "/messages"
 #: The model goes in the body (``"model"``).
 MODEL_IN_BODY = True
 
+#: The header naming the API version a body is for (see :mod:`.versions`).
+VERSION_HEADER = "anthropic-version"
+
 
 def endpoint(base_url: str, model: str, *, stream: bool, dialect: str | None = None) -> str:
     """The URL a Messages request is posted to."""

@@ -13,7 +13,10 @@ Where each part of a :class:`Request` goes:
   text / image / document parts); :class:`FunctionExecutionResultMessage` ->
   a ``user`` message of ``tool_result`` parts (a string, or text and image
   parts, and ``is_error``); an assistant turn -> an ``assistant`` message (see
-  :mod:`.content` for what a turn of another API keeps);
+  :mod:`.content` for what a turn of another API keeps); consecutive turns of
+  one role are one wire message (a tool result and the user's image after it
+  are one user turn, its ``tool_result`` parts first), except the messages
+  read as messages of their own from an Anthropic body;
 - ``tools``: a :class:`Tool` -> ``{"name", "description", "input_schema",
   "strict"}`` plus its ``metadata`` (``cache_control``, ``defer_loading``...);
   a dict (a server tool: ``web_search_20250305``, ``web_fetch_20250910``...) as
@@ -30,11 +33,18 @@ Where each part of a :class:`Request` goes:
   answer. Forced tool use is incompatible with extended thinking, so that
   combination raises. For a schema on a model older than structured outputs,
   pass the schema as a tool and ``tool_choice=<its name>`` yourself;
-- options (:data:`~streamkit.request.UNIFORM_OPTIONS`): ``max_tokens``
+- options (:data:`~streamkit.request.UNIFORM_OPTIONS`): ``api_version``, the
+  ``anthropic-version`` the body is for (the client passes the header it
+  sends; without it, the registry's ``2026-10-21``), writes nothing but
+  decides what the version refuses (:mod:`.versions`: under ``2026-10-21``
+  ``temperature``, ``top_p`` and ``top_k`` raise unless another wire's reader
+  read them, then they are dropped with a warning); ``max_tokens``
   (REQUIRED by Anthropic: building without it raises), ``temperature``,
   ``top_p``, ``stop`` -> ``stop_sequences``, ``thinking_budget`` ->
   ``thinking: {"type": "enabled", "budget_tokens": N}`` (``0``: ``{"type":
-  "disabled"}``), ``include_thoughts`` -> ``thinking.display``
+  "disabled"}``; disabled, with a warning, for a request whose last tool-use
+  turn has no signed thinking block: see :func:`_fit_thinking_to_tool_turn`),
+  ``include_thoughts`` -> ``thinking.display``
   (``summarized`` / ``omitted``), ``reasoning_effort`` ->
   ``output_config.effort`` (``low`` ... ``max``; OpenAI's ``minimal`` is sent
   as ``low``). ``include_usage`` writes nothing: Anthropic streams always
@@ -71,8 +81,8 @@ import copy
 from typing import Any, cast
 
 from ...blocks import TextBlock
-from ...errors import InvalidBodyError, UnsupportedFeatureError
-from ...extras import Extras, extras_for
+from ...errors import InvalidBodyError, UnsupportedFeatureError, warn_lossy
+from ...extras import Extras, extras_for, origin_of
 from ...ids import StreamIds
 from ...messages import (
     AssistantMessage,
@@ -87,7 +97,7 @@ from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..coerce import as_str
-from ..function_tools import function_fields, own_entry, read_function
+from ..function_tools import function_fields, own_entry, read_function, written_tools
 from ..lossless import message_extras, put_back, take, take_list, unread
 from ..options import (
     finished_body,
@@ -95,7 +105,7 @@ from ..options import (
     put_field,
     write_renamed,
 )
-from ..turns import SAME_TURN, is_own_turn, user_turns
+from ..turns import SAME_TURN, is_own_turn, joins_previous, user_turns
 from .assistant import assistant_blocks, read_assistant_block
 from .content import (
     Wire,
@@ -106,6 +116,7 @@ from .content import (
     tool_result,
     user_part,
 )
+from .versions import fit_messages, fit_options, version_of
 from .wire import NAME, PROVIDER
 
 #: The tool that carries the answer of ``json_output=True`` (see the module docstring).
@@ -145,7 +156,11 @@ _EFFORT = {"minimal": "low"}
 
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The Messages API body for ``request`` (see the module docstring)."""
-    options, foreign_thinking = prepared_options(request, NAME, _UNSUPPORTED, _IMPLIED)
+    options, foreign_thinking = prepared_options(request, NAME, _UNSUPPORTED, _IMPLIED,
+                                                 versioned=True)
+    origin = origin_of(request.options)
+    version = version_of(options)
+    fit_options(options, version, origin)
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
@@ -153,15 +168,17 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     if system is not None:
         put_field(body, "system", system)
     body["messages"] = _messages(turns, foreign_thinking)
-    tools = [_tool(entry) for entry in request.tools or []]
+    tools = written_tools(request.tools or [], _tool) or []
     write_renamed(body, options, _RENAMED)
-    _write_thinking(body, options)
+    _write_thinking(body, options, origin)
+    _fit_thinking_to_tool_turn(body)
     _write_output_config(body, options, request.json_output)
     _write_tools(body, tools, request.tool_choice, options.pop("parallel_tool_calls", None),
                  request.json_output)
     if request.stream is not None:
         body["stream"] = request.stream
     body = finished_body(body, options)  # everything else, under its own name
+    fit_messages(body["messages"], version)
     if "max_tokens" not in body:
         raise UnsupportedFeatureError(
             NAME, "a request without max_tokens",
@@ -170,9 +187,12 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     return body
 
 
-def _write_thinking(body: dict[str, Any], options: dict[str, Any]) -> None:
+def _write_thinking(body: dict[str, Any], options: dict[str, Any], origin: str | None) -> None:
     """``thinking`` from ``thinking_budget`` and ``include_thoughts`` (or a
-    ``thinking`` option passed as it is)."""
+    ``thinking`` option passed as it is). ``include_thoughts`` without thinking
+    on has nothing to show: refused when the caller gave it, dropped when
+    another wire's reader read it (that API showed its thoughts; this request
+    turns none on), with a warning when it asked to show them."""
     budget = options.pop("thinking_budget", None)
     shown = options.pop("include_thoughts", None)
     thinking = options.pop("thinking", None)
@@ -182,6 +202,12 @@ def _write_thinking(body: dict[str, Any], options: dict[str, Any]) -> None:
                 NAME, "thinking_budget with a thinking object",
                 "give thinking_budget or a thinking object, not both")
         thinking = {"type": "enabled", "budget_tokens": budget} if budget else {"type": "disabled"}
+    if shown is not None and not isinstance(thinking, dict) and origin not in (None, NAME):
+        if shown:
+            warn_lossy(NAME, f"include_thoughts read from {origin}",
+                       "Anthropic shows thinking only when thinking is on, and this request "
+                       "turns none on (no thinking_budget)")
+        shown = None
     if shown is not None:
         if not isinstance(thinking, dict):
             raise UnsupportedFeatureError(
@@ -191,6 +217,63 @@ def _write_thinking(body: dict[str, Any], options: dict[str, Any]) -> None:
         thinking = {**thinking, "display": _DISPLAY[bool(shown)]}
     if thinking is not None:
         body["thinking"] = thinking
+
+
+def _fit_thinking_to_tool_turn(body: dict[str, Any]) -> None:
+    """Turn extended thinking off for a request whose tool-use turn Anthropic
+    would refuse under it.
+
+    With ``thinking: {"type": "enabled"}``, the assistant turn the last tool
+    results answer must start with a signed ``thinking`` (or
+    ``redacted_thinking``) block: the API answers 400 "When `thinking` is
+    enabled, a final `assistant` message must start with a thinking block
+    (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We
+    recommend you include thinking blocks from previous turns. To avoid this
+    requirement, disable `thinking`." Another provider's turn has no block
+    Anthropic can verify, nor does one of ours whose signature was lost (a
+    cut-off stream), and none can be made up; so this request follows the
+    API's own advice and is sent with ``{"type": "disabled"}``, with a
+    :class:`~streamkit.errors.LossyTranslationWarning`. Thinking comes back on
+    the next turn that starts afresh, since a tool-use loop is one assistant
+    turn and Anthropic's docs ask for one thinking configuration per turn.
+
+    Adaptive thinking is left as it is: under it thinking is the model's
+    choice (it may skip it and start with the tool call), so the API cannot
+    require the block, and the models that only think adaptively refuse
+    ``{"type": "disabled"}``."""
+    thinking = body.get("thinking")
+    if not isinstance(thinking, dict) or thinking.get("type") != "enabled":
+        return
+    turn = _last_tool_use_turn(body["messages"])
+    if turn is None or _starts_with_thinking(turn):
+        return
+    body["thinking"] = {"type": "disabled"}
+    warn_lossy(NAME, "thinking for this request",
+               "the assistant turn the last tool results answer has no signed thinking block "
+               "(another provider's turn, or one whose signature was lost), which Anthropic "
+               "requires with thinking enabled; as its error advises, thinking is disabled")
+
+
+def _last_tool_use_turn(messages: list[Wire]) -> Wire | None:
+    """The assistant message the last message's tool results answer (``None``
+    when the conversation does not end with tool results)."""
+    if len(messages) < 2 or messages[-1].get("role") != "user":
+        return None
+    content = messages[-1].get("content")
+    if not isinstance(content, list) or not any(
+            isinstance(part, dict) and part.get("type") == "tool_result" for part in content):
+        return None
+    turn = messages[-2]
+    return turn if turn.get("role") == "assistant" else None
+
+
+def _starts_with_thinking(turn: Wire) -> bool:
+    content = turn.get("content")
+    return (isinstance(content, list) and bool(content) and isinstance(content[0], dict)
+            and content[0].get("type") in _THINKING_TYPES)
+
+
+_THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
 
 
 def _write_output_config(body: dict[str, Any], options: dict[str, Any],
@@ -208,9 +291,10 @@ def _write_output_config(body: dict[str, Any], options: dict[str, Any],
         body["output_config"] = config
 
 
-def _tool(entry: Tool | dict[str, Any]) -> dict[str, Any]:
+def _tool(entry: Tool | dict[str, Any]) -> dict[str, Any] | None:
     """A custom tool (with this wire's extras only); a dict (a server tool, or a
-    tool already in wire form) as it is, unless another wire's reader kept it."""
+    tool already in wire form) as it is, unless another wire's reader kept it
+    (``None``: :func:`~streamkit.providers.function_tools.own_entry`)."""
     if isinstance(entry, dict):
         return own_entry(entry, NAME)
     return function_fields(entry, NAME, schema_field="input_schema")
@@ -290,6 +374,10 @@ def _system_blocks(message: SystemMessage) -> list[Wire]:
 
 
 def _messages(messages: list[Message], foreign_thinking: ForeignThinking) -> list[Wire]:
+    """The wire messages, user and assistant turns alternating: a message
+    joins the one before it when they have one role (:func:`joins_previous`:
+    a tool result and the user's next words from another wire are one user
+    turn here), except a message read as one of its own from an Anthropic body."""
     out: list[Wire] = []
     for message in messages:
         if isinstance(message, ChatResponse):  # its metadata is the response's, not wire extras
@@ -299,22 +387,36 @@ def _messages(messages: list[Message], foreign_thinking: ForeignThinking) -> lis
         wire = _message(message, metadata, foreign_thinking)
         if wire is None:
             continue
-        if same_turn and out and out[-1]["role"] == wire["role"]:
-            _join(out[-1], wire)
+        if (out and out[-1]["role"] == wire["role"] and wire["role"] in _ALTERNATING
+                and joins_previous(message, NAME)):
+            _join(out[-1], wire, results_first=not same_turn)
         else:
             out.append(wire)
     return out
 
 
-def _join(previous: Wire, wire: Wire) -> None:
-    """Put a message back into the wire message it was read from."""
+# The roles whose turns alternate (a mid-conversation system message stands alone).
+_ALTERNATING = frozenset({"user", "assistant"})
+
+
+def _join(previous: Wire, wire: Wire, *, results_first: bool) -> None:
+    """Put a message into the wire message before it: back into the one it was
+    read from, or (``results_first``) joining another of its role, where the
+    ``tool_result`` parts go first, as Anthropic requires of a user message
+    that holds them (the order its own reader saw is kept as it was)."""
     content = previous["content"]
     if isinstance(content, str):
         content = [{"type": "text", "text": content}]
     added = wire["content"]
-    previous["content"] = [*content, *([{"type": "text", "text": added}]
-                                       if isinstance(added, str) else added)]
+    joined = [*content, *([{"type": "text", "text": added}] if isinstance(added, str) else added)]
+    if results_first:
+        joined = sorted(joined, key=lambda part: not _is_tool_result(part))  # stable
+    previous["content"] = joined
     previous.update({k: v for k, v in wire.items() if k not in ("role", "content")})
+
+
+def _is_tool_result(part: Any) -> bool:
+    return isinstance(part, dict) and part.get("type") == "tool_result"
 
 
 def _message(message: Message, metadata: dict[str, Any],

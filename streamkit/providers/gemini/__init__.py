@@ -13,6 +13,8 @@ format, both directions side by side, and its record :data:`WIRE`.
 ``content.py``            request parts <-> blocks, both directions, and the
                           cross-provider turn policy
 ``spelling.py``           a body's camelCase / snake_case spelling, kept as data
+``schema.py``             Gemini's OpenAPI ``Schema`` <-> JSON Schema (tool
+                          ``parameters``, ``responseSchema``)
 ``wire.py``               the wire's words as data: finish reasons, usage
                           fields, part field types, inline bytes
 ``http.py``               where the endpoint is; the model goes in the URL
@@ -26,6 +28,7 @@ from ..wire_format import WireFormat
 from .http import MODEL_IN_BODY, endpoint
 from .request import build_request, parse_request
 from .response import parse_response
+from .spelling import SNAKE_CASE
 from .stream import GeminiParser
 from .wire import FINISH_REASONS, NAME, USAGE_FIELDS, map_finish_reason, map_usage
 
@@ -33,7 +36,7 @@ WIRE = WireFormat(
     name=NAME, title="Gemini generateContent", parser=GeminiParser,
     build_request=build_request, parse_request=parse_request, parse_response=parse_response,
     finish_reasons=FINISH_REASONS, usage_fields=USAGE_FIELDS,
-    endpoint=endpoint, model_in_body=MODEL_IN_BODY,
+    endpoint=endpoint, model_in_body=MODEL_IN_BODY, option_records=frozenset({SNAKE_CASE}),
 )
 
 __all__ = ["FINISH_REASONS", "USAGE_FIELDS", "WIRE", "GeminiParser", "map_finish_reason",

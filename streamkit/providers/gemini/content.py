@@ -75,9 +75,9 @@ generated image), server tool parts (``toolCall`` / ``toolResponse``,
 ``executableCode``...) verbatim, every signature on its part, block metadata
 included. The thought-signatures guide asks for exactly that: "pass it back
 exactly as received"; on Gemini 3 a function call of the current turn without
-its signature is a 400. A call cut off mid-arguments cannot be sent (its
-``args`` are no JSON object): building raises
-:class:`~streamkit.errors.ToolArgumentsError`.
+its signature is a 400. A call whose arguments were cut off or are no JSON
+object goes with ``args: {}`` (the policy of every wire:
+:mod:`streamkit.providers.function_tools`).
 
 A turn from another wire format keeps only what Gemini can take (the policy
 of every wire, :data:`streamkit.providers.turns.FOREIGN_BLOCKS`; this module
@@ -122,14 +122,14 @@ from ...blocks import (
     arguments_text,
 )
 from ...errors import InvalidBodyError, UnsupportedFeatureError
-from ...extras import Extras, extras_for
+from ...extras import Extras, extras_for, origin_of
 from ...ids import StreamIds
 from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_str
-from ..function_tools import arguments_object
+from ..function_tools import arguments_as_object
 from ..lossless import ABSENT, exactly, raw_part, unread, write_user_part
-from ..media import read_data_url
+from ..media import is_placeholder, read_data_url, url_media_type
 from ..turns import ForeignWriters, OwnWriter, is_own_block, turn_parts
 from .spelling import SNAKE_CASE, Spelling, camel
 from .wire import NAME, decode_base64
@@ -253,7 +253,7 @@ def call_part(block: ToolCallBlock, *, write_id: bool) -> Wire:
     call: Wire = {"id": block.id} if write_id else {}
     call["name"] = block.name
     if "args" not in absent_fields(own):
-        call["args"] = arguments_object(block, NAME, "functionCall.args")
+        call["args"] = arguments_as_object(block)
     part: Wire = {spelling.key("functionCall"): {**call, **call_extras}}
     _sign(part, as_str(own.get(SIGNATURE)), spelling)
     return {**part, **part_extras}
@@ -271,6 +271,8 @@ def data_part(block: DataBlock) -> Wire:
     media_type = inline.media_type if inline is not None else block.media_type
     if isinstance(source, URLSource) and inline is None:
         kind = "fileData"
+        if origin_of(block.metadata) != NAME:  # Gemini's own block says what it said
+            media_type = _file_media_type(block, source)
         inner: Wire = {spelling.key("mimeType", "fileData.mimeType"): media_type} if (
             media_type) else {}
         inner[spelling.key("fileUri", "fileData.fileUri")] = source.url
@@ -287,6 +289,24 @@ def data_part(block: DataBlock) -> Wire:
     if block.name is not None:
         inner[spelling.key("displayName", f"{kind}.displayName")] = block.name
     return {spelling.key(kind): {**inner, **inner_extras}, **part_extras}
+
+
+def _file_media_type(block: DataBlock, source: URLSource) -> str:
+    """``fileData.mimeType`` of media by URL: the caller's type, or the one the
+    URL's path names; a placeholder (``image/*``, what OpenAI's and
+    Anthropic's readers say of a URL image) is no type, and none is invented;
+    no type at all is sent as none (a Files API URI has its own)."""
+    media_type = url_media_type(source.url, source.media_type)
+    if media_type is not None:
+        return media_type
+    if is_placeholder(source.media_type):
+        family = source.media_type[:-2] or "media"
+        raise UnsupportedFeatureError(
+            NAME, f"an {family} URL with no media type (block {block.id!r}, "
+            f"{source.url[:100]!r})",
+            "fileData needs a mimeType and the URL's path names none: give the block's media "
+            f"type (URLSource(url, '{family}/png')), or its bytes")
+    return ""
 
 
 def user_part(block: UserContent) -> Wire:
@@ -336,7 +356,7 @@ def _foreign_call(block: ToolCallBlock) -> Wire:
     """Another API's call as a plain ``functionCall`` (its id unless made up)."""
     call: Wire = {} if made_up_id(block) else {"id": block.id}
     return {"functionCall": {**call, "name": block.name,
-                             "args": arguments_object(block, NAME, "functionCall.args")}}
+                             "args": arguments_as_object(block)}}
 
 
 _OWN_PARTS: dict[type[Block], OwnWriter[Wire]] = {

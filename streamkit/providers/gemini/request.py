@@ -30,8 +30,11 @@ Where each part of a :class:`Request` goes:
   :mod:`.content` for the parts, and for what a turn of another API keeps);
 - ``tools``: consecutive :class:`Tool` s -> one ``{"functionDeclarations":
   [...]}`` entry, each ``{"name", "description", "parametersJsonSchema"}``
-  (JSON Schema, the form pydantic makes; a tool read with ``parameters``, the
-  OpenAPI subset, keeps it) plus its metadata; ``strict`` has no Gemini field.
+  (JSON Schema, the form pydantic makes) plus its metadata; a tool read with
+  ``parameters`` (the OpenAPI subset, ``"type": "OBJECT"``) holds the JSON
+  Schema it stands for, as every other wire takes it, and is written back in
+  its own form (:mod:`.schema`); ``description`` is always a string (``None``
+  is written ``""``); ``strict`` has no Gemini field.
   A dict (``{"googleSearch": {}}``, ``{"codeExecution": {}}``, ``{"fileSearch":
   ...}``) goes as it is;
 - ``tool_choice`` -> ``toolConfig.functionCallingConfig``: ``auto`` is
@@ -40,7 +43,8 @@ Where each part of a :class:`Request` goes:
   forms);
 - structured output -> ``generationConfig.responseMimeType:
   "application/json"``, with a schema as ``responseJsonSchema`` (JSON Schema;
-  one read as ``responseSchema``, the OpenAPI subset, keeps that field); the
+  one read as ``responseSchema``, the OpenAPI subset, is held as JSON Schema
+  and written back to that field, as a tool's ``parameters`` are); the
   schema's name, ``strict`` and ``description`` have no Gemini field;
 - options (:data:`~streamkit.request.UNIFORM_OPTIONS`), all inside
   ``generationConfig``: ``temperature``, ``top_p`` (``topP``), ``max_tokens``
@@ -90,12 +94,12 @@ API would refuse there) is read as that option and written inside
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from ...blocks import ContentBlock, TextBlock, ToolCallBlock
 from ...errors import InvalidBodyError, UnsupportedFeatureError
-from ...extras import Extras, extras_for, origin_of
+from ...extras import Extras, extras_for
 from ...ids import StreamIds
 from ...messages import (
     AssistantMessage,
@@ -111,13 +115,14 @@ from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
 from ..coerce import path
+from ..function_tools import own_entry
 from ..lossless import ABSENT, put_back, take_list, unread, with_extras
 from ..options import (
     finished_body,
     prepared_options,
     write_renamed,
 )
-from ..turns import SAME_TURN, is_own_turn, user_turns
+from ..turns import SAME_TURN, is_own_turn, joins_previous, user_turns
 from .content import (
     GENERATED_ID,
     RECORDS,
@@ -132,11 +137,12 @@ from .content import (
     text_part,
     user_parts,
 )
+from .schema import from_openapi, to_openapi
 from .spelling import SNAKE_CASE, Spelling, camel, snake
 from .wire import NAME, PROVIDER
 
-__all__ = ["GENERATION_FIELDS", "PROVIDER", "SAME_TURN", "SCHEMA_FIELD", "TOOLS_ENTRY",
-           "build_request", "parse_request"]
+__all__ = ["GENERATION_FIELDS", "OPENAPI_SCHEMA", "PROVIDER", "SAME_TURN", "SCHEMA_FIELD",
+           "TOOLS_ENTRY", "build_request", "parse_request"]
 
 #: Tool metadata key: this tool starts a new ``tools`` entry, whose wrapper key
 #: (``functionDeclarations`` or ``function_declarations``) is the value.
@@ -144,6 +150,13 @@ TOOLS_ENTRY = "tools_entry"
 #: Tool / JsonSchemaOutput metadata key: the schema field the body used when it
 #: is not the JSON Schema one (``parameters``, ``responseSchema``: the OpenAPI subset).
 SCHEMA_FIELD = "schema_field"
+#: Tool / JsonSchemaOutput metadata key: the body's own OpenAPI schema, kept when
+#: writing the JSON Schema read from it would not give it back (lower-case types,
+#: counts as strings...): written while the JSON Schema still stands for it.
+OPENAPI_SCHEMA = "openapi_schema"
+# The JSON Schema field beside each OpenAPI one (the API takes either, never both).
+_JSON_SCHEMA_FIELD = {"parameters": "parametersJsonSchema",
+                      "responseSchema": "responseJsonSchema"}
 
 #: GenerationConfig's fields (REST ``GenerationConfig``; google-genai
 #: ``types.GenerationConfig``), camelCase: an option of one of these names goes
@@ -200,8 +213,9 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     body["contents"] = _contents(turns, _calls(turns), foreign_thinking)
     if systems:
         body[spelling.key("systemInstruction")] = _system(systems)
-    if request.tools:
-        body["tools"] = _tools(request.tools)
+    tools = _tools(request.tools or [])
+    if tools:
+        body["tools"] = tools
     tool_config = _tool_config(request.tool_choice, options, spelling)
     if tool_config is not None:
         _put(body, spelling.key("toolConfig"), tool_config)
@@ -301,11 +315,41 @@ def _write_json_output(config: Wire, json_output: bool | JsonSchemaOutput | None
         return
     _put(config, spelling.key("responseMimeType", "generationConfig.responseMimeType"), _JSON)
     if isinstance(json_output, JsonSchemaOutput):
-        field = extras_for(json_output.metadata, NAME).get(SCHEMA_FIELD, "responseJsonSchema")
+        metadata = extras_for(json_output.metadata, NAME)
+        field = metadata.get(SCHEMA_FIELD, "responseJsonSchema")
         if field not in ("responseJsonSchema", "responseSchema"):
             raise ValueError(f"JsonSchemaOutput.metadata[{SCHEMA_FIELD!r}] must be "
                              f"'responseJsonSchema' or 'responseSchema', not {field!r}")
-        _put(config, spelling.key(field, f"generationConfig.{field}"), json_output.schema)
+        field, schema = _schema_as(field, json_output.schema, metadata)
+        _put(config, spelling.key(field, f"generationConfig.{field}"), schema)
+
+
+def _schema_as(field: str, schema: dict[str, Any],
+               metadata: Mapping[str, Any]) -> tuple[str, Any]:
+    """The field and value that say ``schema`` (JSON Schema) where a body read
+    it from ``field``: an OpenAPI field (``parameters``, ``responseSchema``)
+    gets the body's own schema while ``schema`` still stands for it, else
+    ``schema`` converted; a schema with no OpenAPI form goes to the JSON Schema
+    field beside it. A JSON Schema field gets ``schema`` as it is."""
+    if field not in _JSON_SCHEMA_FIELD:
+        return field, schema
+    given = metadata.get(OPENAPI_SCHEMA)
+    if isinstance(given, dict) and from_openapi(given) == schema:
+        return field, given
+    converted = to_openapi(schema)
+    return (field, converted) if converted is not None else (_JSON_SCHEMA_FIELD[field], schema)
+
+
+def _read_schema(field: str, schema: dict[str, Any], metadata: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema a body's schema under ``field`` stands for: an OpenAPI
+    one converted (kept in ``metadata`` when converting back would not give it
+    exactly), a JSON Schema one as it is."""
+    if field not in _JSON_SCHEMA_FIELD:
+        return schema
+    read = from_openapi(schema)
+    if to_openapi(read) != schema:
+        metadata[OPENAPI_SCHEMA] = schema
+    return read
 
 
 # ---------------------------------------------------------------- tools
@@ -314,13 +358,15 @@ def _write_json_output(config: Wire, json_output: bool | JsonSchemaOutput | None
 def _tools(entries: list[Tool | dict[str, Any]]) -> list[Wire]:
     """Consecutive tools in one ``functionDeclarations`` entry (a tool marked
     :data:`TOOLS_ENTRY` starts its own); a dict entry as it is, unless another
-    wire's reader kept it (its server tools are no Gemini tool entry)."""
+    wire's reader kept it (its server tools are no Gemini tool entry: dropped,
+    said by :func:`~streamkit.providers.function_tools.own_entry`)."""
     out: list[Wire] = []
     declarations: list[Wire] | None = None
     for entry in entries:
         if isinstance(entry, dict):
-            if origin_of(entry) in (None, NAME):
-                out.append(dict(entry))
+            kept = own_entry(entry, NAME)
+            if kept is not None:
+                out.append(kept)
                 declarations = None
             continue
         mark = extras_for(entry.metadata, NAME).get(TOOLS_ENTRY)
@@ -338,14 +384,19 @@ def _declaration(tool: Tool) -> Wire:
     spelling = Spelling.of(metadata)
     absent = absent_fields(metadata)
     out: Wire = {"name": tool.name}
-    if "description" not in absent:
-        out["description"] = tool.description
+    if "description" not in absent:  # a string (the API's docs call it required)
+        out["description"] = tool.description if isinstance(tool.description, str) else ""
     if "parameters" not in absent:
-        field = metadata.get(SCHEMA_FIELD, "parametersJsonSchema")
-        out[spelling.key(field)] = tool.parameters
+        field, schema = _schema_as(metadata.get(SCHEMA_FIELD, "parametersJsonSchema"),
+                                   tool.parameters, metadata)
+        out[spelling.key(field)] = schema
     out.update({key: value for key, value in metadata.items()
-                if key not in RECORDS and key not in (TOOLS_ENTRY, SCHEMA_FIELD)})
+                if key not in RECORDS and key not in _TOOL_RECORDS})
     return out
+
+
+# A tool's metadata keys that are this module's records, never declaration fields.
+_TOOL_RECORDS = frozenset({TOOLS_ENTRY, SCHEMA_FIELD, OPENAPI_SCHEMA})
 
 
 def _tool_config(choice: str | None, options: dict[str, Any], spelling: Spelling) -> Wire | None:
@@ -391,6 +442,10 @@ def _calls(messages: list[Message]) -> dict[str, ToolCallBlock]:
 
 def _contents(messages: list[Message], calls: dict[str, ToolCallBlock],
               foreign_thinking: ForeignThinking) -> list[Wire]:
+    """The wire contents, user and model turns alternating: a message joins
+    the content before it when it is of the same turn (:func:`joins_previous`:
+    back into the user content its reader split, or, from elsewhere, a tool
+    result and the user's next words as one user content)."""
     out: list[Wire] = []
     for message in messages:
         if isinstance(message, ChatResponse):  # its metadata is the response's, not wire extras
@@ -398,13 +453,17 @@ def _contents(messages: list[Message], calls: dict[str, ToolCallBlock],
         content = _content(message, calls, foreign_thinking)
         if content is None:
             continue
-        same_turn = extras_for(message.metadata, NAME).get(SAME_TURN)
-        if (same_turn and out and content.get("role") != "model"
-                and out[-1].get("role") != "model"):  # back into the user content it came from
+        if out and _same_turn(out[-1], content) and joins_previous(message, NAME):
             out[-1]["parts"] = [*out[-1]["parts"], *content["parts"]]
         else:
             out.append(content)
     return out
+
+
+def _same_turn(previous: Wire, content: Wire) -> bool:
+    """Whether two contents are one side's (a user content's ``role`` may be
+    another word a reader kept, or absent: any but ``model`` is the user's)."""
+    return (previous.get("role") == "model") == (content.get("role") == "model")
 
 
 def _content(message: Message, calls: dict[str, ToolCallBlock],
@@ -613,6 +672,8 @@ def _read_declaration(declaration: Any) -> Tool | None:
     description = declaration.get("description")
     if "description" not in declaration:
         absent.append("description")
+    elif not isinstance(description, str):  # null or another type: written back as it was
+        metadata["description"] = description
     schema_key = spelling.find(declaration, "parametersJsonSchema")
     if schema_key is None and "parameters" in declaration:
         schema_key = "parameters"
@@ -630,7 +691,7 @@ def _read_declaration(declaration: Any) -> Tool | None:
                 description=description if isinstance(description, str) else "",
                 metadata=metadata)
     if isinstance(schema, dict):
-        tool.parameters = schema
+        tool.parameters = _read_schema(metadata.get(SCHEMA_FIELD, ""), schema, metadata)
     try:
         return tool if _declaration(tool) == declaration else None
     except (ValueError, TypeError):
@@ -741,12 +802,13 @@ def _read_json_output(config: Wire, spelling: Spelling) -> bool | JsonSchemaOutp
     for field in ("responseJsonSchema", "responseSchema"):
         found = spelling.find(config, field, f"generationConfig.{field}")
         if found is not None and isinstance(config[found], dict):
-            schema = config.pop(found)
+            metadata = Extras(NAME, {} if field == "responseJsonSchema"
+                              else {SCHEMA_FIELD: field})
+            schema = _read_schema(field, config.pop(found), metadata)
             title = schema.get("title")
             return JsonSchemaOutput(
                 name=title if isinstance(title, str) else "output", schema=schema,
-                metadata=Extras(NAME, {} if field == "responseJsonSchema"
-                                else {SCHEMA_FIELD: field}))
+                metadata=metadata)
     return True
 
 

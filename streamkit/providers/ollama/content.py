@@ -25,9 +25,11 @@ sniffs the bytes: :func:`media_type_of` does too); a ``data:`` URL is
 unpacked, a web URL is refused (sans-IO: nothing is fetched here) and so is a
 non-image file, with an :class:`~streamkit.errors.UnsupportedFeatureError`
 naming the block. Tool call ``arguments`` go as a JSON object (Ollama refuses
-the JSON text). A tool result's ``is_error`` has no field: the content says it
-(see :meth:`streamkit.tools.Tool.run_json`). ``tool_name`` is filled from the
-call it answers when the result does not name it.
+the JSON text); ``{}`` for arguments cut off or no JSON object (the policy of
+every wire: :mod:`streamkit.providers.function_tools`). A tool result's
+``is_error`` has no field: the content says it (see
+:meth:`streamkit.tools.Tool.run_json`). ``tool_name`` is filled from the call
+it answers when the result does not name it.
 
 Sending a turn back (same wire). Every block Ollama produced goes back:
 thinking as ``thinking``, text as ``content``, tool calls with their ``id``
@@ -82,7 +84,6 @@ from ...blocks import (
     ToolCallBlock,
     URLSource,
     arguments_text,
-    decode_arguments,
 )
 from ...errors import InvalidBodyError, UnsupportedFeatureError
 from ...extras import Extras, extras_for
@@ -97,10 +98,10 @@ from ...messages import (
     UserMessage,
     as_assistant,
 )
-from ...partial_json import PartialJSONError
 from ...request import ForeignThinking
 from ...response import ChatResponse
 from ..coerce import as_str
+from ..function_tools import arguments_as_object
 from ..lossless import ABSENT, unread, with_extras
 from ..media import base_media_type, read_data_url
 from ..turns import ForeignWriters, add_result, foreign_parts, is_own_turn, thinking_as_text
@@ -229,7 +230,7 @@ def _assistant(message: AssistantMessage, foreign_thinking: ForeignThinking,
             thinking=lambda text: ("content", thinking_as_text(text) + _AFTER_THINKING),
             media=_image)
         pieces = [piece for block in message.blocks
-                  for piece in foreign_parts(block, foreign_thinking, writers)]
+                  for piece in foreign_parts(block, foreign_thinking, writers, NAME)]
     fields: dict[str, list[Any]] = {"content": [], "thinking": [], "tool_calls": [], "images": []}
     for field, value in pieces:
         fields[field].append(value)
@@ -269,19 +270,9 @@ def _tool_call(block: ToolCallBlock, native: bool, calls: _Calls) -> dict[str, A
         elif key not in RECORDS:
             wire[key] = value
     function["name"] = block.name
-    function["arguments"] = _arguments(block)
+    function["arguments"] = arguments_as_object(block)
     wire["function"] = function
     return wire
-
-
-def _arguments(block: ToolCallBlock) -> dict[str, Any]:
-    """The arguments as the object Ollama takes (cut-off JSON: what was parsed
-    of it; not an object: none)."""
-    try:
-        value = decode_arguments(block.input) if block.input.strip() else {}
-    except PartialJSONError:  # within the limits: text too deep or long for them is no JSON
-        value = block.partial_arguments
-    return value if isinstance(value, dict) else {}
 
 
 def _tool_result(result: FunctionExecutionResult, calls: _Calls) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from typing import Any
 
 from ...extras import Extras
 from ...tools import Tool, inline_refs
-from ..function_tools import named_tools, own_entry, read_function
+from ..function_tools import named_tools, own_entry, read_function, written_tools
 from .wire import NAME
 
 __all__ = ["build_tools", "ollama_schema", "parse_tool"]
@@ -38,7 +38,7 @@ def build_tools(tools: list[Tool | dict[str, Any]] | None,
                 choice: str | None) -> list[dict[str, Any]] | None:
     """The ``tools`` array for ``tools`` and ``tool_choice`` (``None``: no field)."""
     chosen = _chosen_tools(tools, choice)
-    return None if chosen is None else [_tool(item) for item in chosen]
+    return None if chosen is None else written_tools(chosen, _tool)
 
 
 def _chosen_tools(tools: list[Tool | dict[str, Any]] | None,
@@ -51,8 +51,9 @@ def _chosen_tools(tools: list[Tool | dict[str, Any]] | None,
     return named_tools(tools, choice)
 
 
-def _tool(item: Tool | dict[str, Any]) -> dict[str, Any]:
-    """A tool definition; a dict is the wire's own entry, sent as it is."""
+def _tool(item: Tool | dict[str, Any]) -> dict[str, Any] | None:
+    """A tool definition; a dict is the wire's own entry, sent as it is (another
+    wire's is dropped: :func:`~streamkit.providers.function_tools.own_entry`)."""
     if isinstance(item, dict):
         return own_entry(item, NAME)
     function: dict[str, Any] = {"name": item.name}

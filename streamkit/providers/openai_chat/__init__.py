@@ -30,7 +30,7 @@ And the concepts this wire has beyond the verbs, each in its own file:
 
 from ..wire_format import WireFormat
 from . import http
-from .request import build_request, parse_request
+from .request import MAX_TOKENS_FIELD, build_request, parse_request
 from .response import parse_response
 from .stream import OpenAIChatParser
 from .wire import FINISH_REASONS, USAGE_FIELDS, WIRE_NAME, map_usage
@@ -40,7 +40,7 @@ WIRE = WireFormat(
     build_request=build_request, parse_request=parse_request, parse_response=parse_response,
     finish_reasons=FINISH_REASONS, usage_fields=USAGE_FIELDS,
     endpoint=http.endpoint, model_in_body=http.MODEL_IN_BODY,
-    dialects=True,
+    dialects=True, option_records=frozenset({MAX_TOKENS_FIELD}),
 )
 
 __all__ = ["WIRE", "OpenAIChatParser", "map_usage"]

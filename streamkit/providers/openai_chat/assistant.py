@@ -49,9 +49,9 @@ Who wrote the turn decides what goes back (:func:`~.history.source_of`):
   its transcript. What each block kind of another's turn becomes is
   :mod:`streamkit.providers.turns`' table, for every wire.
 
-A call's arguments go as the JSON text the model wrote; text that is not JSON
-(a call cut off at the length limit) goes as the JSON of what was parsed of it,
-so no server fails to decode the history.
+A call's arguments go as the text the model wrote, also when it is no JSON (a
+call cut off at the length limit, a malformed one): nothing made up in its
+place (the policy of every wire: :mod:`streamkit.providers.function_tools`).
 
 Reading a message back (:func:`read_assistant`) gives blocks in the order the
 stream parser makes them for the same message (thinking, text, refusal, calls,
@@ -79,12 +79,11 @@ from ...blocks import (
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
-    decode_arguments,
 )
 from ...extras import extras_for
 from ...ids import StreamIds
 from ...messages import AssistantMessage
-from ...partial_json import PartialJSONError
+from ..function_tools import arguments_as_text
 from ..lossless import ABSENT, unread, with_extras
 from ..turns import ForeignWriters, foreign_parts, thinking_as_text
 from .content import (
@@ -152,7 +151,7 @@ def assistant_message(message: AssistantMessage, context: BuildContext) -> Wire:
     else:
         writers = _foreign_writers(source, context)
         items = [item for block in message.blocks
-                 for item in foreign_parts(block, context.foreign_thinking, writers)]
+                 for item in foreign_parts(block, context.foreign_thinking, writers, WIRE_NAME)]
     as_parts = any(item.kind in ("chunk", "raw") for item in items) or (
         native and bool(message.metadata.get(CONTENT_PARTS)))
     wire: Wire = {"role": "assistant", "content": _content(items, as_parts, native)}
@@ -268,7 +267,7 @@ def _tool_call(block: ToolCallBlock, native: bool, context: BuildContext) -> _It
     """One ``tool_calls[]`` entry (the target's own call keeps its metadata:
     Gemini's ``extra_content`` thought signature, a custom tool's type)."""
     metadata = extras_for(block.metadata, WIRE_NAME) if native else {}
-    arguments = _arguments(block)
+    arguments = arguments_as_text(block)
     if metadata.get("legacy") == "function_call":
         context.legacy_calls[block.id] = block.name
         return _Item("legacy", {"name": block.name, "arguments": arguments})
@@ -282,20 +281,6 @@ def _tool_call(block: ToolCallBlock, native: bool, context: BuildContext) -> _It
     for key in metadata.get(ABSENT, ()):
         entry.pop(key, None)
     return _Item("call", entry)
-
-
-def _arguments(block: ToolCallBlock) -> str:
-    """The arguments as JSON text: as written when they are JSON, else (cut
-    off) the JSON of what was parsed, ``{}`` when nothing was."""
-    text = block.input
-    if not text.strip():
-        return "{}"
-    try:
-        decode_arguments(text)  # within the limits: text too deep or long for them is no JSON
-    except PartialJSONError:
-        parsed = block.partial_arguments
-        return json_text(parsed if isinstance(parsed, dict) else {})
-    return text
 
 
 def _data(block: DataBlock) -> list[_Item]:

@@ -56,10 +56,12 @@ Top-level fields:
   "audio"]`` unless given. ``temperature``, ``top_p``, ``stop``, ``seed``,
   ``reasoning_effort``, ``parallel_tool_calls`` have the wire's own names.
   ``thinking_budget`` -> the dialect's budget field (Qwen's
-  ``thinking_budget``); a dialect without one raises
-  :class:`~streamkit.errors.UnsupportedFeatureError`, as does
-  ``include_thoughts`` (no Chat Completions switch: pass the vendor's own
-  field, e.g. ``reasoning={...}`` for OpenRouter). ``foreign_thinking``
+  ``thinking_budget``); a dialect without one takes it as the
+  ``reasoning_effort`` it stands for (:func:`~streamkit.providers.options.budget_as_effort`).
+  ``include_thoughts`` has no Chat Completions switch (pass the vendor's own
+  field, e.g. ``reasoning={...}`` for OpenRouter): given by hand it raises
+  :class:`~streamkit.errors.UnsupportedFeatureError`, read from another wire's
+  body it is dropped with a :class:`~streamkit.LossyTranslationWarning`. ``foreign_thinking``
   (``"text"`` / ``"drop"``) is the cross-provider policy of :mod:`.assistant`.
   Any other option goes through under its own name (``n``,
   ``frequency_penalty``, ``thinking``, ``chat_template_kwargs``...), unless
@@ -88,7 +90,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from ...blocks import DataBlock, TextBlock, ToolCallBlock
-from ...errors import InvalidBodyError, UnsupportedFeatureError
+from ...errors import InvalidBodyError
 from ...ids import StreamIds
 from ...messages import (
     AssistantMessage,
@@ -111,9 +113,10 @@ from ..function_tools import (
     read_function,
     read_schema_output,
     schema_fields,
+    written_tools,
 )
-from ..lossless import put_back, take, take_list, unread, with_extras
-from ..options import prepared_options
+from ..lossless import ABSENT, put_back, take, take_list, unread, with_extras
+from ..options import budget_as_effort, prepared_options, refuse_or_drop
 from ..turns import add_result
 from .assistant import RESERVED, assistant_message, patch, read_assistant
 from .content import Wire, data_part, own, read_text_part, read_user_part, text_part, user_part
@@ -166,8 +169,9 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
         body["model"] = request.model
     context = BuildContext(target, foreign_thinking)
     body["messages"] = build_messages(request.messages, context)
-    if request.tools is not None:
-        body["tools"] = [_tool(item) for item in request.tools]
+    tools = None if request.tools is None else written_tools(request.tools, _tool)
+    if tools is not None:
+        body["tools"] = tools
     if request.tool_choice is not None:
         body["tool_choice"] = _tool_choice(request.tool_choice, request.tools)
     response_format = _response_format(request.json_output)
@@ -193,27 +197,28 @@ def _write_options(body: dict[str, Any], options: dict[str, Any], target: Dialec
     if "audio" in options:
         body["audio"] = options.pop("audio")
         body["modalities"] = options.pop("modalities", list(_SPOKEN))
-    if "thinking_budget" in options:
-        if rules.thinking_budget_field is None:
-            raise UnsupportedFeatureError(
-                WIRE_NAME, f"thinking_budget ({target.name})",
-                f"{target.name} has no reasoning budget field on Chat Completions: use "
-                f"reasoning_effort, or the vendor's own field")
+    if rules.thinking_budget_field is None:
+        budget_as_effort(options, WIRE_NAME)  # reasoning_effort is this wire's word
+    elif "thinking_budget" in options:
         body[rules.thinking_budget_field] = options.pop("thinking_budget")
     if "include_thoughts" in options:
-        raise UnsupportedFeatureError(
-            WIRE_NAME, "include_thoughts",
+        refuse_or_drop(
+            options, "include_thoughts", WIRE_NAME,
             "Chat Completions has no include_thoughts switch: pass the vendor's own field "
-            "(OpenRouter reasoning={...}, Z.ai thinking={...})")
+            "(OpenRouter reasoning={...}, Z.ai thinking={...})", feature="include_thoughts")
 
 
-def _tool(item: Tool | dict[str, Any]) -> dict[str, Any]:
+def _tool(item: Tool | dict[str, Any]) -> dict[str, Any] | None:
     """A function tool (with only this wire's extras); a dict (the wire's own
     entry) as it is. Another wire's entry (a server tool an Anthropic or
-    Responses reader kept) has no form here: refused, not dropped."""
+    Responses reader kept) has no form here: ``None``, dropped with a warning
+    (:func:`~streamkit.providers.function_tools.own_entry`)."""
     if isinstance(item, dict):
         return own_entry(item, WIRE_NAME)
-    return {"type": "function", "function": function_fields(item, WIRE_NAME)}
+    function = function_fields(item, WIRE_NAME)
+    if "type" in function.pop(ABSENT, ()):  # read from a Mistral body, which leaves it out
+        return {"function": function}
+    return {"type": "function", "function": function}
 
 
 def _tool_choice(choice: str, tools: Sequence[Tool | dict[str, Any]] | None) -> Any:
@@ -363,11 +368,18 @@ def _read_options(rest: dict[str, Any], options: dict[str, Any], rules: HistoryR
 
 def _read_tool(entry: dict[str, Any]) -> Tool | dict[str, Any]:
     """A function entry as a :class:`~streamkit.tools.Tool` when it writes back
-    exactly; any other entry as the dict it is (this wire's extras)."""
-    function = entry.get("function")
-    tool = read_function(function, WIRE_NAME) if entry.get("type") == "function" and isinstance(
+    exactly; any other entry as the dict it is (this wire's extras). An entry
+    without ``type`` is a function too (Mistral's API takes and sends that
+    form): written back without it, and to every other wire as the function it is."""
+    function, kind = entry.get("function"), entry.get("type", _UNTYPED)
+    tool = read_function(function, WIRE_NAME) if kind in ("function", _UNTYPED) and isinstance(
         function, dict) else None
+    if tool is not None and kind is _UNTYPED:
+        tool.metadata[ABSENT] = ["type"]
     return tool if tool is not None and _tool(tool) == entry else own(entry)
+
+
+_UNTYPED = object()  # a tool entry without "type"
 
 
 def _read_tool_choice(rest: dict[str, Any], request: Request) -> None:

@@ -67,7 +67,8 @@ the writers):
   citations and metadata dropped; a refusal as its text); media as its
   transcript, or nothing;
 - tool calls as ``function_call`` items without item id (the arguments text as
-  it came, ``{}`` when empty); the other API's server-side calls (blocks marked
+  it came, cut off or not JSON, ``{}`` when empty: the policy of every wire,
+  :mod:`streamkit.providers.function_tools`); the other API's server-side calls (blocks marked
   ``metadata["server"]``) are dropped, since no output could follow them;
 - visible thinking as an assistant message ``<think>\\n...\\n</think>``, or
   nothing with ``foreign_thinking="drop"``;
@@ -111,6 +112,7 @@ from ...ids import StreamIds
 from ...messages import FunctionExecutionResult, UserContent
 from ...request import ForeignThinking
 from ..coerce import as_list, as_str
+from ..function_tools import arguments_as_text
 from ..lossless import read_part, tagged, unread, write_user_part
 from ..media import base_media_type, data_url, read_data_url
 from ..turns import ForeignWriters, foreign_parts
@@ -366,7 +368,7 @@ class TurnWriter:
         writers = ForeignWriters(text=_easy_text, call=self._foreign_call)
         for block in blocks:
             if not (self.own and _OWN_WRITERS[type(block)](self, block)):
-                for item in foreign_parts(block, self.foreign_thinking, writers):
+                for item in foreign_parts(block, self.foreign_thinking, writers, WIRE_NAME):
                     self._add(item)
 
     def _add(self, item: Wire, key: tuple[str, str] | None = None) -> None:
@@ -452,8 +454,11 @@ class TurnWriter:
         item_id = metadata.pop(ITEM_ID, None)
         call_id = metadata.pop(CALL_ID, block.id)
         item: Wire = {"type": "custom_tool_call" if custom else "function_call",
-                      "call_id": call_id, "name": block.name,
-                      "input" if custom else "arguments": block.input}
+                      "call_id": call_id, "name": block.name}
+        if custom:  # free text, not JSON
+            item["input"] = block.input
+        else:
+            item["arguments"] = arguments_as_text(block)
         if isinstance(item_id, str):
             item["id"] = item_id
         item.update(metadata)
@@ -470,7 +475,7 @@ class TurnWriter:
         """Another API's call: a ``function_call`` without item id."""
         self._remember_call(block.id, block.id, False)
         return {"type": "function_call", "call_id": block.id, "name": block.name,
-                "arguments": block.input or "{}"}
+                "arguments": arguments_as_text(block)}
 
     def _remember_call(self, block_id: str, call_id: str, custom: bool) -> None:
         self.calls.call_ids[block_id] = call_id

@@ -21,11 +21,14 @@ Where each part of a :class:`Request` goes:
 - :class:`FunctionExecutionResultMessage` -> one ``function_call_output`` item per
   result (``custom_tool_call_output`` for a custom tool's call);
 - ``tools``: a :class:`Tool` -> ``{"type": "function", "name", "description",
-  "parameters", "strict"}`` plus its ``metadata``; ``strict`` is written whenever
-  the tool says ``True`` or ``False``, because an omitted ``strict`` is strict
+  "parameters", "strict"}`` plus its ``metadata``; ``strict`` is always written
+  (``False`` when the tool does not say), because an omitted ``strict`` is strict
   mode on this API (the function-calling guide: "Responses requests will attempt
   to normalize your schema into strict mode"; to opt out "explicitly set strict:
-  false"). A dict (``web_search``, ``mcp``, ``file_search``, ``custom``...) as it is;
+  false"), and a tool of another API (or one declared without ``strict``) is
+  not strict; only a tool read from a Responses body without ``strict`` is
+  written back without it. A dict (``web_search``, ``mcp``, ``file_search``,
+  ``custom``...) as it is, unless another wire's reader kept it (dropped, said);
 - ``tool_choice``: ``auto`` / ``required`` / ``none``, or a tool's name
   (``{"type": "function", "name": ...}``; ``{"type": "custom", ...}`` for a custom
   tool in ``tools``); any other form (``allowed_tools``, a hosted tool) is an
@@ -40,10 +43,12 @@ Where each part of a :class:`Request` goes:
   ``reasoning_effort`` -> ``reasoning.effort``; ``include_thoughts=True`` ->
   ``reasoning.summary: "auto"`` (summaries are opt-in; ``False`` writes nothing).
   ``include_usage`` writes nothing (``response.completed`` always carries usage).
-  ``stop``, ``seed``, ``thinking_budget`` and ``audio`` have no form here (the
-  SDK's ``ResponseCreateParams`` declares no stop sequences, seed, token budget or
-  audio output): building with them raises
-  :class:`~streamkit.errors.UnsupportedFeatureError`. Every other option goes
+  ``thinking_budget`` -> the ``reasoning.effort`` it stands for
+  (:func:`~streamkit.providers.options.budget_as_effort`). ``stop``, ``seed``
+  and ``audio`` have no form here (the SDK's ``ResponseCreateParams`` declares
+  no stop sequences, seed or audio output): given by hand they raise
+  :class:`~streamkit.errors.UnsupportedFeatureError`; read from another wire's
+  body they are dropped with a :class:`~streamkit.LossyTranslationWarning`. Every other option goes
   through under its own name (``include``, ``store``, ``previous_response_id``,
   ``conversation``, ``truncation``, ``metadata``, ``service_tier``...), unless
   the options were read from another wire's body: then only the uniform ones
@@ -85,7 +90,7 @@ from typing import Any
 
 from ...blocks import TextBlock
 from ...errors import InvalidBodyError, UnsupportedFeatureError
-from ...extras import Extras, origin_of
+from ...extras import Extras
 from ...ids import StreamIds
 from ...messages import (
     AssistantMessage,
@@ -98,9 +103,17 @@ from ...messages import (
 from ...request import ForeignThinking, JsonSchemaOutput, Request
 from ...response import ChatResponse
 from ...tools import Tool
-from ..function_tools import function_fields, read_function, read_schema_output, schema_fields
-from ..lossless import message_extras, put_back, take
+from ..function_tools import (
+    function_fields,
+    own_entry,
+    read_function,
+    read_schema_output,
+    schema_fields,
+    written_tools,
+)
+from ..lossless import ABSENT, message_extras, put_back, take
 from ..options import (
+    budget_as_effort,
     finished_body,
     prepared_options,
     put_field,
@@ -137,7 +150,6 @@ _RENAMED = {"max_tokens": "max_output_tokens", "temperature": "temperature",
 _UNSUPPORTED = {
     "stop": "the OpenAI Responses API has no stop sequences; leave them out",
     "seed": "the OpenAI Responses API has no seed; leave it out",
-    "thinking_budget": "the OpenAI Responses API takes reasoning_effort, not a token budget",
     "audio": "the OpenAI Responses API has no audio output (OpenAI Chat Completions has)",
 }
 
@@ -170,6 +182,7 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
         string = _string_input(turns)
         body["input"] = items if string is None else string
     write_renamed(body, options, _RENAMED)
+    budget_as_effort(options, WIRE_NAME)
     _write_reasoning(body, options)
     _write_text(body, options, request.json_output)
     _write_tools(body, request.tools, request.tool_choice)
@@ -225,16 +238,21 @@ def _write_text(body: dict[str, Any], options: dict[str, Any],
 
 
 def tool_param(entry: Tool | dict[str, Any]) -> Wire | None:
-    """A function tool (see the module docstring for ``strict``) with the metadata
-    of this wire; a dict as it is; ``None`` for a dict another wire's reader kept
-    (a tool of that API)."""
+    """A function tool with the metadata of this wire, and ``strict`` always
+    said (see the module docstring); a dict as it is; ``None`` for a dict
+    another wire's reader kept (a tool of that API:
+    :func:`~streamkit.providers.function_tools.own_entry`)."""
     if isinstance(entry, dict):
-        return dict(entry) if origin_of(entry) in (None, WIRE_NAME) else None
-    return function_fields(entry, WIRE_NAME, prefix={"type": "function"})
+        return own_entry(entry, WIRE_NAME)
+    param = function_fields(entry, WIRE_NAME, prefix={"type": "function"})
+    left_out = param.pop(ABSENT, ())
+    if "strict" not in param and "strict" not in left_out:
+        param["strict"] = False
+    return param
 
 
-def _tool_params(tools: list[Tool | dict[str, Any]] | None) -> list[Wire]:
-    return [written for entry in tools or [] if (written := tool_param(entry)) is not None]
+def _tool_params(tools: list[Tool | dict[str, Any]] | None) -> list[Wire] | None:
+    return None if tools is None else written_tools(tools, tool_param)
 
 
 def _tool_choice(choice: str, tools: list[Wire]) -> str | Wire:
@@ -248,10 +266,10 @@ def _tool_choice(choice: str, tools: list[Wire]) -> str | Wire:
 def _write_tools(body: dict[str, Any], tools: list[Tool | dict[str, Any]] | None,
                  choice: str | None) -> None:
     written = _tool_params(tools)
-    if tools is not None:
+    if written is not None:
         body["tools"] = written
     if choice is not None:
-        put_field(body, "tool_choice", _tool_choice(choice, written))
+        put_field(body, "tool_choice", _tool_choice(choice, written or []))
 
 
 # ---------------------------------------------------------------- messages
@@ -456,7 +474,7 @@ def _read_tools(rest: dict[str, Any], request: Request) -> None:
     if isinstance(rest.get("tools"), list):
         request.tools = [_read_tool(entry) for entry in rest.pop("tools")]
     choice = rest.get("tool_choice")
-    written = _tool_params(request.tools)
+    written = _tool_params(request.tools) or []
     if isinstance(choice, str) and choice in _CHOICE_WORDS:
         request.tool_choice = rest.pop("tool_choice")
     elif isinstance(choice, dict) and isinstance(choice.get("name"), str):
@@ -473,6 +491,8 @@ def _read_tool(entry: Any) -> Tool | dict[str, Any]:
                                where="tools")
     tool = read_function(entry, WIRE_NAME, written=("type",)) if entry.get(
         "type") == "function" else None
+    if tool is not None and "strict" not in entry:
+        tool.metadata[ABSENT] = ["strict"]  # so that writing it back leaves strict out
     return tool if tool is not None and tool_param(tool) == entry else Extras(WIRE_NAME, entry)
 
 
