@@ -2,7 +2,9 @@
 README and of ``docs/`` runs.
 
 Each page's Python blocks run in order in one namespace (a block may use what
-an earlier one defined), top-level ``await`` allowed, from a scratch folder. A
+an earlier one defined), top-level ``await`` allowed, from a scratch folder;
+the page's awaiting blocks share one event loop, as in a notebook (a server or
+client one block enters is still open in the next). A
 block that needs a model API says so in an HTML comment just above it, which
 a reader of the page never sees::
 
@@ -28,12 +30,14 @@ import re
 import shlex
 import subprocess
 import sys
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 import anyio
+import anyio.from_thread
 import pytest
 from conftest import FIXTURES
 
@@ -132,7 +136,8 @@ def replies_for(names: list[str]) -> list[Reply]:
     return out
 
 
-def run_python(block: Block, namespace: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+def run_python(block: Block, namespace: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
+               loop: PageLoop) -> None:
     code = compile(block.source, block.where, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     if block.directive.startswith("skip"):
         return  # compiled, not run
@@ -147,19 +152,52 @@ def run_python(block: Block, namespace: dict[str, Any], monkeypatch: pytest.Monk
                 patch.setattr(registry, "PROVIDERS", MappingProxyType(patched))
                 for key in entry.env_keys[:1]:
                     patch.setenv(key, "sk-docs-test-key")
-                execute(code, namespace)
+                execute(code, namespace, loop)
             assert not server.errors
         return
-    execute(code, namespace)
+    execute(code, namespace, loop)
 
 
-def execute(code: Any, namespace: dict[str, Any]) -> None:
+class PageLoop:
+    """One task on one event loop (in a thread) that awaits a page's blocks in
+    turn: what one block enters (a server, a client, their task groups) is
+    still open, in the same task, when the next one runs."""
+
+    def __init__(self, portal: anyio.from_thread.BlockingPortal) -> None:
+        async def open_stream() -> Any:
+            return anyio.create_memory_object_stream[tuple[Any, Future[None]]](1)
+
+        self._portal = portal
+        self._send, receive = portal.call(open_stream)
+        portal.start_task_soon(self._run, receive)
+
+    @staticmethod
+    async def _run(receive: Any) -> None:
+        async with receive:
+            async for awaitable, done in receive:
+                try:
+                    await awaitable
+                except BaseException as exc:  # the block's failure, raised by wait()
+                    done.set_exception(exc)
+                    if not isinstance(exc, Exception):
+                        raise
+                else:
+                    done.set_result(None)
+
+    def wait(self, awaitable: Any) -> None:
+        done: Future[None] = Future()
+        self._portal.call(self._send.send, (awaitable, done))
+        done.result()
+
+    def close(self) -> None:
+        self._portal.call(self._send.aclose)
+
+
+def execute(code: Any, namespace: dict[str, Any], loop: PageLoop) -> None:
+    """Run a block; one with top-level ``await`` is awaited on the page's loop."""
     result = eval(code, namespace)
     if inspect.iscoroutine(result):
-        async def wait() -> None:
-            await result
-
-        anyio.run(wait)
+        loop.wait(result)
 
 
 PYTHON_PAGES = sorted({b.page for b in ALL_BLOCKS if b.lang == "python"}, key=page_id)
@@ -170,16 +208,26 @@ def test_every_python_block_of_the_page_runs(page: Path, tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, Any] = {"__name__": "__docs__"}
-    for block in blocks_of(page):
-        if block.lang != "python":
-            continue
+    with anyio.from_thread.start_blocking_portal() as portal:
+        loop = PageLoop(portal)
         try:
-            run_python(block, namespace, monkeypatch)
-        except Exception as exc:
-            while isinstance(exc, ExceptionGroup) and len(exc.exceptions) == 1:
-                exc = exc.exceptions[0]  # an event loop's group of one: say what it holds
-            raise AssertionError(f"the block at {block.where} failed: "
-                                 f"{type(exc).__name__}: {exc}") from exc
+            for block in blocks_of(page):
+                if block.lang == "python":
+                    run_block(block, namespace, monkeypatch, loop)
+        finally:
+            loop.close()
+
+
+def run_block(block: Block, namespace: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
+              loop: PageLoop) -> None:
+    """Run one block; its failure says where it is."""
+    try:
+        run_python(block, namespace, monkeypatch, loop)
+    except Exception as exc:
+        while isinstance(exc, ExceptionGroup) and len(exc.exceptions) == 1:
+            exc = exc.exceptions[0]  # an event loop's group of one: say what it holds
+        raise AssertionError(f"the block at {block.where} failed: "
+                             f"{type(exc).__name__}: {exc}") from exc
 
 
 # ---------------------------------------------------------------- shell blocks
