@@ -167,15 +167,17 @@ async def test_a_real_history_falls_back_from_anthropic_to_openai_to_gemini(
         ("gemini", "gemini-2.5-flash", 2, 1, 200)]
     assert attempts[-1].error is None and all(a.error for a in attempts[:-1])
     # each model got its own key in its own header, and no other's
-    assert [r.headers.get("x-api-key") for r in requests[:2]] == [KEYS["ANTHROPIC_API_KEY"]] * 2
-    assert [r.headers.get("authorization") for r in requests[2:4]] == \
+    assert [r.secret_headers.get("x-api-key") for r in requests[:2]] == \
+        [KEYS["ANTHROPIC_API_KEY"]] * 2
+    assert [r.secret_headers.get("authorization") for r in requests[2:4]] == \
         [f"Bearer {KEYS['OPENAI_API_KEY']}"] * 2
-    assert requests[4].headers.get("x-goog-api-key") == KEYS["GEMINI_API_KEY"]
+    assert requests[4].secret_headers.get("x-goog-api-key") == KEYS["GEMINI_API_KEY"]
     own = {ANTHROPIC_PATH: "ANTHROPIC_API_KEY", OPENAI_PATH: "OPENAI_API_KEY",
            GEMINI_STREAM_PATH: "GEMINI_API_KEY"}
     for request in requests:
         others = [key for name, key in KEYS.items() if name != own[request.path]]
-        assert not any(key in f"{request.headers}{request.body!r}" for key in others)
+        sent = f"{request.headers}{request.secret_headers}{request.body!r}"
+        assert not any(key in sent for key in others)
     # timing: every attempt of every model, and the waits before the answering one
     assert answer.timing is not None
     assert answer.timing.attempts == 5
@@ -458,7 +460,7 @@ def test_a_fallbacks_own_key_is_sent_and_never_shown() -> None:
             chained.create([UserMessage("hi")])
             shown = [repr(fallback), repr(chained)]
         requests = list(server.requests)
-    assert requests[1].headers["authorization"] == f"Bearer {secret}"
+    assert requests[1].secret_headers["authorization"] == f"Bearer {secret}"
     assert all(secret not in text for text in shown)
     assert "key from api_key= of openai:gpt-4o" in shown[1]
 
