@@ -28,7 +28,7 @@ from streamkit.response import ChatResponse
 
 STREAMS = [*sorted((FIXTURES / "gemini").glob("*.sse")),
            *sorted((FIXTURES / "gemini").glob("*.jsonl")),
-           *sorted(EDGE.glob("gemini-*")),
+           *sorted(EDGE.glob("gemini-*.sse")),
            FIXTURES / "synthetic" / "gemini-tts-inline-audio.sse",
            *sorted((CONVERSATIONS / "gemini").glob("*/turn1.response.sse"))]
 BODIES = sorted((CONVERSATIONS / "gemini").glob("*/turn1.response.json"))

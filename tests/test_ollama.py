@@ -45,7 +45,7 @@ from streamkit.providers.ollama import OllamaParser, map_done_reason
 from streamkit.response import ChatResponse
 
 DOCS_ERROR = FIXTURES / "ollama" / "docs-generate-midstream-error.ndjson"
-ALL = [DOCS_ERROR, *sorted(EDGE.glob("ollama-*"))]
+ALL = [DOCS_ERROR, *sorted(EDGE.glob("ollama-*.ndjson"))]
 GENERATED_CALL_ID = r"^call_[0-9a-f]{24}$"
 
 

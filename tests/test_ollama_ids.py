@@ -29,7 +29,7 @@ from streamkit.providers.ollama import OllamaParser
 from streamkit.response import ChatResponse
 
 OLLAMA = FIXTURES / "ollama"
-STREAMS = [OLLAMA / "docs-generate-midstream-error.ndjson", *sorted(EDGE.glob("ollama-*")),
+STREAMS = [OLLAMA / "docs-generate-midstream-error.ndjson", *sorted(EDGE.glob("ollama-*.ndjson")),
            *sorted((OLLAMA / "conversations").glob("*/turn1.response.jsonl"))]
 BODIES = sorted((OLLAMA / "responses").glob("*.json"))
 HASHED_ID = r"^(resp|text|think|call|data)_[0-9a-f]{24}$"

@@ -86,6 +86,8 @@ EDGE = [
     "edge/openai-chat-openrouter-error-in-chunk.sse",
     "edge/openai-chat-openrouter-reasoning-encrypted.sse",
     "edge/openai-chat-parallel-tools-interleaved.sse",
+    "edge/openai-chat-tool-call-cut-at-length.sse",
+    "edge/openai-chat-tool-call-invalid-json.sse",
     "edge/openai-chat-tool-index-missing.sse",
     "edge/openai-chat-unknown-fields.sse",
 ]
