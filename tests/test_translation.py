@@ -20,7 +20,7 @@ from translation import (
 )
 
 import streamkit
-from streamkit import LossyTranslationWarning, UserMessage, build_request
+from streamkit import LossyTranslationWarning, UnsupportedFeatureError, UserMessage, build_request
 
 SOURCES = sources()
 ORACLES = _oracles()
@@ -72,3 +72,17 @@ def test_lossy_warnings_can_be_made_errors() -> None:
         warnings.simplefilter("error", LossyTranslationWarning)
         with pytest.raises(LossyTranslationWarning, match="web_search"):
             build_request("openai", request, model="gpt-4o")
+
+
+def test_a_chained_responses_request_goes_only_to_its_own_wire() -> None:
+    """Its tool result answers a call kept on OpenAI's server: rebuilt exactly
+    for Responses, refused by every other wire (each would answer 400)."""
+    source = next(s for s in SOURCES if s.name == "openai-responses/previous-response-id-"
+                  "function-output")
+    request = streamkit.parse_request("openai-responses", source.body)
+    assert build_request("openai-responses", request) == source.body
+    for target in ("openai-chat", "anthropic", "gemini", "ollama"):
+        vendor, model = TARGETS[target]
+        with pytest.raises(UnsupportedFeatureError, match="answers no call") as refused:
+            build_request(vendor, request, model=model)
+        assert refused.value.wire == target and "chained" in refused.value.hint

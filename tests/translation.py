@@ -165,6 +165,9 @@ class Essence:
     calls: list[tuple[str, str]] = field(default_factory=list)
     results: list[str] = field(default_factory=list)
     unpaired_calls: int = 0
+    orphan_results: int = 0
+    """Results answering no call of the request (only a chained Responses
+    request may send them: its calls are on OpenAI's server)."""
     images: int = 0
     server_items: int = 0
     """Server-side calls, their results and other provider items (RawBlocks)."""
@@ -200,6 +203,7 @@ def essence(request: Request) -> Essence:
         elif isinstance(message, FunctionExecutionResultMessage):
             for result in message.content:
                 answered.add(result.call_id)
+                out.orphan_results += result.call_id not in call_ids
                 out.results.append(_norm(result.text))
                 out.images += sum(1 for b in result.blocks if isinstance(b, DataBlock)
                                   and b.media_type.startswith("image/"))
@@ -292,6 +296,10 @@ def run_case(source: Source, target: str, mode: str,
         after = essence(parse_request(vendor, case.body))
     except Exception as error:
         case.outcome, case.detail = "crash", f"reading back: {type(error).__name__}: {error}"
+        return case
+    if after.orphan_results and target != "openai-responses":
+        case.outcome = "invalid"
+        case.detail = f"{after.orphan_results} tool result(s) answering no call (the API refuses)"
         return case
     lost = losses(essence(parsed), after)
     if not lost:

@@ -56,7 +56,7 @@ from ..blocks import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from ..errors import warn_lossy
+from ..errors import UnsupportedFeatureError, warn_lossy
 from ..extras import Extras, origin_of
 from ..messages import (
     FunctionExecutionResult,
@@ -257,6 +257,45 @@ def joins_previous(message: Message, wire: str) -> bool:
     if origin_of(message.metadata) == wire:
         return bool(message.metadata.get(SAME_TURN))
     return True
+
+
+def refuse_orphan_results(messages: Iterable[Message], wire: str) -> None:
+    """Refuse a conversation holding a tool result, read from another wire's
+    body, that answers no call of it.
+
+    Such a result comes from a chained request (OpenAI Responses'
+    ``previous_response_id`` or ``conversation``: the calls live in the
+    history OpenAI's server keeps, and the request carries only what is new).
+    No other API can read that history, and every one refuses a result
+    without its call (Chat Completions: a ``tool`` message "must be a response
+    to a preceding message with 'tool_calls'"; Anthropic: "unexpected
+    ``tool_use_id``"), so it is refused here, before sending, with what to do.
+    A result of the wire's own body, or one made by hand, is written as it is:
+    its API knows its own history (Bedrock answers a call by an id it
+    rewrote), and a body read from a wire builds back exactly."""
+    called: set[str] = set()
+    for message in messages:
+        if isinstance(message, FunctionExecutionResultMessage):
+            orphan = next((result for result in message.content
+                           if result.call_id not in called
+                           and _foreign_result(result, message, wire)), None)
+            if orphan is not None:
+                raise UnsupportedFeatureError(
+                    wire, f"tool result {orphan.call_id!r}, which answers no call of this "
+                    "conversation",
+                    "a chained request (previous_response_id / conversation) keeps its "
+                    "history on OpenAI's server, which no other API can read: send the whole "
+                    "conversation, or answer each call in the turn that made it")
+        elif not isinstance(message, UserMessage):
+            content = getattr(message, "content", None)
+            if isinstance(content, list):
+                called.update(block.id for block in content if isinstance(block, ToolCallBlock))
+
+
+def _foreign_result(result: FunctionExecutionResult, message: FunctionExecutionResultMessage,
+                    wire: str) -> bool:
+    """Whether ``result`` was read from another wire's body."""
+    return (origin_of(result.metadata) or origin_of(message.metadata)) not in (None, wire)
 
 
 def add_result(messages: list[Message], result: FunctionExecutionResult, wire: str) -> None:

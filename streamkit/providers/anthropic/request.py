@@ -105,7 +105,7 @@ from ..options import (
     put_field,
     write_renamed,
 )
-from ..turns import SAME_TURN, is_own_turn, joins_previous, user_turns
+from ..turns import SAME_TURN, is_own_turn, joins_previous, refuse_orphan_results, user_turns
 from .assistant import assistant_blocks, read_assistant_block
 from .content import (
     Wire,
@@ -156,6 +156,7 @@ _EFFORT = {"minimal": "low"}
 
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The Messages API body for ``request`` (see the module docstring)."""
+    refuse_orphan_results(request.messages, NAME)
     options, foreign_thinking = prepared_options(request, NAME, _UNSUPPORTED, _IMPLIED,
                                                  versioned=True)
     origin = origin_of(request.options)

@@ -122,7 +122,7 @@ from ..options import (
     prepared_options,
     write_renamed,
 )
-from ..turns import SAME_TURN, is_own_turn, joins_previous, user_turns
+from ..turns import SAME_TURN, is_own_turn, joins_previous, refuse_orphan_results, user_turns
 from .content import (
     GENERATED_ID,
     RECORDS,
@@ -204,6 +204,7 @@ _MESSAGE_RECORDS = frozenset({SAME_TURN, ABSENT})
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The body for ``request`` (see the module docstring); ``model`` and
     ``stream`` go in the URL, not here."""
+    refuse_orphan_results(request.messages, NAME)
     options, foreign_thinking = prepared_options(request, NAME, implied=_IMPLIED)
     spelling = Spelling(path for path in options.pop(SNAKE_CASE, None) or ()
                         if isinstance(path, str))

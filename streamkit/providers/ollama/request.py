@@ -50,6 +50,7 @@ from ...ids import StreamIds
 from ...request import JsonSchemaOutput, Request
 from ..lossless import take, take_list
 from ..options import prepared_options, set_field, write_renamed
+from ..turns import refuse_orphan_results
 from .content import build_messages, parse_messages
 from .tools import build_tools, parse_tool
 from .wire import NAME
@@ -85,6 +86,7 @@ _UNSUPPORTED = {"audio": "no Ollama model speaks: audio output has no Ollama for
 
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The ``/api/chat`` body for ``request`` (see the module docstring)."""
+    refuse_orphan_results(request.messages, NAME)
     options, foreign_thinking = prepared_options(request, NAME, _UNSUPPORTED, _NO_SUCH_SWITCH,
                                                  nulls=True)
     body: dict[str, Any] = {}

@@ -117,7 +117,7 @@ from ..function_tools import (
 )
 from ..lossless import ABSENT, put_back, take, take_list, unread, with_extras
 from ..options import budget_as_effort, prepared_options, refuse_or_drop
-from ..turns import add_result
+from ..turns import add_result, refuse_orphan_results
 from .assistant import RESERVED, assistant_message, patch, read_assistant
 from .content import Wire, data_part, own, read_text_part, read_user_part, text_part, user_part
 from .dialects import Dialect, HistoryRules, get_dialect
@@ -163,6 +163,7 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The Chat Completions body for ``request`` (see the module docstring)."""
     target = get_dialect(dialect)
     rules = target.history
+    refuse_orphan_results(request.messages, WIRE_NAME)
     options, foreign_thinking = prepared_options(request, WIRE_NAME, nulls=True)
     body: dict[str, Any] = {}
     if request.model is not None:

@@ -119,7 +119,7 @@ from ..options import (
     put_field,
     write_renamed,
 )
-from ..turns import add_result, is_own_vendor_turn
+from ..turns import add_result, is_own_vendor_turn, refuse_orphan_results
 from .content import (
     Calls,
     Wire,
@@ -176,6 +176,8 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     instructions, turns = _instructions(request.messages)
     if instructions is not None:
         body["instructions"] = instructions
+    if not _chained(options):
+        refuse_orphan_results(request.messages, WIRE_NAME)
     turns = turns[_held_by_server(turns, options):]
     items = _items(turns, dialect, foreign_thinking)
     if items:
@@ -292,6 +294,13 @@ def _conversation_id(conversation: Any) -> str | None:
     if isinstance(conversation, dict):
         conversation = conversation.get("id")
     return conversation if isinstance(conversation, str) else None
+
+
+def _chained(options: dict[str, Any]) -> bool:
+    """Whether the request continues a history the server keeps (its results
+    may answer calls this request does not carry)."""
+    return options.get("previous_response_id") is not None or options.get(
+        "conversation") is not None
 
 
 def _held_by_server(messages: list[Message], options: dict[str, Any]) -> int:
