@@ -120,11 +120,12 @@ class _Choice:
     """What one choice has written: the role chunk, each open block's kind (the
     field its deltas go to, a tool call's position) and its end."""
 
-    __slots__ = ("blocks", "calls", "ended", "role_sent")
+    __slots__ = ("blocks", "calls", "ended", "logprobs", "role_sent")
 
     def __init__(self) -> None:
         self.role_sent = False
         self.blocks: dict[int, str | int] = {}  # index -> delta field, or a call's position
+        self.logprobs: dict[int, list[Any]] = {}  # index -> those a whole block came with
         self.calls = 0
         self.ended: bool | None = None  # None: not ended; else whether terminated
 
@@ -222,6 +223,9 @@ class OpenAIChatStreamEncoder(StreamEncoder):
                  "function": {"name": block.name, "arguments": ""}}]})
         if type(block) is TextBlock:
             state.blocks[index] = "refusal" if block.refusal else "content"
+            logprobs = block.metadata.get("logprobs")
+            if self.own and type(logprobs) is list and logprobs:
+                state.logprobs[index] = logprobs  # after its text, as the wire has them
         elif type(block) is ThinkingBlock:
             state.blocks[index] = self._reasoning_field
         else:
@@ -248,13 +252,20 @@ class OpenAIChatStreamEncoder(StreamEncoder):
         if kind is MetadataAppendDelta and self.own:
             assert isinstance(delta, MetadataAppendDelta)
             if delta.key == "logprobs" and target in ("content", "refusal"):
-                other = "refusal" if target == "content" else "content"
-                return self._chunk(choice, {}, logprobs={str(target): delta.items, other: None})
+                return self._logprobs(choice, str(target), delta.items)
         return b""  # signatures, citations, other metadata: no Chat field says them
 
+    def _logprobs(self, choice: int, field: str, items: list[Any]) -> bytes:
+        other = "refusal" if field == "content" else "content"
+        return self._chunk(choice, {}, logprobs={field: items, other: None})
+
     def on_block_end(self, choice: int, index: int) -> bytes:
-        self._choice(choice).blocks.pop(index, None)
-        return b""
+        state = self._choice(choice)
+        target = state.blocks.pop(index, None)
+        logprobs = state.logprobs.pop(index, None)
+        if logprobs is None:
+            return b""
+        return self._logprobs(choice, str(target), logprobs)
 
 
 # ---------------------------------------------------------------- the non-streamed body
