@@ -21,6 +21,8 @@ module. From here:
 - talking back: the messages, :func:`build_request`, :func:`parse_request`,
   :func:`parse_response`, :class:`Request`, ``ToolChoice``, ``JsonOutput``,
   :class:`JsonSchemaOutput`, :func:`tool`, :class:`Tool`;
+- answering as a provider: :func:`encode_stream` (events or a response -> the
+  provider's stream bytes) and :func:`encode_response` (its non-streamed body);
 - every error type, under :class:`StreamkitError`.
 
 Internals are imported from their modules: the sans-IO
@@ -50,7 +52,7 @@ from .blocks import (
     ToolResultBlock,
     URLSource,
 )
-from .codec import build_request, parse_request, parse_response
+from .codec import build_request, encode_response, encode_stream, parse_request, parse_response
 from .errors import (
     BlockConflictError,
     IncompleteStreamError,
@@ -213,6 +215,8 @@ __all__ = [
     "UserMessage",
     "__version__",
     "build_request",
+    "encode_response",
+    "encode_stream",
     "parse_request",
     "parse_response",
     "replay",

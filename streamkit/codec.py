@@ -9,6 +9,13 @@ body))`` gives ``body`` back. :func:`parse_response` reads a non-streamed JSON
 response into the same :class:`~streamkit.ChatResponse` a stream gives. All
 three are sans-IO: dicts in, dicts out.
 
+The other direction, answers written: :func:`encode_stream` turns streamkit
+events (a :class:`~streamkit.Stream`, any iterable of events, or a finished
+:class:`~streamkit.ChatResponse` replayed as one) into the bytes the
+provider streams, event by event; :func:`encode_response` writes a response
+as the provider's non-streamed body. A wire with no encoder yet raises
+:class:`~streamkit.errors.UnsupportedFeatureError` naming it.
+
 ``provider`` is any registry name or alias (:data:`streamkit.PROVIDERS`): the
 vendor record says which wire format it speaks and with which dialect, and
 the wire's record (:class:`~streamkit.providers.wire_format.WireFormat`) does
@@ -30,12 +37,21 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from .errors import InvalidBodyError, ProtocolError, ProviderError
+from .errors import InvalidBodyError, ProtocolError, ProviderError, UnsupportedFeatureError
+from .events import Event
 from .extras import Extras
 from .limits import MAX_JSON_DEPTH, too_deep
 from .messages import Message
@@ -44,7 +60,12 @@ from .request import JsonOutput, JsonSchemaOutput, Request, ToolChoice
 from .response import ChatResponse
 from .tools import Tool, tool
 
-__all__ = ["build_request", "parse_request", "parse_response"]
+if TYPE_CHECKING:
+    from .providers.encoder import StreamEncoder
+    from .providers.wire_format import WireFormat
+
+__all__ = ["EncodedStream", "build_request", "encode_response", "encode_stream",
+           "parse_request", "parse_response"]
 
 Tools = Sequence[Tool | Callable[..., Any] | dict[str, Any]]
 
@@ -221,3 +242,92 @@ def _unreadable(exc: Exception, wire: str, kind: str) -> InvalidBodyError:
         return _too_deep(wire, kind, None)
     return InvalidBodyError(f"the {wire} {kind} body cannot be read: "
                             f"{type(exc).__name__}: {str(exc)[:300]}", wire=wire)
+
+
+# ---------------------------------------------------------------- answers written
+
+EventSource = (ChatResponse | Iterable[Event | ChatResponse]
+               | AsyncIterable[Event | ChatResponse])
+"""What :func:`encode_stream` writes: a finished response, or events (a
+:class:`~streamkit.SyncStream` or :class:`~streamkit.Stream` too: the final
+response they end with is skipped, its events have said it)."""
+
+
+def _encoding_wire(provider: str, verb: str) -> tuple[WireFormat, str | None]:
+    """The vendor's wire record and dialect, refused when the wire has no ``verb`` yet."""
+    from .providers import wire_format
+
+    entry = _vendor(provider)
+    wire = wire_format(entry.wire)
+    if getattr(wire, verb) is None:
+        raise UnsupportedFeatureError(entry.wire, f"{verb} (no encoder is written for this "
+                                      "wire yet)", "encode to openai or anthropic")
+    return wire, entry.dialect
+
+
+class EncodedStream:
+    """The provider's stream bytes for a source of events, written as the events
+    come (nothing is buffered beyond what the wire says later): ``for chunk in``
+    it over a synchronous source (a response, a list, a
+    :class:`~streamkit.SyncStream`), ``async for chunk in`` it over any source.
+    ``content_type`` is the media type to serve the bytes with."""
+
+    def __init__(self, encoder: StreamEncoder, source: EventSource) -> None:
+        from .replay_events import events_of
+
+        self._encoder = encoder
+        self._source: Iterable[Any] | AsyncIterable[Any] = (
+            events_of(source) if isinstance(source, ChatResponse) else source)
+        self.content_type = encoder.content_type
+
+    def __iter__(self) -> Iterator[bytes]:
+        if not isinstance(self._source, Iterable):
+            raise TypeError("an async source of events is encoded with 'async for'")
+        for item in self._source:
+            chunk = self._feed(item)
+            if chunk:
+                yield chunk
+        tail = self._encoder.close()
+        if tail:
+            yield tail
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        if not isinstance(self._source, AsyncIterable):
+            for chunk in self:
+                yield chunk
+            return
+        async for item in self._source:
+            chunk = self._feed(item)
+            if chunk:
+                yield chunk
+        tail = self._encoder.close()
+        if tail:
+            yield tail
+
+    def _feed(self, item: Any) -> bytes:
+        if isinstance(item, ChatResponse):
+            return b""  # a stream's final item: its events have said it all
+        return self._encoder.feed(item)
+
+
+def encode_stream(provider: str, source: EventSource) -> EncodedStream:
+    """``provider``'s streaming bytes (SSE) for ``source``: a finished
+    :class:`~streamkit.ChatResponse` (replayed as the stream that carries it)
+    or streamkit events (a :class:`~streamkit.Stream`, a list...). The bytes
+    are what the provider sends, in its exact event sequence, so its official
+    SDK reads them. Refused with
+    :class:`~streamkit.errors.UnsupportedFeatureError` for a wire with no
+    stream encoder yet."""
+    wire, dialect = _encoding_wire(provider, "encode_stream")
+    assert wire.encode_stream is not None
+    return EncodedStream(wire.encode_stream(dialect), source)
+
+
+def encode_response(provider: str, response: ChatResponse) -> dict[str, Any]:
+    """``response`` as ``provider``'s non-streamed JSON body (what the API answers
+    with ``stream: false``); refused with
+    :class:`~streamkit.errors.UnsupportedFeatureError` for a wire with no
+    encoder yet."""
+    wire, dialect = _encoding_wire(provider, "encode_response")
+    assert wire.encode_response is not None
+    return wire.encode_response(response, dialect)

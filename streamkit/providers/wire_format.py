@@ -13,6 +13,8 @@ Ollama ``/api/chat``). Each lives in one package under
 ``wire.py``    the wire's words as data: finish words, usage fields
 ``http.py``    where the endpoint is under a base URL, and whether the model
                goes in the body
+``encode.py``  responses written: the stream encoder (events -> the wire's
+               stream bytes) and the non-streamed body
 =============  =============================================================
 
 and exports its record as ``WIRE``, a :class:`WireFormat`. Everything above
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     from ..request import Request
     from ..response import ChatResponse
     from .base import Parser
+    from .encoder import StreamEncoder
     from .usage_fields import UsageFields
 
 __all__ = ["WIRE_NAMES", "Endpoint", "WireFormat", "wire_format"]
@@ -88,6 +91,12 @@ class WireFormat:
     ``anthropic-version``): the client passes the value it sends to the
     builder as the ``api_version`` option, so the body fits that version.
     ``None``: the wire's API has no versions."""
+    encode_stream: Callable[[str | None], StreamEncoder] | None = None
+    """A fresh stream encoder for the dialect: streamkit events -> the bytes
+    the provider streams (``encode.py``). ``None``: not written yet for this wire."""
+    encode_response: Callable[[ChatResponse, str | None], dict[str, Any]] | None = None
+    """A :class:`~streamkit.ChatResponse` -> the provider's non-streamed body
+    (``encode.py``). ``None``: not written yet for this wire."""
 
 
 def wire_format(name: str) -> WireFormat:

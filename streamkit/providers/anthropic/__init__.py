@@ -15,12 +15,14 @@
 ``versions.py``    what each ``anthropic-version`` refuses, and a body fitted to it
 ``wire.py``        the wire's words as data: name, finish words, usage fields
 ``http.py``        where the endpoint is under a base URL; the model is a body field
+``encode.py``      responses written: the SSE stream encoder and the ``Message`` body
 =================  ==========================================================
 
 :data:`WIRE` is the package's record (:class:`~streamkit.providers.wire_format.WireFormat`).
 """
 
 from ..wire_format import WireFormat
+from .encode import AnthropicStreamEncoder, encode_response
 from .http import MODEL_IN_BODY, VERSION_HEADER, endpoint
 from .request import build_request, parse_request
 from .response import parse_response
@@ -35,6 +37,7 @@ WIRE = WireFormat(
     # "Requests which include tool_use or tool_result blocks must define tools"
     tools_with_tool_history=True,
     version_header=VERSION_HEADER,
+    encode_stream=AnthropicStreamEncoder, encode_response=encode_response,
 )
 
 __all__ = ["WIRE", "AnthropicParser", "map_stop_reason"]

@@ -10,7 +10,10 @@ the response reader through it, the request codec):
 - :data:`USAGE_FIELDS`: where a ``usage`` object keeps each count;
 - :data:`TOOL_CALL_TYPES`: the content block types that are tool calls;
 - :data:`MESSAGE_DEFAULTS`: the message fields that say nothing when they
-  have their constant value.
+  have their constant value;
+- :data:`STOP_WORDS`: the ``stop_reason`` an encoder writes for a uniform
+  finish reason of another wire, and :data:`ENDING_FIELDS`, the message
+  fields the stream sends in ``message_delta``.
 """
 
 from __future__ import annotations
@@ -49,6 +52,22 @@ USAGE_FIELDS = UsageFields(
 #: Tool-use block types: the model's own tool calls and the server-side ones
 #: (web search, code execution, MCP...) that the API runs itself.
 TOOL_CALL_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+
+#: The word written for each uniform reason (an answer of this wire keeps its
+#: own): the first word of :data:`FINISH_REASONS` for it; a filtered answer
+#: is Anthropic's refusal; a reason Anthropic has no word for ends the turn.
+STOP_WORDS: dict[FinishReason, str] = {
+    FinishReason.STOP: "end_turn",
+    FinishReason.LENGTH: "max_tokens",
+    FinishReason.TOOL_CALLS: "tool_use",
+    FinishReason.PAUSE: "pause_turn",
+    FinishReason.REFUSAL: "refusal",
+    FinishReason.CONTENT_FILTER: "refusal",
+}
+
+#: Message fields the stream sends at its end, in ``message_delta``'s ``delta``
+#: (``stop_reason`` beside them).
+ENDING_FIELDS = ("stop_sequence", "stop_details")
 
 #: Fields of a message that equal these say nothing worth keeping.
 MESSAGE_DEFAULTS = {"type": "message", "role": "assistant"}

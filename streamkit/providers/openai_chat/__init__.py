@@ -13,7 +13,9 @@ The verbs every wire package has (:mod:`streamkit.providers.wire_format`):
   citations;
 - ``wire.py``: the wire's words as data (its name, finish words, usage fields,
   what ends a stream);
-- ``http.py``: where the endpoint is under a base URL.
+- ``http.py``: where the endpoint is under a base URL;
+- ``encode.py``: answers written: the chunk stream encoder (events -> SSE)
+  and the non-streamed ``chat.completion`` body.
 
 And the concepts this wire has beyond the verbs, each in its own file:
 
@@ -30,6 +32,7 @@ And the concepts this wire has beyond the verbs, each in its own file:
 
 from ..wire_format import WireFormat
 from . import http
+from .encode import OpenAIChatStreamEncoder, encode_response
 from .request import MAX_TOKENS_FIELD, build_request, parse_request
 from .response import parse_response
 from .stream import OpenAIChatParser
@@ -41,6 +44,7 @@ WIRE = WireFormat(
     finish_reasons=FINISH_REASONS, usage_fields=USAGE_FIELDS,
     endpoint=http.endpoint, model_in_body=http.MODEL_IN_BODY,
     dialects=True, option_records=frozenset({MAX_TOKENS_FIELD}),
+    encode_stream=OpenAIChatStreamEncoder, encode_response=encode_response,
 )
 
 __all__ = ["WIRE", "OpenAIChatParser", "map_usage"]

@@ -1,0 +1,230 @@
+"""What every wire's stream encoder shares: events in, the wire's bytes out.
+
+A stream encoder is the parser run backwards, and sans-IO like it: a small
+state machine fed one :mod:`streamkit.events` event at a time
+(:meth:`StreamEncoder.feed`), returning the bytes to send for it at once (often
+none: a wire may say a thing later than streamkit learns it, as Anthropic's
+``message_start`` carries the usage that follows the response's start), and
+:meth:`StreamEncoder.close` for what the wire sends at the end of the input.
+Each wire package's ``encode.py`` subclasses it with its own frames; this
+module keeps the rules that are the same on every wire:
+
+- a :class:`~streamkit.events.BlockStart` that already holds content, and a
+  :class:`~streamkit.events.BlockEnd` snapshot holding more than the deltas
+  said, become the deltas that say it (:func:`~streamkit.replay_events.deltas_of`),
+  so a wire writes content in one place;
+- usage is merged as a reader merges it (:func:`~streamkit.usage.merge_usage`),
+  and written where the wire puts it;
+- provenance: whether the response was read from this very wire
+  (:attr:`StreamEncoder.own`, from :attr:`ResponseStart.provider
+  <streamkit.events.ResponseStart.provider>`; a response made by hand counts
+  as the wire's own). Only then are the fields a reader kept without
+  understanding them (response and block metadata, a provider's raw usage
+  object, its own stop word) written back: they go back to the wire they came
+  from only.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import msgspec
+
+from ..blocks import Block, ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from ..errors import ProviderConfigError
+from ..events import (
+    BlockDelta,
+    BlockEnd,
+    BlockStart,
+    Delta,
+    ErrorEvent,
+    Event,
+    ResponseEnd,
+    ResponseMetadata,
+    ResponseStart,
+    TextDelta,
+    ThinkingDelta,
+    ToolInputDelta,
+    UsageUpdate,
+)
+from ..replay_events import deltas_of, shell_of
+from ..usage import ChatUsage, merge_usage
+
+__all__ = ["StreamEncoder", "input_tokens_for", "json_bytes", "sse", "wire_of_provider"]
+
+json_bytes = msgspec.json.encode
+
+
+def sse(data: Any, event: str | None = None) -> bytes:
+    """One Server-Sent Event: an ``event:`` line when named, the compact JSON
+    of ``data`` (bytes are sent as they are), and the blank line that ends it."""
+    payload = data if isinstance(data, bytes) else json_bytes(data)
+    head = b"event: " + event.encode() + b"\n" if event else b""
+    return head + b"data: " + payload + b"\n\n"
+
+
+def wire_of_provider(provider: str | None) -> str | None:
+    """The wire format a registry name speaks; ``None`` for no name or one the
+    registry does not know (a response made by hand)."""
+    if provider is None:
+        return None
+    from . import wire_of
+
+    try:
+        return wire_of(provider)[0]
+    except (ProviderConfigError, ValueError):
+        return None
+
+
+def input_tokens_for(usage: ChatUsage, source_wire: str | None, *,
+                     includes_cache: bool) -> int:
+    """``usage``'s input count as a wire counts it whose input count includes
+    the prompt-cache reads and writes (``includes_cache``: every wire's but
+    Anthropic's) or not. A response made by hand (``source_wire`` ``None``) is
+    taken to count as the wire it is written to."""
+    count = usage.input_tokens or 0
+    if source_wire is None:
+        return count
+    from .wire_format import wire_format
+
+    source_includes = wire_format(source_wire).usage_fields.input_includes_cache
+    cache = (usage.cached_tokens or 0) + (usage.cache_creation_tokens or 0)
+    if source_includes and not includes_cache:
+        return max(0, count - cache)
+    if includes_cache and not source_includes:
+        return count + cache
+    return count
+
+
+def _sent_length(delta: Delta) -> int:
+    """How much of a block's streamed content a delta carries, for the snapshot
+    check at its end."""
+    if type(delta) is TextDelta:
+        return len(delta.text)
+    if type(delta) is ThinkingDelta:
+        return len(delta.thinking)
+    if type(delta) is ToolInputDelta:
+        return len(delta.partial_json)
+    return 0
+
+
+def _remainder(snapshot: Block, sent: int) -> list[Delta]:
+    """The deltas a snapshot holds beyond the ``sent`` characters of content
+    the block streamed (an OpenAI Responses ``.done`` text, an Anthropic tool
+    call that got its whole input at its start)."""
+    if type(snapshot) is TextBlock and len(snapshot.text) > sent:
+        return [TextDelta(snapshot.text_since(sent))]
+    if type(snapshot) is ThinkingBlock and len(snapshot.thinking) > sent:
+        return [ThinkingDelta(snapshot.thinking_since(sent))]
+    if type(snapshot) is ToolCallBlock and len(snapshot.input) > sent:
+        return [ToolInputDelta(snapshot.input_since(sent))]
+    return []
+
+
+class StreamEncoder:
+    """Events -> one wire's stream bytes (see the module docstring).
+
+    Subclasses name their :attr:`wire` and write the frames in the ``on_*``
+    hooks; :meth:`feed` has already turned content in starts and snapshots
+    into deltas and kept the usage. ``dialect`` is the vendor dialect to write
+    (only OpenAI Chat has any).
+    """
+
+    wire: ClassVar[str]
+    content_type: ClassVar[str] = "text/event-stream"
+
+    def __init__(self, dialect: str | None = None) -> None:
+        self.dialect = dialect
+        self.own = True
+        """Whether the events were read from this wire (or made by hand)."""
+        self.usage: ChatUsage | None = None
+        """The usage so far, merged."""
+        self.source_wire: str | None = None
+        """The wire the events were read from (``None``: made by hand)."""
+        self._sent: dict[tuple[int, int], int] = {}  # (choice, index) -> content sent
+
+    # ------------------------------------------------------------ driving
+
+    def feed(self, event: Event) -> bytes:
+        """The bytes to send for ``event`` (``b""`` when the wire says it later)."""
+        kind = type(event)
+        if kind is BlockDelta:
+            assert isinstance(event, BlockDelta)
+            return self._feed_delta(event.choice, event.index, event.delta)
+        if kind is BlockStart:
+            assert isinstance(event, BlockStart)
+            return self._feed_start(event)
+        if kind is BlockEnd:
+            assert isinstance(event, BlockEnd)
+            return self._feed_end(event)
+        if kind is ResponseStart:
+            assert isinstance(event, ResponseStart)
+            self.source_wire = wire_of_provider(event.provider)
+            self.own = self.source_wire in (None, self.wire)
+            return self.on_response_start(event)
+        if kind is UsageUpdate:
+            assert isinstance(event, UsageUpdate)
+            self.usage = merge_usage(self.usage, event.usage)
+            return self.on_usage(event)
+        if kind is ResponseMetadata:
+            assert isinstance(event, ResponseMetadata)
+            return self.on_metadata(event)
+        if kind is ResponseEnd:
+            assert isinstance(event, ResponseEnd)
+            return self.on_response_end(event)
+        if kind is ErrorEvent:
+            assert isinstance(event, ErrorEvent)
+            return self.on_error(event)
+        raise TypeError(f"not a streamkit event: {type(event).__name__}")
+
+    def close(self) -> bytes:
+        """What the wire sends once the events are over."""
+        return b""
+
+    def _feed_start(self, event: BlockStart) -> bytes:
+        block: ContentBlock = event.block  # type: ignore[assignment]
+        self._sent[event.choice, event.index] = 0
+        out = self.on_block_start(event.choice, event.index, shell_of(block))
+        for delta in deltas_of(block):
+            out += self._feed_delta(event.choice, event.index, delta)
+        return out
+
+    def _feed_delta(self, choice: int, index: int, delta: Delta) -> bytes:
+        key = (choice, index)
+        self._sent[key] = self._sent.get(key, 0) + _sent_length(delta)
+        return self.on_delta(choice, index, delta)
+
+    def _feed_end(self, event: BlockEnd) -> bytes:
+        out = b""
+        if event.snapshot is not None:
+            sent = self._sent.get((event.choice, event.index), 0)
+            for delta in _remainder(event.snapshot, sent):
+                out += self._feed_delta(event.choice, event.index, delta)
+        self._sent.pop((event.choice, event.index), None)
+        return out + self.on_block_end(event.choice, event.index)
+
+    # ------------------------------------------------------------ the wire's frames
+
+    def on_response_start(self, event: ResponseStart) -> bytes:
+        return b""
+
+    def on_block_start(self, choice: int, index: int, block: ContentBlock) -> bytes:
+        return b""
+
+    def on_delta(self, choice: int, index: int, delta: Delta) -> bytes:
+        return b""
+
+    def on_block_end(self, choice: int, index: int) -> bytes:
+        return b""
+
+    def on_usage(self, event: UsageUpdate) -> bytes:
+        return b""
+
+    def on_metadata(self, event: ResponseMetadata) -> bytes:
+        return b""
+
+    def on_response_end(self, event: ResponseEnd) -> bytes:
+        return b""
+
+    def on_error(self, event: ErrorEvent) -> bytes:
+        return b""
