@@ -146,6 +146,9 @@ def parse_request(provider: str, body: dict[str, Any]) -> Request:
     from .providers import wire_format
 
     entry = _vendor(provider)
+    if not isinstance(body, dict):
+        raise InvalidBodyError(f"a request body is a JSON object, not {type(body).__name__}",
+                               wire=entry.wire, where="body")
     json_text(body, entry.wire, "request")  # refused before any reader walks it
     try:
         return wire_format(entry.wire).parse_request(body, entry.dialect)

@@ -153,6 +153,15 @@ def test_gemini_tool_entries_that_are_not_objects_are_kept_as_they_are(entry: An
     assert build_request("gemini", parse_request("gemini", body)) == body
 
 
+@pytest.mark.parametrize("body", [[None], "{", 3, None])
+@pytest.mark.parametrize("wire", WIRES)
+def test_a_request_body_that_is_no_object_is_an_invalid_body(wire: str, body: Any) -> None:
+    """Found by ``make fuzz``: a list reached the Ollama reader's ``dict()``."""
+    with pytest.raises(InvalidBodyError, match="is a JSON object") as refused:
+        parse_request(wire, body)
+    assert refused.value.wire == streamkit.providers.wire_of(wire)[0]
+
+
 # ---------------------------------------------------------------- limits
 
 
