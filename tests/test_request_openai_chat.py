@@ -45,6 +45,8 @@ from streamkit.blocks import (
     URLSource,
 )
 from streamkit.codec import build_request, parse_request
+from streamkit.errors import LossyTranslationWarning
+from streamkit.extras import Extras
 from streamkit.messages import (
     AssistantMessage,
     FunctionExecutionResult,
@@ -939,6 +941,7 @@ def test_stream_flag(stream: bool | None) -> None:
 
 
 @pytest.mark.parametrize(("dialect", "option", "error"), [
+    ("deepseek", "thinking_budget", "no reasoning budget"),
     (None, "include_thoughts", "include_thoughts"),
     (None, "foreign_thinking", "foreign_thinking"),
 ])
@@ -949,11 +952,18 @@ def test_uniform_options_without_a_form_here_are_refused(dialect: str | None, op
                                                 else 100})
 
 
-@pytest.mark.parametrize("dialect", [None, "deepseek", "openrouter"])
-def test_a_thinking_budget_without_a_budget_field_is_the_effort_it_stands_for(
-        dialect: str | None) -> None:
-    body = build([UserMessage("hi")], dialect, thinking_budget=3000)
+def test_a_thinking_budget_is_the_effort_it_stands_for_on_openais_own_api() -> None:
+    body = build([UserMessage("hi")], None, thinking_budget=3000)
     assert body["reasoning_effort"] == "medium" and "thinking_budget" not in body
+
+
+def test_a_budget_read_from_another_wire_is_dropped_where_the_dialect_has_no_budget() -> None:
+    """A gateway's Anthropic request to DeepSeek: said, not refused."""
+    request = Request(messages=[UserMessage("hi")], model="m",
+                      options=Extras("anthropic", {"thinking_budget": 3000}))
+    with pytest.warns(LossyTranslationWarning, match=r"thinking_budget \(deepseek\)"):
+        body = chat_request.build_request(request, "deepseek")
+    assert "thinking_budget" not in body and "reasoning_effort" not in body
 
 
 def test_every_uniform_option_is_handled() -> None:

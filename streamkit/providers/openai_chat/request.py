@@ -56,8 +56,10 @@ Top-level fields:
   "audio"]`` unless given. ``temperature``, ``top_p``, ``stop``, ``seed``,
   ``reasoning_effort``, ``parallel_tool_calls`` have the wire's own names.
   ``thinking_budget`` -> the dialect's budget field (Qwen's
-  ``thinking_budget``); a dialect without one takes it as the
-  ``reasoning_effort`` it stands for (:func:`~streamkit.providers.options.budget_as_effort`).
+  ``thinking_budget``); OpenAI's own API takes it as the ``reasoning_effort`` it
+  stands for (:func:`~streamkit.providers.options.budget_as_effort`); another
+  dialect without a budget field refuses it (given by hand) or drops it with a
+  warning (read from another wire), as it does ``include_thoughts``.
   ``include_thoughts`` has no Chat Completions switch (pass the vendor's own
   field, e.g. ``reasoning={...}`` for OpenRouter): given by hand it raises
   :class:`~streamkit.errors.UnsupportedFeatureError`, read from another wire's
@@ -120,7 +122,7 @@ from ..options import budget_as_effort, prepared_options, refuse_or_drop
 from ..turns import add_result, refuse_orphan_results
 from .assistant import RESERVED, assistant_message, patch, read_assistant
 from .content import Wire, data_part, own, read_text_part, read_user_part, text_part, user_part
-from .dialects import Dialect, HistoryRules, get_dialect
+from .dialects import DEFAULT, Dialect, HistoryRules, get_dialect
 from .history import BuildContext
 from .wire import WIRE_NAME
 
@@ -198,10 +200,17 @@ def _write_options(body: dict[str, Any], options: dict[str, Any], target: Dialec
     if "audio" in options:
         body["audio"] = options.pop("audio")
         body["modalities"] = options.pop("modalities", list(_SPOKEN))
-    if rules.thinking_budget_field is None:
-        budget_as_effort(options, WIRE_NAME)  # reasoning_effort is this wire's word
+    if rules.thinking_budget_field is not None:
+        if "thinking_budget" in options:
+            body[rules.thinking_budget_field] = options.pop("thinking_budget")
+    elif target is DEFAULT:
+        budget_as_effort(options, WIRE_NAME)  # reasoning_effort is OpenAI's word for it
     elif "thinking_budget" in options:
-        body[rules.thinking_budget_field] = options.pop("thinking_budget")
+        refuse_or_drop(
+            options, "thinking_budget", WIRE_NAME,
+            f"{target.name} has no reasoning budget field on Chat Completions: use "
+            "reasoning_effort, or the vendor's own field",
+            feature=f"thinking_budget ({target.name})")
     if "include_thoughts" in options:
         refuse_or_drop(
             options, "include_thoughts", WIRE_NAME,
