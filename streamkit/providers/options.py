@@ -119,9 +119,10 @@ def drop_implied(options: dict[str, Any], names: Iterable[str]) -> None:
 
 #: The reasoning effort a thinking budget stands for, on a wire that takes
 #: only an effort (OpenAI): the first row whose budget is at least the given
-#: one. The bounds are Anthropic's and Gemini's own landmarks: 1,024 tokens is
-#: the smallest budget Anthropic takes, 8,192 Gemini 2.5 Flash's default
-#: dynamic range; anything larger asks for deep reasoning.
+#: one. No API documents an equivalence; these bounds are streamkit's, said in
+#: the docs' translation page: 1,024 tokens is the smallest budget Anthropic
+#: takes (little reasoning), up to 8 K a moderate amount, anything larger asks
+#: for deep reasoning; 0 (thinking off) is the least effort there is.
 EFFORT_FOR_BUDGET: tuple[tuple[int, str], ...] = ((0, "minimal"), (1024, "low"),
                                                   (8192, "medium"))
 DEEPEST_EFFORT = "high"
