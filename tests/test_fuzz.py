@@ -37,6 +37,7 @@ import pytest
 from client_fuzzing import describe
 from conftest import fixture_id, recordings
 from fuzzing import Case, Outcome, check, load_bodies, make_case, right_provider, run_replay
+from growth import assert_linear
 from write_fuzzing import KINDS, WriteFuzzer
 
 import streamkit
@@ -146,26 +147,6 @@ def test_a_transport_cut_anywhere_is_incomplete_with_a_prefix_of_the_answer(path
 
 
 # ---------------------------------------------------------------- growth probes
-
-
-def _cpu_time(run: Callable[[], Any]) -> float:
-    best = float("inf")
-    for _ in range(3):
-        started = time.process_time()
-        run()
-        best = min(best, time.process_time() - started)
-    return best
-
-
-def assert_linear(make: Callable[[int], Callable[[], Any]], size: int) -> None:
-    """The work for ``4 * size`` is at most 8x the work for ``size`` (linear: 4x,
-    quadratic: 16x), CPU time, best of three; tried twice before failing."""
-    small, large = make(size), make(4 * size)
-    for _ in range(2):
-        ratio = _cpu_time(large) / max(_cpu_time(small), 1e-4)
-        if ratio <= 8:
-            return
-    raise AssertionError(f"4x the input cost {ratio:.1f}x the time")
 
 
 def _chat_deltas(count: int) -> bytes:

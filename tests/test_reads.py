@@ -10,35 +10,16 @@ of three, tried twice), as ``tests/test_fuzz.py`` does.
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from growth import assert_linear
 
 from streamkit import DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from streamkit.events import DataDelta, TextDelta, ThinkingDelta, ToolInputDelta, TranscriptDelta
 from streamkit.fragments import TextBuffer
 from streamkit.merge import apply_delta
-
-
-def _cpu_time(run: Callable[[], Any]) -> float:
-    best = float("inf")
-    for _ in range(3):
-        started = time.process_time()
-        run()
-        best = min(best, time.process_time() - started)
-    return best
-
-
-def assert_linear(make: Callable[[int], Callable[[], Any]], size: int) -> None:
-    small, large = make(size), make(4 * size)
-    for _ in range(2):
-        ratio = _cpu_time(large) / max(_cpu_time(small), 1e-4)
-        if ratio <= 8:
-            return
-    raise AssertionError(f"4x the input cost {ratio:.1f}x the time")
-
 
 # ---------------------------------------------------------------- what was added
 
