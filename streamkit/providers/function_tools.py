@@ -41,21 +41,25 @@ from ..extras import extras_for, origin_of
 from ..partial_json import PartialJSONError
 from ..request import JsonSchemaOutput
 from ..tools import Tool
-from .lossless import unread
+from .lossless import unread, with_extras
 
 
 def function_fields(tool: Tool, wire: str, schema_field: str = "parameters",
-                    prefix: dict[str, Any] | None = None) -> dict[str, Any]:
+                    prefix: dict[str, Any] | None = None,
+                    strict: bool | None = None) -> dict[str, Any]:
     """The declaration of ``tool`` for ``wire``; ``prefix`` holds fields the wire
-    puts before the name (``{"type": "function"}`` on Responses)."""
+    puts before the name (``{"type": "function"}`` on Responses), ``strict`` the
+    value written when the tool does not say (``None``: nothing). A field the
+    body it was read from left out (the reader's ``ABSENT`` record) stays out
+    (:func:`~streamkit.providers.lossless.with_extras`)."""
     out: dict[str, Any] = {**(prefix or {}), "name": tool.name}
     if tool.description:
         out["description"] = tool.description
     out[schema_field] = tool.parameters
-    if tool.strict is not None:
-        out["strict"] = tool.strict
-    out.update(extras_for(tool.metadata, wire))
-    return out
+    said = tool.strict if tool.strict is not None else strict
+    if said is not None:
+        out["strict"] = said
+    return with_extras(out, tool.metadata, wire)
 
 
 def read_function(fields: Mapping[str, Any], wire: str, schema_field: str = "parameters",

@@ -93,6 +93,7 @@ from typing import Any, Final
 
 from ...blocks import DataBlock, TextBlock, ToolCallBlock
 from ...errors import InvalidBodyError
+from ...extras import extras_for
 from ...ids import StreamIds
 from ...messages import (
     AssistantMessage,
@@ -226,7 +227,7 @@ def _tool(item: Tool | dict[str, Any]) -> dict[str, Any] | None:
     if isinstance(item, dict):
         return own_entry(item, WIRE_NAME)
     function = function_fields(item, WIRE_NAME)
-    if "type" in function.pop(ABSENT, ()):  # read from a Mistral body, which leaves it out
+    if "type" in extras_for(item.metadata, WIRE_NAME).get(ABSENT, ()):  # Mistral leaves it out
         return {"function": function}
     return {"type": "function", "function": function}
 

@@ -246,11 +246,7 @@ def tool_param(entry: Tool | dict[str, Any]) -> Wire | None:
     :func:`~streamkit.providers.function_tools.own_entry`)."""
     if isinstance(entry, dict):
         return own_entry(entry, WIRE_NAME)
-    param = function_fields(entry, WIRE_NAME, prefix={"type": "function"})
-    left_out = param.pop(ABSENT, ())
-    if "strict" not in param and "strict" not in left_out:
-        param["strict"] = False
-    return param
+    return function_fields(entry, WIRE_NAME, prefix={"type": "function"}, strict=False)
 
 
 def _tool_params(tools: list[Tool | dict[str, Any]] | None) -> list[Wire] | None:
