@@ -137,7 +137,7 @@ def with_defaults(options: Mapping[str, Any], defaults: Mapping[str, Any]) -> di
     (:class:`~streamkit.extras.Extras`)."""
     merged = {**defaults, **{name: value for name, value in options.items()
                              if value is not None or name not in defaults}}
-    return options.__class__(options.wire, merged) if isinstance(options, Extras) else merged
+    return Extras(options.wire, merged) if isinstance(options, Extras) else merged
 
 
 def parse_request(provider: str, body: dict[str, Any]) -> Request:
