@@ -22,7 +22,8 @@ module. From here:
   :func:`parse_response`, :class:`Request`, ``ToolChoice``, ``JsonOutput``,
   :class:`JsonSchemaOutput`, :func:`tool`, :class:`Tool`;
 - answering as a provider: :func:`encode_stream` (events or a response -> the
-  provider's stream bytes) and :func:`encode_response` (its non-streamed body);
+  provider's stream bytes), :func:`encode_response` (its non-streamed body)
+  and :func:`encode_error` (its HTTP error answer);
 - every error type, under :class:`StreamkitError`.
 
 Internals are imported from their modules: the sans-IO
@@ -52,7 +53,14 @@ from .blocks import (
     ToolResultBlock,
     URLSource,
 )
-from .codec import build_request, encode_response, encode_stream, parse_request, parse_response
+from .codec import (
+    build_request,
+    encode_error,
+    encode_response,
+    encode_stream,
+    parse_request,
+    parse_response,
+)
 from .errors import (
     BlockConflictError,
     IncompleteStreamError,
@@ -215,6 +223,7 @@ __all__ = [
     "UserMessage",
     "__version__",
     "build_request",
+    "encode_error",
     "encode_response",
     "encode_stream",
     "parse_request",

@@ -50,8 +50,15 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from .errors import InvalidBodyError, ProtocolError, ProviderError, UnsupportedFeatureError
-from .events import Event
+from .errors import (
+    InvalidBodyError,
+    ProtocolError,
+    ProviderError,
+    StreamError,
+    StreamkitError,
+    UnsupportedFeatureError,
+)
+from .events import ErrorEvent, Event
 from .extras import Extras
 from .limits import MAX_JSON_DEPTH, too_deep
 from .messages import Message
@@ -64,8 +71,8 @@ if TYPE_CHECKING:
     from .providers.encoder import StreamEncoder
     from .providers.wire_format import WireFormat
 
-__all__ = ["EncodedStream", "build_request", "encode_response", "encode_stream",
-           "parse_request", "parse_response"]
+__all__ = ["EncodedError", "EncodedStream", "build_request", "encode_error", "encode_response",
+           "encode_stream", "parse_request", "parse_response"]
 
 Tools = Sequence[Tool | Callable[..., Any] | dict[str, Any]]
 
@@ -273,7 +280,13 @@ class EncodedStream:
     come (nothing is buffered beyond what the wire says later): ``for chunk in``
     it over a synchronous source (a response, a list, a
     :class:`~streamkit.SyncStream`), ``async for chunk in`` it over any source.
-    ``content_type`` is the media type to serve the bytes with."""
+    ``content_type`` is the media type to serve the bytes with.
+
+    A source that fails (a :class:`~streamkit.Stream` raising
+    :class:`~streamkit.errors.StreamError` after its first bytes) ends the
+    bytes with the wire's in-stream error event, after everything it said
+    before, as the provider ends a stream that fails; the error is kept in
+    :attr:`error` (it is not raised: the bytes have said it)."""
 
     def __init__(self, encoder: StreamEncoder, source: EventSource) -> None:
         from .replay_events import events_of
@@ -281,49 +294,89 @@ class EncodedStream:
         self._encoder = encoder
         self._source: Iterable[Any] | AsyncIterable[Any] = (
             events_of(source) if isinstance(source, ChatResponse) else source)
+        self._error_written = False
         self.content_type = encoder.content_type
+        self.error: StreamError | None = None
+        """The error the source raised, when it failed."""
 
     def __iter__(self) -> Iterator[bytes]:
         if not isinstance(self._source, Iterable):
             raise TypeError("an async source of events is encoded with 'async for'")
-        for item in self._source:
-            chunk = self._feed(item)
-            if chunk:
-                yield chunk
-        tail = self._encoder.close()
-        if tail:
-            yield tail
+        try:
+            for item in self._source:
+                chunk = self._feed(item)
+                if chunk:
+                    yield chunk
+        except StreamError as error:
+            last = self._failed(error)
+        else:
+            last = self._encoder.close()
+        if last:
+            yield last
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         if not isinstance(self._source, AsyncIterable):
             for chunk in self:
                 yield chunk
             return
-        async for item in self._source:
-            chunk = self._feed(item)
-            if chunk:
-                yield chunk
-        tail = self._encoder.close()
-        if tail:
-            yield tail
+        try:
+            async for item in self._source:
+                chunk = self._feed(item)
+                if chunk:
+                    yield chunk
+        except StreamError as error:
+            last = self._failed(error)
+        else:
+            last = self._encoder.close()
+        if last:
+            yield last
 
     def _feed(self, item: Any) -> bytes:
         if isinstance(item, ChatResponse):
             return b""  # a stream's final item: its events have said it all
+        if type(item) is ErrorEvent:
+            self._error_written = True
         return self._encoder.feed(item)
 
+    def _failed(self, error: StreamError) -> bytes:
+        """The in-stream error event for a source that raised (none when the
+        source's own error event was written already)."""
+        self.error = error
+        if self._error_written:
+            return b""
+        self._error_written = True
+        return self._encoder.feed(error_event(error))
 
-def encode_stream(provider: str, source: EventSource) -> EncodedStream:
+
+def error_event(error: StreamkitError | ErrorEvent | str, status: int | None = None) -> ErrorEvent:
+    """``error`` as the :class:`~streamkit.events.ErrorEvent` an encoder writes:
+    a :class:`~streamkit.errors.ProviderError`'s message, code, type and status;
+    another error's message (``status`` given wins)."""
+    if isinstance(error, ErrorEvent):
+        event = error
+    elif isinstance(error, ProviderError):
+        event = ErrorEvent(message=error.message, code=error.code, error_type=error.error_type,
+                           status=error.status, raw=error.raw)
+    elif isinstance(error, StreamError):
+        event = ErrorEvent(message=error.message)
+    else:
+        event = ErrorEvent(message=str(error))
+    return event if status is None else msgspec.structs.replace(event, status=status)
+
+
+def encode_stream(provider: str, source: EventSource, **options: Any) -> EncodedStream:
     """``provider``'s streaming bytes (SSE) for ``source``: a finished
     :class:`~streamkit.ChatResponse` (replayed as the stream that carries it)
     or streamkit events (a :class:`~streamkit.Stream`, a list...). The bytes
     are what the provider sends, in its exact event sequence, so its official
-    SDK reads them. Refused with
+    SDK reads them. ``options`` choose among a wire's forms (Gemini's
+    ``array=True``: the JSON array ``streamGenerateContent`` sends without
+    ``alt=sse``). Refused with
     :class:`~streamkit.errors.UnsupportedFeatureError` for a wire with no
     stream encoder yet."""
     wire, dialect = _encoding_wire(provider, "encode_stream")
     assert wire.encode_stream is not None
-    return EncodedStream(wire.encode_stream(dialect), source)
+    return EncodedStream(wire.encode_stream(dialect, **options), source)
 
 
 def encode_response(provider: str, response: ChatResponse) -> dict[str, Any]:
@@ -334,3 +387,32 @@ def encode_response(provider: str, response: ChatResponse) -> dict[str, Any]:
     wire, dialect = _encoding_wire(provider, "encode_response")
     assert wire.encode_response is not None
     return wire.encode_response(response, dialect)
+
+
+@dataclasses.dataclass(frozen=True)
+class EncodedError:
+    """An error as ``provider`` answers it before any stream: the HTTP status
+    and the JSON body, so the provider's SDK raises its own exception for it."""
+
+    status: int
+    body: dict[str, Any]
+    content_type: str = "application/json"
+
+
+#: The status an error with none is answered with: the server's own failure.
+DEFAULT_ERROR_STATUS = 500
+
+
+def encode_error(provider: str, error: StreamkitError | ErrorEvent | str, *,
+                 status: int | None = None) -> EncodedError:
+    """``error`` as ``provider``'s HTTP error answer (status and body): a
+    :class:`~streamkit.errors.ProviderError` keeps its status, message, type
+    and code; ``status`` given wins; an error with none is a 500. Refused with
+    :class:`~streamkit.errors.UnsupportedFeatureError` for a wire with no
+    error encoder yet."""
+    wire, dialect = _encoding_wire(provider, "encode_error")
+    assert wire.encode_error is not None
+    event = error_event(error, status)
+    code = event.status if event.status is not None and 400 <= event.status <= 599 \
+        else DEFAULT_ERROR_STATUS
+    return EncodedError(code, wire.encode_error(event, code, dialect))

@@ -35,6 +35,7 @@ USER_NAMES = {
     "ErrorEvent", "TextDelta", "ThinkingDelta", "ToolInputDelta", "DataDelta",
     "build_request", "parse_request", "parse_response", "Request", "ToolChoice", "JsonOutput",
     "JsonSchemaOutput", "tool", "Tool", "encode_stream", "encode_response",
+    "encode_error",
 }
 
 #: Internals, each importable from the module named, not from ``streamkit``.
@@ -44,7 +45,8 @@ INTERNALS = {
     "block_from_dict": "streamkit.blocks", "event_to_dict": "streamkit.events",
     "ResponseMetadata": "streamkit.events", "SignatureDelta": "streamkit.events",
     "MetadataDelta": "streamkit.events", "MetadataAppendDelta": "streamkit.events",
-    "EncodedStream": "streamkit.codec", "events_of": "streamkit.replay_events",
+    "EncodedStream": "streamkit.codec",
+    "EncodedError": "streamkit.codec", "events_of": "streamkit.replay_events",
 }
 
 

@@ -20,6 +20,7 @@ so the same payload gives the same event whoever reads it:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -105,3 +106,17 @@ def error_event(error: Any, raw: Any, *, choice: int = 0) -> ErrorEvent:
         raw=raw,
         choice=choice,
     )
+
+
+def type_word(status: int, error_type: str | None, words: Mapping[int, str], *,
+              client_error: str, server_error: str) -> str:
+    """The error type word a wire writes for an error with ``status``: the
+    wire's word for the status (``words``), else the error's own word when it
+    is one of the wire's, else the wire's word for any client (4xx) or server
+    (5xx) error. Another wire's word is never written, so the SDK of this wire
+    meets only words it knows, and they agree with the status."""
+    if status in words:
+        return words[status]
+    if error_type is not None and error_type in words.values():
+        return error_type
+    return client_error if status < 500 else server_error

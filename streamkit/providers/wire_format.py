@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..events import ErrorEvent
     from ..finish import FinishReason
     from ..request import Request
     from ..response import ChatResponse
@@ -91,12 +92,19 @@ class WireFormat:
     ``anthropic-version``): the client passes the value it sends to the
     builder as the ``api_version`` option, so the body fits that version.
     ``None``: the wire's API has no versions."""
-    encode_stream: Callable[[str | None], StreamEncoder] | None = None
-    """A fresh stream encoder for the dialect: streamkit events -> the bytes
-    the provider streams (``encode.py``). ``None``: not written yet for this wire."""
+    encode_stream: Callable[..., StreamEncoder] | None = None
+    """``encode_stream(dialect, **options)``: a fresh stream encoder for the
+    dialect: streamkit events -> the bytes the provider streams (``encode.py``;
+    ``options`` are the wire's own choices of form, such as Gemini's JSON
+    array). ``None``: not written yet for this wire."""
     encode_response: Callable[[ChatResponse, str | None], dict[str, Any]] | None = None
     """A :class:`~streamkit.ChatResponse` -> the provider's non-streamed body
     (``encode.py``). ``None``: not written yet for this wire."""
+    encode_error: Callable[[ErrorEvent, int, str | None], dict[str, Any]] | None = None
+    """``encode_error(error, status, dialect)``: the JSON body the provider
+    answers an HTTP error with (before any stream), for an error with that
+    status, so its SDK raises its own exception for the status with the
+    message (``encode.py``). ``None``: not written yet for this wire."""
 
 
 def wire_format(name: str) -> WireFormat:

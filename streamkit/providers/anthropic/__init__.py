@@ -22,7 +22,7 @@
 """
 
 from ..wire_format import WireFormat
-from .encode import AnthropicStreamEncoder, encode_response
+from .encode import AnthropicStreamEncoder, encode_error, encode_response
 from .http import MODEL_IN_BODY, VERSION_HEADER, endpoint
 from .request import build_request, parse_request
 from .response import parse_response
@@ -38,6 +38,7 @@ WIRE = WireFormat(
     tools_with_tool_history=True,
     version_header=VERSION_HEADER,
     encode_stream=AnthropicStreamEncoder, encode_response=encode_response,
+    encode_error=encode_error,
 )
 
 __all__ = ["WIRE", "AnthropicParser", "map_stop_reason"]

@@ -16,6 +16,10 @@
   ``input_json_delta``; a server tool's call as the block type it was read
   from). A media block, or a provider item of another wire, has no place in
   an Anthropic answer and is left out (the indexes stay contiguous).
+- errors: :func:`encode_error` is the HTTP error body (``{"type": "error",
+  "error": {"type", "message"}}``, the type word of the status, as the SDK
+  picks its exception by status); an in-stream error is the same object as
+  the ``error`` event.
 - ``message_delta`` carries the stop reason, ``stop_sequence`` (and
   ``stop_details``) and the final usage; ``message_stop`` ends the stream
   when the source's end was seen (``terminated``); an :class:`ErrorEvent`
@@ -62,12 +66,13 @@ from ...finish import FinishReason
 from ...response import ChatResponse
 from ...usage import ChatUsage
 from ..encoder import StreamEncoder, input_tokens_for, sse, wire_of_provider
+from ..error_payloads import type_word
 from ..function_tools import arguments_as_object
 from .assistant import BLOCK_TYPE, assistant_blocks
 from .content import own_extras, tool_id
-from .wire import ENDING_FIELDS, NAME, STOP_WORDS
+from .wire import ENDING_FIELDS, ERROR_TYPES, NAME, STOP_WORDS
 
-__all__ = ["AnthropicStreamEncoder", "encode_response"]
+__all__ = ["AnthropicStreamEncoder", "encode_error", "encode_response"]
 
 Wire = dict[str, Any]
 
@@ -211,8 +216,7 @@ class AnthropicStreamEncoder(StreamEncoder):
         raw = event.raw
         if self.own and type(raw) is dict and raw.get("type") == "error":
             return sse(raw, "error")
-        return sse({"type": "error", "error": {"type": event.error_type or "api_error",
-                                               "message": event.message}}, "error")
+        return sse(error_object(event, event.status or 500), "error")
 
     def close(self) -> bytes:
         return self._begin() if self._response_start is not None else b""
@@ -271,6 +275,19 @@ class AnthropicStreamEncoder(StreamEncoder):
         if block is None:
             return b""
         return sse({"type": "content_block_stop", "index": block.index}, "content_block_stop")
+
+
+def error_object(event: ErrorEvent, status: int) -> Wire:
+    """The API's error object (its HTTP error body and its in-stream ``error``
+    event's data) for ``event``, with the type word of ``status``."""
+    word = type_word(status, event.error_type, ERROR_TYPES,
+                     client_error="invalid_request_error", server_error="api_error")
+    return {"type": "error", "error": {"type": word, "message": event.message}}
+
+
+def encode_error(event: ErrorEvent, status: int, dialect: str | None = None) -> Wire:
+    """The body of the API's HTTP error answer with ``status``."""
+    return error_object(event, status)
 
 
 def _own_citation(citation: Citation) -> Wire | None:

@@ -13,7 +13,8 @@ the response reader through it, the request codec):
   have their constant value;
 - :data:`STOP_WORDS`: the ``stop_reason`` an encoder writes for a uniform
   finish reason of another wire, and :data:`ENDING_FIELDS`, the message
-  fields the stream sends in ``message_delta``.
+  fields the stream sends in ``message_delta``;
+- :data:`ERROR_TYPES`: the error ``type`` word for each HTTP status.
 """
 
 from __future__ import annotations
@@ -79,3 +80,19 @@ def map_stop_reason(stop_reason: str | None) -> FinishReason | None:
     if stop_reason is None:
         return None
     return FINISH_REASONS.get(stop_reason, FinishReason.UNKNOWN)
+
+
+#: The error ``type`` word of each HTTP status (docs.anthropic.com/en/api/errors);
+#: another status is an ``invalid_request_error`` (4xx) or ``api_error`` (5xx).
+ERROR_TYPES: dict[int, str] = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "billing_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    504: "timeout_error",
+    529: "overloaded_error",
+}

@@ -21,7 +21,8 @@ chunk (``choices: []``), then ``data: [DONE]``.
   after every choice, as OpenAI sends them (``[DONE]`` only when the source's
   end was seen, ``terminated``). Response fields learnt mid-stream (gpt-5's
   ``moderation``) are a chunk of their own with ``choices: []``. An
-  :class:`ErrorEvent` is ``{"error": {...}}``.
+  :class:`ErrorEvent` is ``{"error": {...}}``, the object :func:`encode_error`
+  answers an HTTP error with (the SDK picks its exception by the status).
 
 What the wire has no field for is left out: signatures and encrypted
 reasoning (OpenAI Chat cannot send them back), media blocks, provider items of
@@ -53,12 +54,13 @@ from ...finish import FinishReason
 from ...response import ChatResponse
 from ...usage import ChatUsage
 from ..encoder import StreamEncoder, input_tokens_for, sse, wire_of_provider
+from ..error_payloads import type_word
 from .choice import EXTRAS_KEY
 from .dialects import get_dialect
 from .response import OTHER_CHOICES
-from .wire import DONE_MARKERS, WIRE_NAME
+from .wire import DONE_MARKERS, ERROR_TYPES, WIRE_NAME
 
-__all__ = ["OpenAIChatStreamEncoder", "encode_response"]
+__all__ = ["OpenAIChatStreamEncoder", "encode_error", "encode_response"]
 
 Wire = dict[str, Any]
 
@@ -185,8 +187,7 @@ class OpenAIChatStreamEncoder(StreamEncoder):
         raw = event.raw
         if self.own and type(raw) is dict and type(raw.get("error")) is dict:
             return sse(raw)
-        return sse({"error": {"message": event.message, "type": event.error_type,
-                              "code": event.code}})
+        return sse(error_object(event, event.status or 500))
 
     def close(self) -> bytes:
         """The usage chunk, then ``[DONE]`` when every choice's end was seen."""
@@ -314,3 +315,17 @@ def _logprobs(response: ChatResponse, own: bool) -> Wire | None:
             key = "refusal" if block.refusal else "content"
             found[key] = [*found.get(key, []), *items]
     return {"content": found.get("content"), "refusal": found.get("refusal")} if found else None
+
+
+def error_object(event: ErrorEvent, status: int) -> dict[str, Any]:
+    """OpenAI's error object (an HTTP error's body, an in-stream error's data):
+    ``message``, the ``type`` word of the status, ``param`` and ``code``."""
+    word = type_word(status, event.error_type, ERROR_TYPES,
+                     client_error="invalid_request_error", server_error="server_error")
+    return {"error": {"message": event.message, "type": word, "param": None,
+                      "code": event.code}}
+
+
+def encode_error(event: ErrorEvent, status: int, dialect: str | None = None) -> dict[str, Any]:
+    """The body of OpenAI's HTTP error answer with ``status``."""
+    return error_object(event, status)
