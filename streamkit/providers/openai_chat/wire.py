@@ -84,7 +84,8 @@ def json_text(value: Any) -> str:
 
 
 #: The error ``type`` word OpenAI sends with an HTTP status; another status is
-#: an ``invalid_request_error`` (4xx) or a ``server_error`` (5xx). OpenAI-compatible vendors send the same words.
+#: an ``invalid_request_error`` (4xx) or a ``server_error`` (5xx); OpenAI-compatible
+#: vendors send the same words.
 ERROR_TYPES: Final[Mapping[int, str]] = MappingProxyType({
     400: "invalid_request_error",
     401: "invalid_request_error",
