@@ -76,6 +76,10 @@ class WireFormat:
     """The URL a request goes to (see ``http.py``)."""
     model_in_body: bool
     """Whether the model is a body field (else the URL names it)."""
+    served_path: str = ""
+    """The path (a regular expression, matched whole) a server of this wire
+    answers at; named groups ``model`` and ``method`` when the path says them
+    (Gemini). See :mod:`streamkit.providers.routes`."""
     dialects: bool = False
     """Whether vendors of this wire have dialects (only OpenAI Chat)."""
     option_records: frozenset[str] = frozenset()

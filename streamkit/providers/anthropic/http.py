@@ -13,6 +13,9 @@ MESSAGES_PATH = "/messages"
 #: The model goes in the body (``"model"``).
 MODEL_IN_BODY = True
 
+#: The path a server of this wire answers at (:mod:`~streamkit.providers.routes`).
+SERVED_PATH = r"/(?:v1/)?messages"
+
 #: The header naming the API version a body is for (see :mod:`.versions`).
 VERSION_HEADER = "anthropic-version"
 

@@ -28,6 +28,11 @@ RESOURCE_PREFIXES = ("models/", "tunedModels/")
 #: The model goes in the URL; the body has no ``model`` field.
 MODEL_IN_BODY = False
 
+#: The path a server of this wire answers at, naming the model and the method
+#: (:mod:`~streamkit.providers.routes`); ``alt=sse`` is in the query, apart.
+SERVED_PATH = (r"/(?:v1beta|v1alpha|v1)/models/(?P<model>[^:/]+)"
+               r":(?P<method>generateContent|streamGenerateContent)")
+
 
 def endpoint(base_url: str, model: str, *, stream: bool, dialect: str | None = None) -> str:
     """The URL a ``generateContent`` request for ``model`` is posted to."""

@@ -14,6 +14,9 @@ CHAT_PATH = "/api/chat"
 #: The model goes in the body (``"model"``).
 MODEL_IN_BODY = True
 
+#: The path a server of this wire answers at (:mod:`~streamkit.providers.routes`).
+SERVED_PATH = r"/api/chat"
+
 
 def endpoint(base_url: str, model: str, *, stream: bool, dialect: str | None = None) -> str:
     """The URL a chat request is posted to."""

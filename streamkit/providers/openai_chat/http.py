@@ -23,6 +23,10 @@ CHAT_PATHS: Mapping[str | None, str] = MappingProxyType({
 #: The model goes in the body (``"model"``), also for Azure, which ignores it there.
 MODEL_IN_BODY = True
 
+#: The path an OpenAI-compatible server answers chat at (``/v1`` optional: servers
+#: mount it either way), for a server of this wire (:mod:`~streamkit.providers.routes`).
+SERVED_PATH = r"/(?:v1/)?chat/completions"
+
 
 def endpoint(base_url: str, model: str, *, stream: bool, dialect: str | None = None) -> str:
     """The URL a chat request for ``model`` is posted to (``stream`` changes nothing here)."""

@@ -13,6 +13,9 @@ RESPONSES_PATH = "/responses"
 #: The model goes in the body (``"model"``).
 MODEL_IN_BODY = True
 
+#: The path a server of this wire answers at (:mod:`~streamkit.providers.routes`).
+SERVED_PATH = r"/(?:v1/)?responses"
+
 
 def endpoint(base_url: str, model: str, *, stream: bool, dialect: str | None = None) -> str:
     """The URL a Responses request is posted to."""
