@@ -36,7 +36,8 @@ WIRE = WireFormat(
     name=NAME, title="Gemini generateContent", parser=GeminiParser,
     build_request=build_request, parse_request=parse_request, parse_response=parse_response,
     finish_reasons=FINISH_REASONS, usage_fields=USAGE_FIELDS,
-    endpoint=endpoint, model_in_body=MODEL_IN_BODY, served_path=SERVED_PATH, option_records=frozenset({SNAKE_CASE}),
+    endpoint=endpoint, model_in_body=MODEL_IN_BODY, served_path=SERVED_PATH,
+    option_records=frozenset({SNAKE_CASE}),
 )
 
 __all__ = ["FINISH_REASONS", "USAGE_FIELDS", "WIRE", "GeminiParser", "map_finish_reason",
