@@ -120,6 +120,22 @@ def _genai_usage(module: Any, usage: ChatUsage, provider: str | None) -> Any:
     return module.Usage(**{key: value for key, value in values.items() if value})
 
 
+#: The models genai-prices did not find, by price provider. genai-prices caches
+#: the models it finds, not those it does not, and looking for one scans its whole
+#: table (about 3 ms): a gateway or a fake upstream answering under a model name
+#: no price list has would pay that on every answer.
+_UNKNOWN_MODELS: set[tuple[str, str]] = set()
+
+#: At most this many unknown names are remembered: names come from responses.
+MAX_UNKNOWN_MODELS = 1024
+
+
+def _remember_unknown(model: str, price_provider: str) -> None:
+    if len(_UNKNOWN_MODELS) >= MAX_UNKNOWN_MODELS:
+        _UNKNOWN_MODELS.clear()
+    _UNKNOWN_MODELS.add((model, price_provider))
+
+
 def price(usage: ChatUsage | None, model: str | None, provider: str | None,
           created_at: str | None = None) -> Cost:
     """What ``usage`` of ``model`` at ``provider`` (a registry name) cost at
@@ -139,14 +155,18 @@ def price(usage: ChatUsage | None, model: str | None, provider: str | None,
         import genai_prices
     except ImportError:
         return Cost.unpriced(_INSTALL)
+    unknown = Cost.unpriced(f"genai-prices does not know model {model!r} at "
+                            f"{price_provider!r}")
+    if (model, price_provider) in _UNKNOWN_MODELS:
+        return unknown
     when = None if created_at is None else _timestamp(created_at)
     try:
         calculation = genai_prices.calc_price(
             _genai_usage(genai_prices, usage, provider), model, provider_id=price_provider,
             genai_request_timestamp=when)
     except LookupError:
-        return Cost.unpriced(f"genai-prices does not know model {model!r} at "
-                             f"{price_provider!r}")
+        _remember_unknown(model, price_provider)
+        return unknown
     except ValueError as exc:  # counts genai-prices refuses (a part larger than its total)
         return Cost.unpriced(f"genai-prices cannot price these counts: {exc}")
     return Cost(calculation.total_price, input=calculation.input_price,
