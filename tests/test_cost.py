@@ -219,3 +219,25 @@ def test_the_summary_line_of_an_answer() -> None:
     assert summary_line(ChatResponse()) == ""
     gemini = read(FIXTURES / "gemini/thinking-thought-parts.sse", "gemini")
     assert summary_line(gemini, cost=False).startswith("34 in · 1,256 out (787 reasoning) tokens")
+
+
+def test_a_model_genai_prices_does_not_know_is_looked_for_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from streamkit import cost
+
+    calls: list[str] = []
+    real = genai_prices.calc_price
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(genai_prices, "calc_price", counting)
+    monkeypatch.setattr(cost, "_UNKNOWN_MODELS", set())
+    usage = ChatUsage(input_tokens=10, output_tokens=5)
+    first = cost.price(usage, "no-such-model-anywhere", "openai")
+    second = cost.price(usage, "no-such-model-anywhere", "openai")
+    assert first.amount is None and second.amount is None
+    assert "does not know model 'no-such-model-anywhere'" in (second.reason or "")
+    assert calls == ["no-such-model-anywhere"]
+    assert cost.price(usage, "gpt-4o", "openai").amount is not None  # a known one still prices
