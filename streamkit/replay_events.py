@@ -45,7 +45,8 @@ def shell_of(block: ContentBlock) -> ContentBlock:
     """``block`` without what a stream sends as deltas: a text block without its
     text and citations, reasoning without its text and signature (encrypted or
     redacted reasoning stays: no wire streams it), a tool call without its
-    arguments (whether they were cut off stays: a wire may say it first). Other blocks (media, tool results, raw provider items) are sent
+    arguments (whether they were cut off stays: a wire may say it first).
+    Other blocks (media, tool results, raw provider items) are sent
     whole, so their shell is a copy of them."""
     metadata = copy.deepcopy(block.metadata)
     if type(block) is TextBlock:
