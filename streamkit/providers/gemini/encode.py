@@ -330,6 +330,7 @@ class GeminiStreamEncoder(StreamEncoder):
         self._usage_written: ChatUsage | None = None
         self._written = False
         self._pending: dict[int, Wire] = {}  # candidate fields the start named, by choice
+        self._pending_content: dict[int, Wire] = {}  # and the fields of its content
 
     def feed(self, event: Event) -> bytes:
         """As every encoder; a call's end snapshot saying its arguments were cut
@@ -354,8 +355,10 @@ class GeminiStreamEncoder(StreamEncoder):
         usage known so far, the response's identity and kept fields."""
         chunk: Wire = {}
         if choice is not None:
-            fields = self._pending.pop(choice, {})
-            chunk["candidates"] = [{**(candidate or {}), **fields, "index": choice}]
+            written = {**self._pending.pop(choice, {}), **(candidate or {})}
+            if candidate and "content" in candidate and choice in self._pending_content:
+                written["content"] = {**self._pending_content.pop(choice), **candidate["content"]}
+            chunk["candidates"] = [{**written, "index": choice}]
         if self.usage is not None:
             chunk["usageMetadata"] = usage_object(self.usage, own=self.own,
                                                   source_wire=self.source_wire)
@@ -372,6 +375,7 @@ class GeminiStreamEncoder(StreamEncoder):
             _, candidate, content = split_fields(event.metadata)
             if content:
                 candidate["content"] = {"role": "model", **content}
+                self._pending_content[event.choice] = candidate["content"]
             if candidate:
                 self._pending[event.choice] = candidate
         if event.choice != 0:
