@@ -45,7 +45,8 @@ def shell_of(block: ContentBlock) -> ContentBlock:
     """``block`` without what a stream sends as deltas: a text block without its
     text and citations, reasoning without its text and signature (encrypted or
     redacted reasoning stays: no wire streams it), a tool call without its
-    arguments. Other blocks (media, tool results, raw provider items) are sent
+    arguments (whether they were cut off stays: a wire may say it first).
+    Other blocks (media, tool results, raw provider items) are sent
     whole, so their shell is a copy of them."""
     metadata = copy.deepcopy(block.metadata)
     if type(block) is TextBlock:
@@ -54,7 +55,8 @@ def shell_of(block: ContentBlock) -> ContentBlock:
         return ThinkingBlock(id=block.id, encrypted=block.encrypted, redacted=block.redacted,
                              metadata=metadata)
     if type(block) is ToolCallBlock:
-        return ToolCallBlock(block.id, block.name, metadata=metadata)
+        return ToolCallBlock(block.id, block.name, metadata=metadata,
+                             incomplete=block.incomplete)
     whole: ContentBlock = block.copy()  # type: ignore[assignment]
     return whole
 

@@ -18,6 +18,8 @@ format, both directions side by side, and its record :data:`WIRE`.
 ``wire.py``               the wire's words as data: finish reasons, usage
                           fields, part field types, inline bytes
 ``http.py``               where the endpoint is; the model goes in the URL
+``encode.py``             responses written: the stream encoder (SSE or the
+                          JSON array), the body and the error body
 ========================  ====================================================
 
 Vertex AI (registry name ``vertex``) speaks this wire with no dialect: the
@@ -25,6 +27,7 @@ parser reports the vendor it was built for as the responses' provider.
 """
 
 from ..wire_format import WireFormat
+from .encode import encode_error, encode_response, stream_encoder
 from .http import MODEL_IN_BODY, SERVED_PATH, endpoint
 from .request import build_request, parse_request
 from .response import parse_response
@@ -38,6 +41,7 @@ WIRE = WireFormat(
     finish_reasons=FINISH_REASONS, usage_fields=USAGE_FIELDS,
     endpoint=endpoint, model_in_body=MODEL_IN_BODY, served_path=SERVED_PATH,
     option_records=frozenset({SNAKE_CASE}),
+    encode_stream=stream_encoder, encode_response=encode_response, encode_error=encode_error,
 )
 
 __all__ = ["FINISH_REASONS", "USAGE_FIELDS", "WIRE", "GeminiParser", "map_finish_reason",

@@ -10,7 +10,12 @@ through it, and the request codec (:mod:`.request`, :mod:`.content`):
 - :data:`FINISH_REASONS`: ``finishReason`` words -> :class:`FinishReason`;
 - :data:`USAGE_FIELDS`: where ``usageMetadata`` keeps each count;
 - :data:`FIELD_TYPES`: the documented type of each part field the parser reads;
-- :func:`decode_base64` and :func:`is_audio`: how ``inlineData`` is read.
+- :func:`decode_base64` and :func:`is_audio`: how ``inlineData`` is read;
+- :data:`FINISH_WORDS`: the ``finishReason`` an encoder writes for a uniform
+  reason of another wire (:data:`FINISH_REASONS` read backwards);
+- :data:`CANDIDATE_FIELDS`: the candidate fields a reader keeps as response
+  metadata (every other kept field is the response's);
+- :data:`ERROR_TYPES`: the Google RPC ``status`` word for each HTTP status.
 """
 
 from __future__ import annotations
@@ -25,8 +30,11 @@ from ..coerce import as_int, as_list
 from ..usage_fields import UsageFields, first, usage_from
 
 __all__ = [
+    "CANDIDATE_FIELDS",
+    "ERROR_TYPES",
     "FIELD_TYPES",
     "FINISH_REASONS",
+    "FINISH_WORDS",
     "NAME",
     "PROVIDER",
     "USAGE_FIELDS",
@@ -79,6 +87,45 @@ FINISH_REASONS: dict[str, FinishReason] = {
     "IMAGE_SAFETY": FinishReason.CONTENT_FILTER,
     "IMAGE_PROHIBITED_CONTENT": FinishReason.CONTENT_FILTER,
     "IMAGE_RECITATION": FinishReason.CONTENT_FILTER,
+}
+
+#: The ``finishReason`` written for a uniform reason of another wire (an answer
+#: of this wire keeps its own word): the first word of :data:`FINISH_REASONS`
+#: for it. A call ends with ``STOP`` (read back as ``tool_calls`` after a
+#: function call); a refusal is Gemini's ``SAFETY``; a reason Gemini has no
+#: word for is ``OTHER`` (read back as ``unknown``).
+FINISH_WORDS: dict[FinishReason, str] = {
+    FinishReason.STOP: "STOP",
+    FinishReason.LENGTH: "MAX_TOKENS",
+    FinishReason.TOOL_CALLS: "STOP",
+    FinishReason.CONTENT_FILTER: "SAFETY",
+    FinishReason.REFUSAL: "SAFETY",
+    FinishReason.PAUSE: "STOP",
+}
+
+#: The fields of a ``Candidate`` the reader keeps as response metadata
+#: (google-genai ``types.Candidate``): written back on the candidate; any other
+#: kept field is the chunk's.
+CANDIDATE_FIELDS = frozenset({
+    "safetyRatings", "groundingMetadata", "groundingAttributions", "urlContextMetadata",
+    "avgLogprobs", "logprobsResult", "tokenCount", "finishMessage", "citationMetadata",
+})
+
+#: HTTP status -> the Google RPC ``status`` word of the error body
+#: (cloud.google.com/apis/design/errors), the words of
+#: :data:`~streamkit.providers.error_payloads.TYPE_STATUS` read backwards.
+ERROR_TYPES: dict[int, str] = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    409: "ABORTED",
+    429: "RESOURCE_EXHAUSTED",
+    499: "CANCELLED",
+    500: "INTERNAL",
+    501: "UNIMPLEMENTED",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
 }
 
 #: ``usageMetadata`` fields. Output is ``candidatesTokenCount``: Gemini reports
