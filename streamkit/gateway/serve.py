@@ -6,12 +6,14 @@ worker starts; each worker process then reads the
 same file (its path passed in :data:`CONFIG_ENV`) and builds its own app:
 workers share nothing, so ``--workers N`` is N gateways behind uvicorn's
 socket, as any load balancer would spread them. The one log line per request
-goes to stderr with uvicorn's own.
+goes to stderr with uvicorn's own, and so do Python's warnings (a
+translation's losses).
 """
 
 from __future__ import annotations
 
 import copy
+import logging
 import os
 from pathlib import Path
 from typing import Any
@@ -28,7 +30,9 @@ CONFIG_ENV = "STREAMKIT_GATEWAY_CONFIG"
 
 
 def app_from_env() -> Starlette:
-    """A worker's app: the configuration named by :data:`CONFIG_ENV`."""
+    """A worker's app: the configuration named by :data:`CONFIG_ENV`. Python
+    warnings (what a translation could not carry) go to the log."""
+    logging.captureWarnings(True)
     return create_app(load_config(os.environ[CONFIG_ENV]))
 
 
@@ -48,6 +52,6 @@ def _log_config() -> dict[str, Any]:
     from uvicorn.config import LOGGING_CONFIG
 
     config: dict[str, Any] = copy.deepcopy(LOGGING_CONFIG)
-    config["loggers"]["streamkit.gateway"] = {"handlers": ["default"], "level": "INFO",
-                                              "propagate": False}
+    for name, level in (("streamkit.gateway", "INFO"), ("py.warnings", "WARNING")):
+        config["loggers"][name] = {"handlers": ["default"], "level": level, "propagate": False}
     return config
