@@ -127,7 +127,8 @@ _BLOCK_BOOKKEEPING: Final = frozenset({"item_id", "summary_index", "content_inde
 #: Item fields a reader puts on every block of the item.
 _ITEM_FIELDS: Final = ("status", "role")
 #: The reader's own records in a response's metadata.
-_RESPONSE_BOOKKEEPING: Final = frozenset({"unknown_events", "final_response_id", "status"})
+_RESPONSE_BOOKKEEPING: Final = frozenset({"unknown_events", "final_response_id", "status",
+                                          "error"})
 
 #: The ``incomplete_details.reason`` of a uniform reason that ends a response early.
 INCOMPLETE_WORDS: Final = MappingProxyType({FinishReason.LENGTH: "max_output_tokens",
@@ -150,13 +151,29 @@ def usage_object(usage: ChatUsage | None, *, own: bool,
         return dict(usage.raw)
     input_tokens = input_tokens_for(usage, source_wire, includes_cache=True)
     output_tokens = usage.output_tokens or 0
-    input_details: Wire = {"cached_tokens": usage.cached_tokens or 0}
-    if usage.cache_creation_tokens is not None:
-        input_details["cache_write_tokens"] = usage.cache_creation_tokens
+    input_details: Wire = {"cached_tokens": usage.cached_tokens or 0,
+                           "cache_write_tokens": usage.cache_creation_tokens or 0}
     return {"input_tokens": input_tokens, "input_tokens_details": input_details,
             "output_tokens": output_tokens,
             "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens or 0},
             "total_tokens": input_tokens + output_tokens}
+
+
+def complete_usage(usage: Wire) -> Wire:
+    """A ``usage`` object with every count the ``Response`` model requires: an
+    answer recorded before the API sent ``cache_write_tokens`` (or a vendor's
+    that never did) gets 0 for what it left out."""
+    tokens = {key: usage.get(key) if type(usage.get(key)) is int else 0
+              for key in ("input_tokens", "output_tokens")}
+    inputs = usage.get("input_tokens_details")
+    outputs = usage.get("output_tokens_details")
+    total = usage.get("total_tokens")
+    return {**usage, **tokens,
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0,
+                                     **(inputs if type(inputs) is dict else {})},
+            "output_tokens_details": {"reasoning_tokens": 0,
+                                      **(outputs if type(outputs) is dict else {})},
+            "total_tokens": total if type(total) is int else sum(tokens.values())}
 
 
 def block_extras(metadata: dict[str, Any]) -> Wire:
@@ -251,6 +268,8 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
         self._parts: dict[int, _Part] = {}  # streamkit index -> its open part
         self._snapshot: ContentBlock | None = None  # the BlockEnd being fed
         self._error: Wire | None = None  # the last error, for response.failed
+        self._kept_error: Any = None  # the error a reader of this wire recorded
+        self._kept_events: Any = None  # the events it kept whole, of a response told again
         self.final: Wire | None = None
         """The response object of the final event (:func:`encode_response`)."""
 
@@ -277,6 +296,8 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
         if self._started:
             return b""
         kept = event.metadata if self.source_wire == WIRE_NAME else {}
+        self._kept_error = kept.get("error")
+        self._kept_events = kept.get("unknown_events")
         fields = {key: value for key, value in kept.items() if key not in _RESPONSE_BOOKKEEPING}
         if self.source_wire != WIRE_NAME:
             fields = {**_RESPONSE_DEFAULTS, **fields}
@@ -298,6 +319,17 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
         out = b""
         for event_type in ("response.created", "response.in_progress"):
             out += self._event(event_type, {"response": self._object("in_progress", [])})
+        return out + self._kept(self._kept_events)
+
+    @staticmethod
+    def _kept(events: Any) -> bytes:
+        """The events a reader of this wire kept whole (a type it did not know),
+        written back as they came."""
+        out = b""
+        for kept in events if type(events) is list else ():
+            if type(kept) is dict and type(kept.get("data")) is dict:
+                name = kept.get("event")
+                out += sse(kept["data"], name if type(name) is str else None)
         return out
 
     def _object(self, status: str, output: list[Wire], usage: Wire | None = None) -> Wire:
@@ -311,12 +343,7 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
         for key, value in event.metadata.items():
             if key not in _RESPONSE_BOOKKEEPING and key != "created_at":
                 self._response[key] = value
-        out = b""
-        for kept in event.append.get("unknown_events", ()):
-            if type(kept) is dict and type(kept.get("data")) is dict:
-                name = kept.get("event")
-                out += sse(kept["data"], name if type(name) is str else None)
-        return out
+        return self._kept(event.append.get("unknown_events"))
 
     def on_response_end(self, event: ResponseEnd) -> bytes:
         if event.choice != 0:
@@ -332,6 +359,8 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
             self._response.pop("incomplete_details", None)
         if reason is not None:
             self._response["incomplete_details"] = {"reason": reason}
+        if status == "failed" and self._error is None:
+            out += self._kept_error_event()
         if status == "failed":
             self._response["error"] = self._error or {"code": "server_error",
                                                       "message": "the response failed"}
@@ -357,6 +386,17 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
         body = error_object(event, status)["error"]
         self._error = {"code": body["code"] or body["type"], "message": event.message}
         return out + self._event("error", {"error": body})
+
+    def _kept_error_event(self) -> bytes:
+        """The ``error`` event of a failed answer of this wire told again from
+        its final response (whose metadata keeps the error it ended with)."""
+        kept = self._kept_error
+        if type(kept) is not dict or type(kept.get("message")) is not str:
+            return b""
+        status = kept.get("status")
+        return self.on_error(ErrorEvent(
+            message=kept["message"], code=kept.get("code"), error_type=kept.get("type"),
+            status=status if type(status) is int else None, raw=kept.get("raw")))
 
     # ------------------------------------------------------------ items
 
@@ -486,8 +526,8 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
         data = dict(block.data)
         data.setdefault("type", block.kind)
         item, out = self._open_item(block.kind, str(data.get("id") or block.id), data)
-        self._add_part(item, index, "raw", block)
-        return out
+        part = self._add_part(item, index, "raw", block)
+        return out + self._progress(part, block.metadata.get("progress"))
 
     def _audio(self, index: int, block: DataBlock) -> bytes:
         """A spoken answer: ``response.audio.delta`` (base64) and
@@ -762,7 +802,10 @@ def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
         encoder.feed(event)
     encoder.close()
     assert encoder.final is not None  # events_of always ends the response
-    return encoder.final
+    body = {**_RESPONSE_DEFAULTS, **encoder.final}  # a vendor's may lack what the model requires
+    if type(body.get("usage")) is dict:
+        body["usage"] = complete_usage(body["usage"])
+    return body
 
 
 # ---------------------------------------------------------------- errors
