@@ -135,7 +135,7 @@ INCOMPLETE_WORDS: Final = MappingProxyType({FinishReason.LENGTH: "max_output_tok
                                             FinishReason.CONTENT_FILTER: "content_filter"})
 
 #: The fields every ``Response`` has, for an answer of another wire.
-_RESPONSE_DEFAULTS: Final = MappingProxyType({
+_RESPONSE_DEFAULTS: Final[MappingProxyType[str, Any]] = MappingProxyType({
     "error": None, "incomplete_details": None, "instructions": None, "metadata": {},
     "parallel_tool_calls": True, "temperature": None, "tool_choice": "auto", "tools": [],
     "top_p": None})
@@ -187,9 +187,9 @@ def end_status(finish: FinishReason | None, stop_reason: str | None, *,
     word for its answers, else the word for the uniform reason."""
     if own and stop_reason in ("completed", "failed"):
         return stop_reason, None
-    if own and stop_reason is not None and stop_reason not in ("incomplete",):
-        if finish in INCOMPLETE_WORDS or finish is FinishReason.UNKNOWN:
-            return "incomplete", stop_reason
+    if own and stop_reason is not None and stop_reason != "incomplete" and (
+            finish in INCOMPLETE_WORDS or finish is FinishReason.UNKNOWN):
+        return "incomplete", stop_reason  # the API's own reason word, as it came
     if finish is FinishReason.ERROR:
         return "failed", None
     if finish in INCOMPLETE_WORDS:
@@ -741,13 +741,13 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
             if item.status is not None:
                 out["status"] = item.status
             return out
-        part = item.blocks[0] if item.blocks else None
-        if item.kind in ("function_call", "custom_tool_call") and part is not None:
+        first = item.blocks[0] if item.blocks else None
+        if item.kind in ("function_call", "custom_tool_call") and first is not None:
             field = "input" if item.kind == "custom_tool_call" else "arguments"
-            return {**item.added, field: part.content, "status": item.status or "completed",
+            return {**item.added, field: first.content, "status": item.status or "completed",
                     **shared}
-        if part is not None and isinstance(part.block, RawBlock):
-            return dict(part.block.data)
+        if first is not None and isinstance(first.block, RawBlock):
+            return dict(first.block.data)
         return dict(item.added)
 
     def _shared_extras(self, item: _Item) -> Wire:
