@@ -65,12 +65,17 @@ annotations, or a hand-made citation with a URL, a title and both ends),
 another wire's server tool calls and provider items, media blocks (the
 Responses output holds images only as an image generation's result) and the
 fields another wire's reader kept. Usage of another wire is counted OpenAI's
-way (``input_tokens`` with the cache reads and writes; writes also as
+way (``input_tokens`` with the cache reads and writes; the writes also as
 ``input_tokens_details.cache_write_tokens``). Only choice 0 exists here: a
-response of another choice is refused.
+response of another choice is refused. Events a reader of this wire kept
+whole go back with the sequence numbers they came with. A function call's
+delta a vendor sent inside a message item is written as the
+``function_call`` item it is, so it reads back as a call to run.
 
 :func:`encode_response` writes the non-streamed ``Response``: the very object
-the stream's final event carries.
+the stream's final event carries, with what the SDK's model requires and a
+vendor's answer may lack (``tools``, ``tool_choice``, ``parallel_tool_calls``,
+the usage counts) filled in with the API's defaults.
 """
 
 from __future__ import annotations
