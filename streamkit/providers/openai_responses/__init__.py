@@ -17,11 +17,14 @@ format, both directions side by side, exported as :data:`WIRE`.
 - ``response.py``: a non-streamed ``Response`` object, read as the stream it ends
   (:func:`streamkit.parse_response`);
 - ``wire.py``: the wire's words as data: finish words, usage fields, server tool events;
-- ``http.py``: where the endpoint is; the model goes in the body.
+- ``http.py``: where the endpoint is; the model goes in the body;
+- ``encode.py``: answers written: the ``response.*`` stream encoder (events ->
+  SSE), the non-streamed ``Response`` body and the HTTP error body.
 """
 
 from ..wire_format import WireFormat
 from . import http
+from .encode import OpenAIResponsesStreamEncoder, encode_error, encode_response
 from .request import build_request, parse_request
 from .response import parse_response
 from .stream import OpenAIResponsesParser
@@ -33,6 +36,8 @@ WIRE = WireFormat(
     finish_reasons=FINISH_REASONS, usage_fields=USAGE_FIELDS,
     endpoint=http.endpoint, model_in_body=http.MODEL_IN_BODY,
     served_path=http.SERVED_PATH,
+    encode_stream=OpenAIResponsesStreamEncoder, encode_response=encode_response,
+    encode_error=encode_error,
 )
 
 __all__ = ["WIRE", "OpenAIResponsesParser", "map_usage"]
