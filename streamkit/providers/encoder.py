@@ -200,6 +200,7 @@ class StreamEncoder:
             sent = self._sent.get((event.choice, event.index), 0)
             for delta in _remainder(event.snapshot, sent):
                 out += self._feed_delta(event.choice, event.index, delta)
+            out += self.on_snapshot(event.choice, event.index, event.snapshot)
         self._sent.pop((event.choice, event.index), None)
         return out + self.on_block_end(event.choice, event.index)
 
@@ -212,6 +213,11 @@ class StreamEncoder:
         return b""
 
     def on_delta(self, choice: int, index: int, delta: Delta) -> bytes:
+        return b""
+
+    def on_snapshot(self, choice: int, index: int, snapshot: Block) -> bytes:
+        """A block's end snapshot, after the deltas it added: for what no delta
+        carries (encrypted reasoning that came after the block opened)."""
         return b""
 
     def on_block_end(self, choice: int, index: int) -> bytes:
