@@ -50,7 +50,8 @@ from ..events import (
 from ..replay_events import deltas_of, shell_of
 from ..usage import ChatUsage, merge_usage
 
-__all__ = ["StreamEncoder", "input_tokens_for", "json_bytes", "sse", "wire_of_provider"]
+__all__ = ["StreamEncoder", "input_tokens_for", "json_bytes", "recorded_error", "sse",
+           "wire_of_provider"]
 
 json_bytes = msgspec.json.encode
 
@@ -94,6 +95,17 @@ def input_tokens_for(usage: ChatUsage, source_wire: str | None, *,
     if includes_cache and not source_includes:
         return count + cache
     return count
+
+
+def recorded_error(error: Any) -> ErrorEvent | None:
+    """The error a finished response records in ``metadata["error"]`` (an
+    answer replayed as events says it there, not as an error event)."""
+    if type(error) is not dict or type(error.get("message")) is not str:
+        return None
+    status = error.get("status")
+    return ErrorEvent(message=error["message"], code=error.get("code"),
+                      error_type=error.get("type"),
+                      status=status if type(status) is int else None, raw=error.get("raw"))
 
 
 def _sent_length(delta: Delta) -> int:

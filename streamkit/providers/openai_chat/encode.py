@@ -30,7 +30,8 @@ chunk (``choices: []``), then ``data: [DONE]``.
   one valid base64 string), ``expires_at`` when it is known (after the finish
   chunk, as OpenAI sends it); in the body, ``message.audio``.
 - Dialects: reasoning goes in the dialect's first reasoning field
-  (``reasoning_content``; ``reasoning`` for OpenRouter, Groq, vLLM...). What a
+  (``reasoning_content``; ``reasoning`` for OpenRouter, Groq, vLLM...), or
+  Mistral's ``content: [{"type": "thinking", ...}]`` chunks. What a
   vendor adds goes back to that vendor only (an answer read from the same
   dialect, or made by hand): Groq's ``channel`` on every delta of a block it
   labelled; OpenRouter's ``reasoning_details`` next to ``reasoning`` (each
@@ -94,9 +95,15 @@ from ...finish import FinishReason
 from ...response import ChatResponse
 from ...usage import ChatUsage
 from .. import wire_of
-from ..encoder import StreamEncoder, input_tokens_for, sse, wire_of_provider
+from ..encoder import (
+    StreamEncoder,
+    input_tokens_for,
+    recorded_error,
+    sse,
+    wire_of_provider,
+)
 from ..error_payloads import type_word
-from .assistant import DETAIL_TEXT, detail_fields
+from .assistant import DETAIL_TEXT, detail_fields, details_of
 from .choice import EXTRAS_KEY
 from .dialects import Dialect, get_dialect
 from .response import OTHER_CHOICES
@@ -186,17 +193,6 @@ def audio_fields(block: DataBlock, metadata: dict[str, Any], *, own: bool) -> Wi
     if not own:
         return {}
     return {key: value for key, value in metadata.items() if key not in _AUDIO_BOOKKEEPING}
-
-
-def recorded_error(error: Any) -> ErrorEvent | None:
-    """The error a finished response records in ``metadata["error"]`` (an
-    answer replayed as events says it there, not as an error event)."""
-    if type(error) is not dict or type(error.get("message")) is not str:
-        return None
-    status = error.get("status")
-    return ErrorEvent(message=error["message"], code=error.get("code"),
-                      error_type=error.get("type"),
-                      status=status if type(status) is int else None, raw=error.get("raw"))
 
 
 def is_audio(block: ContentBlock) -> bool:
@@ -376,7 +372,8 @@ class OpenAIChatStreamEncoder(StreamEncoder):
         if state.role_sent:
             return b""
         state.role_sent = True
-        text_first = first is None or (type(first) is TextBlock and not first.refusal)
+        text_first = first is None or (type(first) is TextBlock and not first.refusal) \
+            or self._dialect.history.reasoning_echo == "thinking_chunks"  # Mistral: always ""
         return self._chunk(choice, {"role": "assistant", "content": "" if text_first else None,
                                     "refusal": None})
 
@@ -436,6 +433,9 @@ class OpenAIChatStreamEncoder(StreamEncoder):
             return self._detail_delta(choice, index, delta)
         if kind is ThinkingDelta and target == self._reasoning_field:
             assert isinstance(delta, ThinkingDelta)
+            if self._dialect.history.reasoning_echo == "thinking_chunks":  # Mistral's form
+                return self._chunk(choice, {"content": [{"type": "thinking", "thinking": [
+                    {"type": "text", "text": delta.thinking}]}]})
             return self._chunk(choice, self._labelled(state, index,
                                                       {str(target): delta.thinking}))
         if kind is MetadataAppendDelta and self.own:
@@ -563,10 +563,20 @@ def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
     see the module docstring for what each block becomes)."""
     source_wire = wire_of_provider(response.provider)
     own = source_wire in (None, WIRE_NAME)
+    target = get_dialect(dialect)
     message: Wire = {"role": "assistant", "content": _joined(response, refusal=False),
                      "refusal": _joined(response, refusal=True)}
     if response.thinking:
-        message[get_dialect(dialect).reasoning_fields[0]] = response.thinking
+        message[target.reasoning_fields[0]] = response.thinking
+    if own and target.history.reasoning_echo == "reasoning_details" \
+            and same_dialect(response.provider, target):
+        thinking = [block for block in response.content if type(block) is ThinkingBlock]
+        if thinking:
+            message["reasoning_details"] = details_of(thinking, target)
+    audio = next((block for block in response.content
+                  if type(block) is DataBlock and is_audio(block)), None)
+    if audio is not None:
+        message["audio"] = _audio_object(audio, own)
     calls = [call for call in response.tool_calls if own or not call.server_side]
     if calls:
         message["tool_calls"] = [{"id": call.id, "type": "function", "function": {
@@ -580,6 +590,13 @@ def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
     if response.usage is not None:
         body["usage"] = usage_object(response.usage, own=own, source_wire=source_wire)
     return body
+
+
+def _audio_object(block: DataBlock, own: bool) -> Wire:
+    """``message.audio``: the whole audio of the answer, as OpenAI answers it."""
+    audio_id = block.metadata.get("audio_id") if own else None
+    return {"id": audio_id or block.id, "data": _base64(block.data),
+            "transcript": block.transcript, **audio_fields(block, block.metadata, own=own)}
 
 
 def _joined(response: ChatResponse, *, refusal: bool) -> str | None:
