@@ -50,7 +50,8 @@ from ..events import (
 from ..replay_events import deltas_of, shell_of
 from ..usage import ChatUsage, merge_usage
 
-__all__ = ["StreamEncoder", "input_tokens_for", "json_bytes", "sse", "wire_of_provider"]
+__all__ = ["StreamEncoder", "input_tokens_for", "json_bytes", "recorded_error", "sse",
+           "wire_of_provider"]
 
 json_bytes = msgspec.json.encode
 
@@ -94,6 +95,17 @@ def input_tokens_for(usage: ChatUsage, source_wire: str | None, *,
     if includes_cache and not source_includes:
         return count + cache
     return count
+
+
+def recorded_error(error: Any) -> ErrorEvent | None:
+    """The error a finished response records in ``metadata["error"]`` (an
+    answer replayed as events says it there, not as an error event)."""
+    if type(error) is not dict or type(error.get("message")) is not str:
+        return None
+    status = error.get("status")
+    return ErrorEvent(message=error["message"], code=error.get("code"),
+                      error_type=error.get("type"),
+                      status=status if type(status) is int else None, raw=error.get("raw"))
 
 
 def _sent_length(delta: Delta) -> int:
@@ -200,6 +212,7 @@ class StreamEncoder:
             sent = self._sent.get((event.choice, event.index), 0)
             for delta in _remainder(event.snapshot, sent):
                 out += self._feed_delta(event.choice, event.index, delta)
+            out += self.on_snapshot(event.choice, event.index, event.snapshot)
         self._sent.pop((event.choice, event.index), None)
         return out + self.on_block_end(event.choice, event.index)
 
@@ -212,6 +225,11 @@ class StreamEncoder:
         return b""
 
     def on_delta(self, choice: int, index: int, delta: Delta) -> bytes:
+        return b""
+
+    def on_snapshot(self, choice: int, index: int, snapshot: Block) -> bytes:
+        """A block's end snapshot, after the deltas it added: for what no delta
+        carries (encrypted reasoning that came after the block opened)."""
         return b""
 
     def on_block_end(self, choice: int, index: int) -> bytes:

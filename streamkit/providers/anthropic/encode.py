@@ -65,7 +65,13 @@ from ...events import (
 from ...finish import FinishReason
 from ...response import ChatResponse
 from ...usage import ChatUsage
-from ..encoder import StreamEncoder, input_tokens_for, sse, wire_of_provider
+from ..encoder import (
+    StreamEncoder,
+    input_tokens_for,
+    recorded_error,
+    sse,
+    wire_of_provider,
+)
 from ..error_payloads import type_word
 from ..function_tools import arguments_as_object
 from .assistant import BLOCK_TYPE, assistant_blocks
@@ -114,7 +120,8 @@ def _response_fields(metadata: dict[str, Any]) -> tuple[Wire, Wire]:
 
 def own_fields(metadata: dict[str, Any]) -> Wire:
     """The fields a reader of this wire kept in a response's or a block's metadata."""
-    return {key: value for key, value in metadata.items() if key not in (SERVER_CALL, BLOCK_TYPE)}
+    return {key: value for key, value in metadata.items()
+            if key not in (SERVER_CALL, BLOCK_TYPE, "error")}
 
 
 class _Block:
@@ -163,6 +170,8 @@ class AnthropicStreamEncoder(StreamEncoder):
         self._next_index = 0
         self._ending: Wire = {}  # stop_sequence, stop_details...
         self._late: Wire = {}  # other fields learnt after the start
+        self._errored = False
+        self._pending_error: ErrorEvent | None = None  # a finished answer's, for its end
 
     # ------------------------------------------------------------ the message
 
@@ -171,6 +180,7 @@ class AnthropicStreamEncoder(StreamEncoder):
             raise UnsupportedFeatureError(NAME, f"choice {event.choice}",
                                           "an Anthropic message is one answer: encode choice 0")
         self._response_start = event
+        self._pending_error = recorded_error(event.metadata.get("error"))
         return b""
 
     def _begin(self) -> bytes:
@@ -200,6 +210,10 @@ class AnthropicStreamEncoder(StreamEncoder):
         if event.choice != 0:
             return b""
         out = self._begin()
+        if self._pending_error is not None and not self._errored:
+            out += self.on_error(self._pending_error)  # a finished answer's error, replayed
+        if self._errored:
+            return out  # the error event ended the stream, as Anthropic ends one
         for index in list(self._blocks):
             out += self.on_block_end(0, index)
         delta: Wire = {"stop_reason": stop_word(event.finish_reason, event.stop_reason,
@@ -213,10 +227,12 @@ class AnthropicStreamEncoder(StreamEncoder):
         return out
 
     def on_error(self, event: ErrorEvent) -> bytes:
+        self._errored = True
+        out = self._begin()
         raw = event.raw
         if self.own and type(raw) is dict and raw.get("type") == "error":
-            return sse(raw, "error")
-        return sse(error_object(event, event.status or 500), "error")
+            return out + sse(raw, "error")
+        return out + sse(error_object(event, event.status or 500), "error")
 
     def close(self) -> bytes:
         return self._begin() if self._response_start is not None else b""

@@ -97,16 +97,19 @@ from .content import (
     read_text_part,
     text_part,
 )
-from .dialects import PLAIN_ECHOES
+from .dialects import PLAIN_ECHOES, Dialect
 from .history import BuildContext, Source, source_of
 from .wire import WIRE_NAME, json_text
 
 __all__ = [
     "ABSENT",
     "CONTENT_PARTS",
+    "DETAIL_TEXT",
     "REASONING_FORM",
     "RESERVED",
     "assistant_message",
+    "detail_fields",
+    "details_of",
     "patch",
     "read_assistant",
 ]
@@ -126,7 +129,8 @@ _AFTER_THINKING: Final = "\n\n"
 _CALL_CONSUMED: Final = frozenset({"type", "legacy", "call_id", *STREAMKIT_KEYS, *RESERVED})
 # Keys of an OpenRouter thinking block's metadata that are not detail fields.
 _DETAIL_CONSUMED: Final = frozenset({"reasoning_type", "id", *STREAMKIT_KEYS, *RESERVED})
-_DETAIL_TEXT: Final = {"reasoning.text": "text", "reasoning.summary": "summary"}
+#: Each OpenRouter detail type with visible text, and the field holding it.
+DETAIL_TEXT: Final = {"reasoning.text": "text", "reasoning.summary": "summary"}
 _ASSISTANT_FIELDS: Final = frozenset({"role", "content", "refusal", "tool_calls", "function_call",
                                       "audio", "name", "reasoning_details",
                                       "reasoning_content", "reasoning"})
@@ -235,24 +239,31 @@ def _plain(text: str, form: Any, metadata: Mapping[str, Any]) -> list[_Item]:
 _MADE_UP_THINKING_ID: Final = re.compile(r"think_[0-9a-f]{24}")
 
 
+def detail_fields(block: ThinkingBlock) -> tuple[str, Wire]:
+    """A thinking block's OpenRouter detail type (the one it was read as, else
+    ``reasoning.text``) and the fields each of its details repeats: its id (an
+    id streamkit made up is not sent) and its other fields (``format``...)."""
+    metadata = extras_for(block.metadata, WIRE_NAME)
+    kind = metadata.get("reasoning_type", "reasoning.text")
+    detail_id = metadata.get("id")
+    if detail_id is None and not _MADE_UP_THINKING_ID.fullmatch(block.id):
+        detail_id = block.id
+    common: Wire = {"id": detail_id} if detail_id is not None else {}
+    common.update(own_extras(metadata, skip=_DETAIL_CONSUMED))
+    return str(kind), common
+
+
 def _details(block: ThinkingBlock, context: BuildContext) -> list[Wire]:
     """OpenRouter ``reasoning_details`` of one thinking block, as the stream
     parser read them: the text or summary detail (with its signature), then
     the encrypted one; the detail's id (an id streamkit made up is not sent)
     and its other fields (``format``...) on each; ``index`` counts the turn's
     detail blocks."""
-    metadata = extras_for(block.metadata, WIRE_NAME)
-    kind = metadata.get("reasoning_type", "reasoning.text")
-    detail_id = metadata.get("id")
-    if detail_id is None and not _MADE_UP_THINKING_ID.fullmatch(block.id):
-        detail_id = block.id
-    index = context.details_written
+    kind, common = detail_fields(block)
+    common["index"] = context.details_written
     context.details_written += 1
-    common: Wire = {"id": detail_id} if detail_id is not None else {}
-    common.update(own_extras(metadata, skip=_DETAIL_CONSUMED))
-    common["index"] = index
     out: list[Wire] = []
-    text_field = _DETAIL_TEXT.get(kind)
+    text_field = DETAIL_TEXT.get(kind)
     if text_field is not None:
         detail: Wire = {"type": kind, text_field: block.thinking, **common}
         if block.signature is not None:
@@ -261,6 +272,13 @@ def _details(block: ThinkingBlock, context: BuildContext) -> list[Wire]:
     if block.encrypted is not None:
         out.append({"type": "reasoning.encrypted", "data": block.encrypted, **common})
     return out
+
+
+def details_of(blocks: list[ThinkingBlock], dialect: Dialect) -> list[Wire]:
+    """The OpenRouter ``reasoning_details`` of thinking blocks, numbered from 0
+    (a message's, a non-streamed answer's)."""
+    context = BuildContext(dialect)
+    return [detail for block in blocks for detail in _details(block, context)]
 
 
 def _tool_call(block: ToolCallBlock, native: bool, context: BuildContext) -> _Item:
@@ -415,7 +433,7 @@ def _read_details(details: list[Wire], ids: StreamIds) -> list[ThinkingBlock]:
             block.metadata.update((k, v) for k, v in detail.items()
                                   if k not in ("type", "index", "id", "text", "summary",
                                                "signature", "data"))
-        text_field = _DETAIL_TEXT.get(kind) if isinstance(kind, str) else None
+        text_field = DETAIL_TEXT.get(kind) if isinstance(kind, str) else None
         text = detail.get(text_field) if text_field is not None else None
         if isinstance(text, str):
             block.thinking += text

@@ -20,7 +20,8 @@ is the index it opened at.
   ``logprobs`` -> appended to ``metadata["logprobs"]``, of the latest text (or
   refusal) block.
 - Groq's ``channel`` -> ``metadata["channel"]`` of the block the chunk wrote
-  to, replaced when it changes (never concatenated).
+  to, replaced when it changes (never concatenated), said before the text it
+  labels.
 - ``finish_reason`` is the ledger's ``stop_reason``, for the end; the entry's other keys
   (``native_finish_reason``, vLLM's ``stop_reason``...) are response metadata,
   reported when they change.
@@ -178,6 +179,8 @@ class Choice:
     def write(self, kind: Kind, text: str, out: list[Event]) -> None:
         """A non-empty sequential fragment."""
         index = self.sequential(kind, out)
+        if self.channel is not None:  # the label first: a writer can put it on this delta
+            self._label_channel(index, out)
         out.append(BlockDelta(index=index, delta=_KINDS[kind].delta(text), choice=self.index))
 
     def continue_text(self, text: str, out: list[Event]) -> None:
@@ -237,6 +240,9 @@ class Choice:
         for key, value in delta.items():
             if value is not None and key not in _DELTA_FIELDS:
                 self.keep(key, value, out)
+        channel = delta.get("channel")
+        if channel is not None:
+            self.channel = channel
         role = delta.get("role")
         if role is not None and role != "assistant":  # the default says nothing
             self.ledger.report("role", role, out)
@@ -271,9 +277,6 @@ class Choice:
         annotations = delta.get("annotations")
         if annotations:
             self._annotations(annotations, out)
-        channel = delta.get("channel")
-        if channel is not None:
-            self.channel = channel
         if self.channel is not None and self.written is not None:
             self._label_channel(self.written, out)
 
