@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo web web-build test check-tools docs docs-serve lint typecheck fuzz bench bench-foundation bench-partial bench-sse bench-reads bench-micro bench-translation bench-observability clean bench-output
+.PHONY: demo web web-build gateway test check-tools docs docs-serve lint typecheck fuzz bench bench-foundation bench-partial bench-sse bench-reads bench-micro bench-translation bench-observability clean bench-output
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,10 @@ $(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
 
 $(VENV)/.web-installed: pyproject.toml | $(BIN)/python
 	$(call install,$(BIN),web)
+	touch $@
+
+$(VENV)/.gateway-installed: pyproject.toml | $(BIN)/python
+	$(call install,$(BIN),gateway)
 	touch $@
 
 # The browser side (web/): the `ai` package and esbuild, exactly as locked.
@@ -65,6 +69,11 @@ web-build: web/node_modules/.package-lock.json
 
 web: $(VENV)/.web-installed web-build
 	$(BIN)/python -m streamkit web
+
+# The gateway (streamkit.gateway) on http://127.0.0.1:8787, serving $(GATEWAY_CONFIG).
+GATEWAY_CONFIG ?= examples/gateway.toml
+gateway: $(VENV)/.gateway-installed
+	$(BIN)/python -m streamkit gateway --config $(GATEWAY_CONFIG)
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check streamkit tests examples bench

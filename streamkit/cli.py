@@ -28,7 +28,7 @@ import anyio
 import httpx
 
 from .blocks import Block, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
-from .errors import StreamError
+from .errors import ProviderConfigError, StreamError
 from .events import BlockDelta, BlockEnd, BlockStart, Event, event_to_dict
 from .pipeline import replay
 from .response import ChatResponse
@@ -302,6 +302,12 @@ def build_parser() -> argparse.ArgumentParser:
     web = sub.add_parser("web", help="the demo page: the AI SDK chat in a browser (needs [web])")
     web.add_argument("--host", default="127.0.0.1")
     web.add_argument("--port", type=int, default=8000)
+    gateway = sub.add_parser("gateway", help="serve every provider's API from any other "
+                             "(needs [gateway]; see docs/gateway.md)")
+    gateway.add_argument("--config", type=Path, required=True, help="the gateway's TOML file")
+    gateway.add_argument("--host", default="127.0.0.1")
+    gateway.add_argument("--port", type=int, default=8787)
+    gateway.add_argument("--workers", type=int, default=1, help="worker processes")
     rep = sub.add_parser("replay", help="print the normalised events of a recorded stream")
     rep.add_argument("file", type=Path, help="a recorded stream: .sse, .ndjson, .chunks.jsonl "
                      "(one network chunk a line) or .txt (the raw body)")
@@ -331,7 +337,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         serve(args.host, args.port)
         return 0
+    if args.command == "gateway":
+        return _gateway_command(args.config, args.host, args.port, args.workers)
     return _replay_command(args.file, args.provider, args.json)
+
+
+def _gateway_command(config: Path, host: str, port: int, workers: int) -> int:
+    """``gateway``: serve until interrupted; 2 when the configuration is unusable
+    (the message says where)."""
+    from .gateway.serve import serve
+
+    try:
+        serve(config, host=host, port=port, workers=workers)
+    except ProviderConfigError as error:
+        print(f"python -m streamkit gateway: error: {error}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _replay_command(path: Path, provider: str, as_json: bool) -> int:

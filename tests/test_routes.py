@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from streamkit.providers import WIRE_NAMES, wire_format
-from streamkit.providers.routes import ServedCall, served_call
+from streamkit.providers.routes import ServedCall, served_call, wants_stream
 
 
 @pytest.mark.parametrize(("path", "query", "expected"), [
@@ -33,3 +33,16 @@ def test_a_path_no_wire_serves_is_none(path: str) -> None:
 
 def test_every_wire_says_where_it_is_served() -> None:
     assert all(wire_format(name).served_path for name in WIRE_NAMES)
+
+
+@pytest.mark.parametrize(("path", "stream", "expected"), [
+    ("/v1/chat/completions", None, False), ("/v1/chat/completions", True, True),
+    ("/api/chat", None, True), ("/api/chat", False, False),
+    ("/v1beta/models/g:generateContent", True, False),
+    ("/v1beta/models/g:streamGenerateContent", None, True),
+])
+def test_the_path_then_the_body_then_the_wire_say_whether_to_stream(
+        path: str, stream: bool | None, expected: bool) -> None:
+    call = served_call(path)
+    assert call is not None
+    assert wants_stream(call, stream) is expected

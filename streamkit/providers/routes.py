@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, unquote
 
 from .wire_format import WIRE_NAMES, wire_format
 
-__all__ = ["ServedCall", "served_call"]
+__all__ = ["ServedCall", "served_call", "wants_stream"]
 
 #: The registry name of each wire's own API: what a request read from the wire is parsed as.
 OWN_PROVIDER = {
@@ -34,6 +34,10 @@ OWN_PROVIDER = {
 
 #: Gemini's stream method: the path alone asks for a stream.
 STREAM_METHOD = "streamGenerateContent"
+
+#: The wires whose servers stream when the request does not say (Ollama's
+#: ``stream`` defaults to true); the others answer once.
+STREAMS_WHEN_UNSAID = frozenset({"ollama"})
 
 
 @dataclass(frozen=True)
@@ -71,3 +75,14 @@ def served_call(path: str, query: str = "") -> ServedCall | None:
         return ServedCall(wire, OWN_PROVIDER[wire], model=unquote(groups["model"]),
                           stream=stream, array=stream and alt != "sse")
     return None
+
+
+def wants_stream(call: ServedCall, stream: bool | None) -> bool:
+    """Whether to answer ``call`` with a stream: what its path says (Gemini),
+    else the request's ``stream`` (:attr:`streamkit.Request.stream`), else the
+    wire's default."""
+    if call.stream is not None:
+        return call.stream
+    if stream is not None:
+        return stream
+    return call.wire in STREAMS_WHEN_UNSAID

@@ -1,0 +1,306 @@
+"""The gateway as an ASGI app: any wire in, any provider out, re-encoded live.
+
+One request's way through (:meth:`Gateway.answer`):
+
+1. the path says the caller's wire (:func:`~streamkit.providers.routes.served_call`);
+2. the caller's key is checked (:mod:`.callers`); the body is read (bounded)
+   and parsed as a :class:`~streamkit.Request` of that wire;
+3. the public model it names picks the route (:mod:`.config`): a
+   :class:`~streamkit.Client` per route, with its fallbacks, which writes the
+   upstream's wire (translation warnings and refusals are the codec's);
+4. the upstream's answer is encoded in the caller's wire: a stream event by
+   event as it comes (:func:`~streamkit.encode_stream`), or the body
+   (:func:`~streamkit.encode_response`).
+
+Errors: before the first byte, the caller's wire's HTTP error with the
+upstream's status (:func:`~streamkit.encode_error`; 502 when the upstream
+never answered, 400 for a request the upstream's wire cannot hold); after it,
+the caller's wire's in-stream error event, after the partial already sent.
+The caller going away closes the upstream stream at once (the body's
+``finally``, shielded from the cancellation that stops it). No upstream key
+reaches a caller or a log line: the client takes its own keys out of what it
+reads and of its errors, and the gateway writes only what the client gives.
+
+Each request ends with one log line on the ``streamkit.gateway`` logger: a
+JSON object with the path, the caller's wire, the public model, the upstream
+that answered, the status, the tokens, the time to first byte and the
+duration. Spans and metrics are the client's own
+(:mod:`streamkit.observability`): configure it and every upstream call is one.
+The app keeps no state between requests beyond its clients' connection pools,
+so it scales out as worker processes behind any load balancer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import httpx
+import msgspec
+from starlette.applications import Starlette
+from starlette.requests import Request as HttpRequest
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
+
+from ..client import Client
+from ..client_core import Timeouts
+from ..codec import EncodedStream, encode_error, encode_response, encode_stream, parse_request
+from ..errors import (
+    InvalidBodyError,
+    ProviderError,
+    StreamkitError,
+    UnsupportedFeatureError,
+)
+from ..fallbacks import Fallback
+from ..providers.routes import ServedCall, served_call, wants_stream
+from ..request import Request
+from ..response import ChatResponse
+from .callers import caller_key, is_allowed
+from .config import GatewayConfig, ModelRoute, Upstream
+
+__all__ = ["Gateway", "create_app"]
+
+logger = logging.getLogger("streamkit.gateway")
+
+#: The status of a request whose upstream never answered (no connection, no
+#: headers in time): the gateway stood in front of nothing.
+NO_UPSTREAM_STATUS = 502
+
+#: The status logged for a stream the caller left before its end (nginx's word for it).
+CALLER_GONE_STATUS = 499
+
+_json = msgspec.json.encode
+
+
+class Gateway:
+    """The routes and clients of one configuration; :attr:`app` serves them."""
+
+    def __init__(self, config: GatewayConfig, *,
+                 http_client: httpx.AsyncClient | None = None) -> None:
+        self.config = config
+        self._http = http_client or httpx.AsyncClient(
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=256),
+            timeout=None)
+        self._clients = {name: self._client(route) for name, route in config.models.items()}
+        self.app = Starlette(routes=[
+            Route("/health", self.health, methods=["GET"]),
+            Route("/v1/models", self.models, methods=["GET"]),
+            Route("/{path:path}", self.answer, methods=["POST"]),
+        ], lifespan=self._lifespan)
+
+    def _client(self, route: ModelRoute) -> Client:
+        """The client that serves ``route``: its model's upstream settings, and
+        each fallback with its own provider's."""
+        upstream = self.config.upstream(route.model)
+        fallbacks = []
+        for model in route.fallbacks:
+            settings = self.config.upstream(model)
+            fallbacks.append(Fallback(
+                model, api_key=None if settings.api_key is None else settings.api_key.reveal(),
+                base_url=settings.base_url, **_overrides(settings)))
+        return Client(route.model,
+                      api_key=None if upstream.api_key is None else upstream.api_key.reveal(),
+                      base_url=upstream.base_url, http_client=self._http, timeout=Timeouts(),
+                      fallbacks=fallbacks, **_overrides(upstream))
+
+    @contextlib.asynccontextmanager
+    async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await self._http.aclose()
+
+    # ------------------------------------------------------------ the small endpoints
+
+    async def health(self, request: HttpRequest) -> Response:
+        """Alive, and how many public models it serves."""
+        return Response(_json({"status": "ok", "models": len(self.config.models)}),
+                        media_type="application/json")
+
+    async def models(self, request: HttpRequest) -> Response:
+        """The public model names, as OpenAI's ``GET /v1/models`` lists models."""
+        if not self._allowed(request):
+            return _plain_error(401, "invalid or missing gateway key")
+        data = [{"id": name, "object": "model", "created": 0, "owned_by": "streamkit-gateway"}
+                for name in self.config.models]
+        return Response(_json({"object": "list", "data": data}), media_type="application/json")
+
+    def _allowed(self, request: HttpRequest) -> bool:
+        return self.config.open or is_allowed(
+            caller_key(request.headers, request.url.query), self.config.keys)
+
+    # ------------------------------------------------------------ a model call
+
+    async def answer(self, request: HttpRequest) -> Response:
+        """One call in any wire (see the module docstring)."""
+        log = CallLog(request.url.path)
+        call = served_call(request.url.path, request.url.query)
+        if call is None:
+            return log.done(_plain_error(404, f"no API is served at {request.url.path}"))
+        log.wire = call.wire
+        if not self._allowed(request):
+            return log.done(_error(call, 401, "invalid or missing gateway key"))
+        parsed = await self._read(request, call, log)
+        if isinstance(parsed, Response):
+            return parsed
+        name = call.model or parsed.model
+        route = self.config.models.get(name or "")
+        log.model = name
+        if route is None:
+            known = ", ".join(sorted(self.config.models))
+            return log.done(_error(call, 404, f"the gateway serves no model {name!r}; "
+                                              f"it serves: {known}"))
+        client = self._clients[route.name]
+        if wants_stream(call, parsed.stream):
+            return await self._streamed(call, client, parsed, log)
+        return await self._answered(call, client, parsed, log)
+
+    async def _read(self, request: HttpRequest, call: ServedCall,
+                    log: CallLog) -> Request | Response:
+        """The caller's request, or the error answer that refuses it."""
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > self.config.max_body_bytes:
+                return log.done(_error(call, 413, f"the request body is over "
+                                                  f"{self.config.max_body_bytes} bytes"))
+        try:
+            data = msgspec.json.decode(body)
+        except msgspec.DecodeError as error:
+            return log.done(_error(call, 400, f"the request body is not JSON: {error}"))
+        try:
+            return parse_request(call.provider, data)
+        except InvalidBodyError as error:
+            return log.done(_error(call, 400, str(error)))
+
+    async def _answered(self, call: ServedCall, client: Client, parsed: Request,
+                        log: CallLog) -> Response:
+        try:
+            response = await client.create(parsed)
+        except StreamkitError as error:
+            return log.done(_upstream_error(call, error), error=error)
+        log.first_byte()
+        body = encode_response(call.provider, response)
+        return log.done(Response(_json(body), media_type="application/json"),
+                        response=response)
+
+    async def _streamed(self, call: ServedCall, client: Client, parsed: Request,
+                        log: CallLog) -> Response:
+        context = client.stream(parsed)
+        try:
+            events = await context.__aenter__()
+        except StreamkitError as error:
+            return log.done(_upstream_error(call, error), error=error)
+        encoded = encode_stream(call.provider, events, **({"array": True} if call.array else {}))
+        return StreamingResponse(self._relay(encoded, context, events, log),
+                                 media_type=encoded.content_type,
+                                 headers={"cache-control": "no-cache"})
+
+    async def _relay(self, encoded: EncodedStream, context: Any, events: Any,
+                     log: CallLog) -> AsyncIterator[bytes]:
+        """The caller's bytes, as the upstream's events come; the upstream closed
+        however this ends (the caller gone included)."""
+        status = CALLER_GONE_STATUS
+        try:
+            async for chunk in encoded:
+                log.first_byte()
+                yield chunk
+            status = 200
+        finally:
+            with anyio.CancelScope(shield=True):
+                await context.__aexit__(None, None, None)
+            log.finish(status, response=events.response, error=encoded.error)
+
+
+def _overrides(upstream: Upstream) -> dict[str, Any]:
+    """The registry settings an upstream's table changes (its headers)."""
+    return {"headers": dict(upstream.headers)} if upstream.headers else {}
+
+
+def create_app(config: GatewayConfig, *, http_client: httpx.AsyncClient | None = None,
+               ) -> Starlette:
+    """The ASGI app serving ``config`` (``uvicorn`` runs it; see :mod:`.serve`)."""
+    return Gateway(config, http_client=http_client).app
+
+
+# ---------------------------------------------------------------- errors
+
+
+def _error(call: ServedCall, status: int, message: str) -> Response:
+    """The caller's wire's own HTTP error answer."""
+    encoded = encode_error(call.provider, message, status=status)
+    return Response(_json(encoded.body), status_code=encoded.status,
+                    media_type=encoded.content_type)
+
+
+def _plain_error(status: int, message: str) -> Response:
+    """An error on a path no wire serves: OpenAI's shape, the most widely read."""
+    return _error(ServedCall("openai-chat", "openai"), status, message)
+
+
+def _upstream_error(call: ServedCall, error: StreamkitError) -> Response:
+    """An upstream call that failed before its first byte, in the caller's wire:
+    the provider's own status, 502 when there was no answer, 400 for a request
+    the upstream's wire cannot hold."""
+    if isinstance(error, ProviderError):
+        encoded = encode_error(call.provider, error)
+    elif isinstance(error, UnsupportedFeatureError | InvalidBodyError):
+        encoded = encode_error(call.provider, error, status=400)
+    else:  # NoResponseError and its kin: nothing came back
+        encoded = encode_error(call.provider, error, status=NO_UPSTREAM_STATUS)
+    return Response(_json(encoded.body), status_code=encoded.status,
+                    media_type=encoded.content_type)
+
+
+# ---------------------------------------------------------------- the log line
+
+
+class CallLog:
+    """What the one log line of a request says, gathered as it goes."""
+
+    __slots__ = ("first", "model", "path", "started", "wire")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.started = time.monotonic()
+        self.first: float | None = None
+        self.wire: str | None = None
+        self.model: str | None = None
+
+    def first_byte(self) -> None:
+        if self.first is None:
+            self.first = time.monotonic()
+
+    def done(self, answer: Response, *, response: ChatResponse | None = None,
+             error: BaseException | None = None) -> Response:
+        """Log an answer given whole, and give it."""
+        self.first_byte()
+        self.finish(answer.status_code, response=response, error=error)
+        return answer
+
+    def finish(self, status: int, *, response: ChatResponse | None = None,
+               error: BaseException | None = None) -> None:
+        now = time.monotonic()
+        usage = None if response is None else response.usage
+        line: dict[str, Any] = {
+            "path": self.path, "wire": self.wire, "model": self.model,
+            "upstream": _upstream_of(response), "status": status,
+            "input_tokens": None if usage is None else usage.input_tokens,
+            "output_tokens": None if usage is None else usage.output_tokens,
+            "ttfb_ms": None if self.first is None else round((self.first - self.started) * 1000, 1),
+            "duration_ms": round((now - self.started) * 1000, 1),
+        }
+        if error is not None:
+            line["error"] = type(error).__name__
+        logger.info(json.dumps(line), extra={"gateway": line})
+
+
+def _upstream_of(response: ChatResponse | None) -> str | None:
+    if response is None or response.provider is None:
+        return None
+    return f"{response.provider}:{response.model}" if response.model else response.provider

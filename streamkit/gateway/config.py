@@ -1,0 +1,205 @@
+"""The gateway's configuration: which public models it serves, where each
+goes, and who may call it, read from a TOML file.
+
+::
+
+    [gateway]
+    keys_env = "STREAMKIT_GATEWAY_KEYS"   # or keys = ["..."]: the callers' keys
+
+    [models.fast]                         # the name callers ask for
+    model = "openai:gpt-4o-mini"          # the registry model it is served by
+    fallbacks = ["anthropic:claude-haiku-4-5"]
+
+    [providers.openai]                    # an upstream: where, and with which key
+    base_url = "http://127.0.0.1:9000/v1"
+    api_key_env = "OPENAI_API_KEY"
+
+Everything is checked when the file is read, so a gateway that starts serves
+what the file says: an unknown provider, a model without a ``provider:``
+prefix, a key variable that is not set, a table or key the reference does not
+name is a :class:`GatewayConfigError` naming the place. A gateway with no
+caller keys refuses to start unless ``open = true`` says it is meant to be
+open (a gateway on a laptop). Keys are held as :class:`~streamkit.api_key.ApiKey`,
+so no repr of the configuration shows one.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..api_key import ApiKey
+from ..errors import ProviderConfigError
+from ..registry import provider_entry
+
+__all__ = ["GatewayConfig", "GatewayConfigError", "ModelRoute", "Upstream", "load_config",
+           "parse_config"]
+
+#: The keys each table may hold: anything else is a mistake, said at once.
+GATEWAY_KEYS = frozenset({"keys", "keys_env", "open", "max_body_bytes"})
+MODEL_KEYS = frozenset({"model", "fallbacks"})
+PROVIDER_KEYS = frozenset({"base_url", "api_key_env", "api_key", "headers"})
+
+#: The largest request body the gateway reads (a conversation with images).
+DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
+
+
+class GatewayConfigError(ProviderConfigError):
+    """The gateway's configuration cannot be served as written; the message
+    names the table and key."""
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """Where one provider is reached: its base URL (``None``: the registry's)
+    and key (``None``: the registry's environment variables), and extra headers."""
+
+    base_url: str | None = None
+    api_key: ApiKey | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ModelRoute:
+    """One public model: the registry model that serves it and its fallbacks."""
+
+    name: str
+    model: str
+    fallbacks: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GatewayConfig:
+    """The whole configuration (see the module docstring)."""
+
+    models: Mapping[str, ModelRoute]
+    providers: Mapping[str, Upstream] = field(default_factory=dict)
+    keys: tuple[ApiKey, ...] = ()
+    open: bool = False
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+
+    def upstream(self, model: str) -> Upstream:
+        """The settings of the provider a ``provider:model`` string names."""
+        return self.providers.get(provider_entry(_provider_of(model)).name, Upstream())
+
+
+def load_config(path: str | os.PathLike[str], *,
+                environ: Mapping[str, str] | None = None) -> GatewayConfig:
+    """The configuration in the TOML file at ``path`` (keys named by ``*_env``
+    read from ``environ``, the process environment by default)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise GatewayConfigError(f"cannot read the gateway config {path}: {error}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise GatewayConfigError(f"{path} is not TOML: {error}") from None
+    return parse_config(data, environ=os.environ if environ is None else environ)
+
+
+def parse_config(data: Mapping[str, Any], *,
+                 environ: Mapping[str, str] | None = None) -> GatewayConfig:
+    """The configuration a decoded TOML document says (see the module docstring)."""
+    env = os.environ if environ is None else environ
+    _only(data, frozenset({"gateway", "models", "providers"}), "the config")
+    gateway = _table(data, "gateway")
+    _only(gateway, GATEWAY_KEYS, "[gateway]")
+    models = {name: _route(name, _table(_table(data, "models"), name))
+              for name in _table(data, "models")}
+    if not models:
+        raise GatewayConfigError("the config serves no model: add a [models.<name>] table")
+    providers = {vendor_name(name): _upstream(name, _table(_table(data, "providers"), name), env)
+                 for name in _table(data, "providers")}
+    keys = _caller_keys(gateway, env)
+    is_open = gateway.get("open", False) is True
+    if not keys and not is_open:
+        raise GatewayConfigError("[gateway] names no caller keys (keys = [...] or keys_env = "
+                                 "\"VAR\"); set open = true to serve without keys")
+    max_body = gateway.get("max_body_bytes", DEFAULT_MAX_BODY_BYTES)
+    if type(max_body) is not int or max_body <= 0:
+        raise GatewayConfigError("[gateway] max_body_bytes must be a positive integer")
+    return GatewayConfig(models=models, providers=providers, keys=keys, open=is_open,
+                         max_body_bytes=max_body)
+
+
+def vendor_name(name: str) -> str:
+    """The registry name a provider table is for (an alias is accepted)."""
+    try:
+        return provider_entry(name).name
+    except (ProviderConfigError, ValueError):
+        raise GatewayConfigError(f"[providers.{name}]: no provider is called {name!r}") from None
+
+
+def _provider_of(model: str) -> str:
+    provider, colon, _ = model.partition(":")
+    if not colon or not provider:
+        raise GatewayConfigError(f"model {model!r} must be written 'provider:model'")
+    return provider
+
+
+def _route(name: str, table: Mapping[str, Any]) -> ModelRoute:
+    _only(table, MODEL_KEYS, f"[models.{name}]")
+    model = table.get("model")
+    if type(model) is not str:
+        raise GatewayConfigError(f"[models.{name}] needs model = \"provider:model\"")
+    fallbacks = table.get("fallbacks", [])
+    if type(fallbacks) is not list or not all(type(item) is str for item in fallbacks):
+        raise GatewayConfigError(f"[models.{name}] fallbacks must be a list of model strings")
+    for each in (model, *fallbacks):
+        vendor_name(_provider_of(each))
+    return ModelRoute(name, model, tuple(fallbacks))
+
+
+def _upstream(name: str, table: Mapping[str, Any], env: Mapping[str, str]) -> Upstream:
+    where = f"[providers.{name}]"
+    _only(table, PROVIDER_KEYS, where)
+    base_url = table.get("base_url")
+    if base_url is not None and type(base_url) is not str:
+        raise GatewayConfigError(f"{where} base_url must be a string")
+    headers = table.get("headers", {})
+    if type(headers) is not dict or not all(type(value) is str for value in headers.values()):
+        raise GatewayConfigError(f"{where} headers must be a table of strings")
+    key = None
+    if "api_key_env" in table:
+        variable = table["api_key_env"]
+        if type(variable) is not str or not env.get(variable):
+            raise GatewayConfigError(f"{where} api_key_env names {variable!r}, which is not set")
+        key = ApiKey(env[variable], f"${variable}")
+    elif "api_key" in table:
+        if type(table["api_key"]) is not str:
+            raise GatewayConfigError(f"{where} api_key must be a string")
+        key = ApiKey(table["api_key"], f"{where} api_key")
+    return Upstream(base_url=base_url, api_key=key, headers=dict(headers))
+
+
+def _caller_keys(gateway: Mapping[str, Any], env: Mapping[str, str]) -> tuple[ApiKey, ...]:
+    keys: list[ApiKey] = []
+    listed = gateway.get("keys", [])
+    if type(listed) is not list or not all(type(key) is str and key for key in listed):
+        raise GatewayConfigError("[gateway] keys must be a list of non-empty strings")
+    keys += [ApiKey(key, "[gateway] keys") for key in listed]
+    if "keys_env" in gateway:
+        variable = gateway["keys_env"]
+        if type(variable) is not str or not env.get(variable):
+            raise GatewayConfigError(f"[gateway] keys_env names {variable!r}, which is not set")
+        keys += [ApiKey(key, f"${variable}") for key in env[variable].split(",") if key.strip()]
+    return tuple(keys)
+
+
+def _table(data: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    value = data.get(name, {})
+    if not isinstance(value, Mapping):
+        raise GatewayConfigError(f"{name} must be a table")
+    return value
+
+
+def _only(table: Mapping[str, Any], allowed: frozenset[str], where: str) -> None:
+    unknown = sorted(set(table) - allowed)
+    if unknown:
+        raise GatewayConfigError(f"{where}: unknown {', '.join(map(repr, unknown))}; "
+                                 f"known: {', '.join(sorted(allowed))}")
