@@ -166,12 +166,13 @@ class Target:
     process: subprocess.Popen[bytes] | None = None
     workers: int = 0
     log: Path | None = None
+    per_route_models: bool = False  # LiteLLM: a model per route; streamkit: one route
 
     def path(self, route: str) -> str:
         return f"/{route}/v1/chat/completions" if self.process is None else "/v1/chat/completions"
 
     def model(self, route: str) -> str:
-        return "bench" if self.process is None else f"bench-{route}"
+        return f"bench-{route}" if self.per_route_models else "bench"
 
     def headers(self) -> dict[str, str]:
         key = UPSTREAM_KEY if self.process is None else GATEWAY_KEY
@@ -192,21 +193,24 @@ def litellm_config(upstream: str, plan: Plan) -> str:
     return "\n".join(lines) + "\n"
 
 
-def streamkit_config(upstream: str, plan: Plan) -> str:
-    """streamkit's gateway config: one public model per upstream route."""
-    lines = ["[gateway]", f'keys = ["{GATEWAY_KEY}"]', ""]
-    for route in upstream_routes(plan):
-        lines += [f'[models."bench-{route}"]', f'model = "bench-{route}:bench"', ""]
-        lines += [f'[providers."bench-{route}"]', f'base_url = "{upstream}/{route}/v1"',
-                  f'api_key = "{UPSTREAM_KEY}"', 'wire = "openai-chat"', ""]
-    return "\n".join(lines)
+def streamkit_config(upstream: str, route: str) -> str:
+    """streamkit's gateway config: the public model ``bench`` is ``openai:bench``
+    at one upstream route (a provider has one base URL, so the harness starts a
+    gateway per route; it starts in about a second)."""
+    return "\n".join([
+        "[gateway]", f'keys = ["{GATEWAY_KEY}"]', "",
+        "[models.bench]", 'model = "openai:bench"', "",
+        "[providers.openai]", f'base_url = "{upstream}/{route}/v1"',
+        'api_key_env = "BENCH_UPSTREAM_KEY"', ""])
 
 
 def start_gateway(kind: str, upstream: str, plan: Plan, workers: int, work: Path,
-                  litellm: Path) -> Target:
+                  litellm: Path, route: str = "") -> Target:
+    """LiteLLM's proxy serving every route (a model each), or streamkit's
+    gateway serving ``route``."""
     port = free_port()
-    log = work / f"{kind}-{workers}.log"
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    log = work / f"{kind}-{workers}-{route}.log"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "BENCH_UPSTREAM_KEY": UPSTREAM_KEY}
     if kind == "litellm":
         config = work / "litellm.yaml"
         config.write_text(litellm_config(upstream, plan))
@@ -215,14 +219,15 @@ def start_gateway(kind: str, upstream: str, plan: Plan, workers: int, work: Path
         env.update(LITELLM_LOG="ERROR", LITELLM_TELEMETRY="False",
                    DISABLE_SCHEMA_UPDATE="true")
     else:
-        config = work / "gateway.toml"
-        config.write_text(streamkit_config(upstream, plan))
+        config = work / f"gateway-{route}.toml"
+        config.write_text(streamkit_config(upstream, route))
         argv = [sys.executable, "-m", "streamkit", "gateway", "--config", str(config),
                 "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers)]
     with log.open("wb") as out:
         process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env,
                                    cwd=work, start_new_session=True)
-    target = Target(kind, f"http://127.0.0.1:{port}", process, workers, log)
+    target = Target(kind, f"http://127.0.0.1:{port}", process, workers, log,
+                    per_route_models=kind == "litellm")
     wait_ready(target)
     return target
 
@@ -343,26 +348,31 @@ def make_client(connections: int, timeout: float) -> httpx.AsyncClient:
     return httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(timeout))
 
 
-async def sequential(targets: list[Target], plan: Plan) -> dict[str, dict[str, Any]]:
-    """Per size: ``plan.repeats`` streams per target, alternating; medians."""
-    results: dict[str, dict[str, Any]] = {}
-    async with make_client(4, 120) as client:
-        for n in plan.sizes:
-            route, expected = f"c{n}", expected_text(n)
-            for target in targets:  # warm-up (imports, connection, caches)
-                await read_stream(client, target, route, expected)
-            reads: dict[str, list[Read]] = {t.name: [] for t in targets}
-            for _ in range(plan.repeats):
-                for target in targets:
-                    reads[target.name].append(await read_stream(client, target, route,
-                                                                expected))
-            for name, runs in reads.items():
-                results.setdefault(name, {})[route] = {
-                    "total": statistics.median(r.total for r in runs),
-                    "ttfb": statistics.median(r.ttfb for r in runs),
-                    "ok": sum(r.text_ok for r in runs), "runs": len(runs),
-                    "chunks_out": statistics.median(r.chunks for r in runs)}
-    return results
+async def sequential(targets: list[Target], n: int, repeats: int) -> dict[str, dict[str, Any]]:
+    """``repeats`` streams of ``n`` chunks per target, one at a time, the
+    targets alternating, after a warm-up stream each; medians."""
+    route, expected = f"c{n}", expected_text(n)
+    reads: dict[str, list[Read]] = {t.name: [] for t in targets}
+    async with make_client(4, 600) as client:
+        for target in targets:  # warm-up (imports, connection, caches)
+            await read_stream(client, target, route, expected)
+        for _ in range(repeats):
+            for target in targets:
+                reads[target.name].append(await read_stream(client, target, route, expected))
+    return {name: {"total": statistics.median(r.total for r in runs),
+                   "ttfb": statistics.median(r.ttfb for r in runs),
+                   "ok": sum(r.text_ok for r in runs), "runs": len(runs),
+                   "chunks_out": statistics.median(r.chunks for r in runs)}
+            for name, runs in reads.items()}
+
+
+async def warm_up(target: Target, plan: Plan) -> None:
+    """A few concurrent streams of the paced route, so every worker has served
+    one before its idle RSS is read."""
+    expected = expected_text(plan.paced_chunks)
+    async with make_client(16, plan.pause * 4 + 600) as client:
+        await asyncio.gather(*[read_stream(client, target, STREAMS_ROUTE, expected)
+                               for _ in range(4 * max(target.workers, 1))])
 
 
 async def concurrent(target: Target, plan: Plan) -> dict[str, Any]:
@@ -398,31 +408,68 @@ async def concurrent(target: Target, plan: Plan) -> dict[str, Any]:
 
 
 def run(plan: Plan, litellm: Path) -> dict[str, Any]:
-    kinds = [plan.only] if plan.only else ["litellm", "streamkit"]
+    """Per worker count: LiteLLM's proxy up for the whole round, streamkit's
+    gateway started per route; the sequential sizes, then the concurrent streams."""
     rounds: list[dict[str, Any]] = []
     with upstream_process(plan) as (upstream, _), \
             tempfile.TemporaryDirectory(prefix="bench-gateway-") as tmp:
         direct = Target("direct", upstream)
+
+        def gateways(workers: int, route: str) -> contextlib.ExitStack:
+            return _gateways(plan, upstream, workers, Path(tmp), litellm, route, shared)
+
         for workers in plan.workers:
-            gateways: list[Target] = []
+            shared: dict[str, Target] = {}
+            round_: dict[str, Any] = {"workers": workers, "sequential": {}, "concurrent": {}}
             try:
-                for kind in kinds:
-                    print(f"[gateway] starting {kind} with {workers} worker(s)", file=sys.stderr)
-                    gateways.append(start_gateway(kind, upstream, plan, workers, Path(tmp),
-                                                  litellm))
-                print(f"[gateway] {workers} worker(s): sequential streams", file=sys.stderr)
-                seq = asyncio.run(sequential([direct, *gateways], plan))
-                many: dict[str, Any] = {}
-                for target in [direct, *gateways]:
-                    print(f"[gateway] {workers} worker(s): {plan.streams} streams via "
-                          f"{target.name}", file=sys.stderr)
-                    many[target.name] = asyncio.run(concurrent(target, plan))
-                rounds.append({"workers": workers, "sequential": seq, "concurrent": many})
+                for n in plan.sizes:
+                    with gateways(workers, f"c{n}") as started:
+                        say(f"{workers} worker(s): {plan.repeats} streams of {n} chunks each")
+                        for name, cell in asyncio.run(sequential(
+                                [direct, *started.targets], n, plan.repeats)).items():
+                            round_["sequential"].setdefault(name, {})[f"c{n}"] = cell
+                with gateways(workers, STREAMS_ROUTE) as started:
+                    for target in [direct, *started.targets]:
+                        say(f"{workers} worker(s): {plan.streams} streams via {target.name}")
+                        asyncio.run(warm_up(target, plan))
+                        round_["concurrent"][target.name] = asyncio.run(concurrent(target,
+                                                                                   plan))
             finally:
-                for gateway in gateways:
-                    assert gateway.process is not None
-                    stop(gateway.process)
+                for target in shared.values():
+                    assert target.process is not None
+                    stop(target.process)
+            rounds.append(round_)
     return {"plan": asdict(plan), "rounds": rounds, "versions": versions(litellm)}
+
+
+class _Started(contextlib.ExitStack):
+    targets: list[Target]
+
+
+def _gateways(plan: Plan, upstream: str, workers: int, work: Path, litellm: Path, route: str,
+              shared: dict[str, Target]) -> _Started:
+    """The gateways for one route: LiteLLM's (kept in ``shared`` for the round)
+    and a fresh streamkit one, stopped when the block ends."""
+    stack = _Started()
+    stack.targets = []
+    kinds = [plan.only] if plan.only else ["litellm", "streamkit"]
+    for kind in kinds:
+        if kind == "litellm":
+            if "litellm" not in shared:
+                say(f"starting LiteLLM's proxy with {workers} worker(s)")
+                shared["litellm"] = start_gateway(kind, upstream, plan, workers, work, litellm)
+            stack.targets.append(shared["litellm"])
+        else:
+            say(f"starting streamkit's gateway with {workers} worker(s) for {route}")
+            target = start_gateway(kind, upstream, plan, workers, work, litellm, route)
+            assert target.process is not None
+            stack.callback(stop, target.process)
+            stack.targets.append(target)
+    return stack
+
+
+def say(message: str) -> None:
+    print(f"[bench-gateway] {message}", file=sys.stderr, flush=True)
 
 
 def versions(litellm: Path) -> dict[str, str]:
@@ -559,6 +606,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a short smoke run")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--streams", type=int, default=1000)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[200, 2000],
+                        help="chunks per stream of the sequential runs")
     parser.add_argument("--litellm", type=Path, default=LITELLM_DEFAULT,
                         help="LiteLLM's proxy CLI (in its own venv)")
     parser.add_argument("--out", type=Path, default=HERE / "gateway.latest.md")
@@ -568,9 +617,9 @@ def main() -> None:
     if args.serve_upstream:
         asyncio.run(serve_upstream(Plan(**json.loads(args.serve_upstream))))
         return
-    plan = Plan(workers=args.workers, streams=args.streams, only=args.only)
+    plan = Plan(workers=args.workers, streams=args.streams, only=args.only, sizes=args.sizes)
     if args.quick:
-        plan.repeats, plan.sizes = 3, [200, 2000]
+        plan.repeats = 3
     if not shutil.which(str(args.litellm)) and plan.only != "streamkit":
         sys.exit(f"LiteLLM's proxy is not at {args.litellm} (make bench-gateway installs it)")
     result = run(plan, args.litellm)
