@@ -439,6 +439,7 @@ def run(plan: Plan, litellm: Path) -> dict[str, Any]:
                     assert target.process is not None
                     stop(target.process)
             rounds.append(round_)
+            say(f"{workers} worker(s) done: {json.dumps(round_)}")
     return {"plan": asdict(plan), "rounds": rounds, "versions": versions(litellm)}
 
 
