@@ -61,8 +61,8 @@ $(RIVAL_PYDANTIC_AI)/.installed:
 	touch $@
 
 # LiteLLM's proxy, the rival of bench-gateway, in a venv of its own. Today pip settles on
-# litellm 1.108.7 for the proxy extra: 1.110.x's needs litellm-proxy==<its version> and
-# 1.108.8+ a litellm-enterprise post-release, neither published on the index here.
+# litellm 1.108.7 for the proxy extra: newer ones pin a package the index here lacks
+# (1.110.x: litellm-proxy of the same version; 1.108.11: litellm-enterprise==0.1.79.post2).
 LITELLM_PROXY := .venv-bench-litellm-proxy
 
 $(LITELLM_PROXY)/.installed:
