@@ -232,9 +232,11 @@ def start_gateway(kind: str, upstream: str, plan: Plan, workers: int, work: Path
     return target
 
 
-def wait_ready(target: Target, timeout: float = 120.0) -> None:
+def wait_ready(target: Target, timeout: float = 400.0) -> None:
     """Until the gateway lists its models to a caller with the gateway key (the
-    warm-up streams of :func:`sequential` reach every worker before timing)."""
+    warm-up streams of :func:`sequential` reach every worker before timing).
+    LiteLLM's proxy with 2 workers took over 120 s to answer on a loaded
+    2-core machine (each worker imports LiteLLM anew), hence the long wait."""
     assert target.process is not None
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
