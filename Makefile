@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo web web-build gateway test check-tools docs docs-serve lint typecheck fuzz bench bench-foundation bench-partial bench-sse bench-reads bench-micro bench-translation bench-observability clean bench-output
+.PHONY: demo web web-build gateway test check-tools docs docs-serve lint typecheck fuzz bench bench-foundation bench-partial bench-sse bench-reads bench-micro bench-translation bench-observability bench-gateway clean bench-output
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +58,21 @@ $(RIVAL_INSTRUCTOR)/.installed:
 $(RIVAL_PYDANTIC_AI)/.installed:
 	test -x $(RIVAL_PYDANTIC_AI)/bin/python || $(PYTHON) -m venv $(RIVAL_PYDANTIC_AI)
 	$(RIVAL_PYDANTIC_AI)/bin/python -m pip install -q pydantic-ai-slim
+	touch $@
+
+# LiteLLM's proxy, the rival of bench-gateway, in a venv of its own. Today pip settles on
+# litellm 1.108.7 for the proxy extra: newer ones pin a package the index here lacks
+# (1.110.x: litellm-proxy of the same version; 1.108.11: litellm-enterprise==0.1.79.post2).
+LITELLM_PROXY := .venv-bench-litellm-proxy
+
+$(LITELLM_PROXY)/.installed:
+	test -x $(LITELLM_PROXY)/bin/python || $(PYTHON) -m venv $(LITELLM_PROXY)
+	$(LITELLM_PROXY)/bin/python -m pip install -q 'litellm[proxy]'
+	touch $@
+
+# The gateway's side needs the gateway extra in the bench venv.
+$(BENCH_VENV)/.gateway-installed: $(BENCH_VENV)/.installed
+	$(call install,$(BENCH_BIN),dev$(comma)cli$(comma)bench$(comma)gateway)
 	touch $@
 
 demo: $(VENV)/.cli-installed
@@ -153,5 +168,11 @@ bench-micro: $(BENCH_VENV)/.installed
 bench-translation: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/translation.py
 
+# streamkit's gateway vs LiteLLM's proxy on one fake upstream: overhead per chunk, TTFB added,
+# 1,000 concurrent streams, 1 vs 2 workers (bench/gateway.py). Writes bench/gateway.latest.md;
+# UPDATE=1 rewrites the tracked bench/RESULTS-gateway.md.
+bench-gateway: $(BENCH_VENV)/.gateway-installed $(LITELLM_PROXY)/.installed
+	$(BENCH_BIN)/python bench/gateway.py --litellm $(LITELLM_PROXY)/bin/litellm $(if $(UPDATE),--update)
+
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) .mypy_cache .ruff_cache .pytest_cache web/node_modules streamkit/web/static/app.js $(RIVAL_INSTRUCTOR) $(RIVAL_PYDANTIC_AI) site
+	rm -rf $(VENV) $(BENCH_VENV) $(LITELLM_PROXY) .mypy_cache .ruff_cache .pytest_cache web/node_modules streamkit/web/static/app.js $(RIVAL_INSTRUCTOR) $(RIVAL_PYDANTIC_AI) site
