@@ -107,7 +107,7 @@ from ..media import base_media_type, read_data_url
 from ..turns import ForeignWriters, add_result, foreign_parts, is_own_turn, thinking_as_text
 from .wire import NAME
 
-__all__ = ["ABSENT", "BASE64", "GENERATED_ID", "RECORDS", "answer_image", "build_messages",
+__all__ = ["ABSENT", "BASE64", "GENERATED_ID", "RECORDS", "build_messages",
            "call_entry", "call_metadata", "image_block", "media_type_of", "parse_messages"]
 
 #: Tool call metadata key: the id was made up (the body had none); never sent.
@@ -280,13 +280,6 @@ def call_entry(block: ToolCallBlock, *, own: bool) -> dict[str, Any]:
     request builder's, so a call reads the same in a turn sent back and in
     the answer that made it; ``own``: the block's kept fields go with it."""
     return _tool_call(block, own, _Calls())
-
-
-def answer_image(block: DataBlock) -> str | None:
-    """An answer's image as an ``images`` entry, or ``None`` for what Ollama
-    cannot hold (other media, an image only a web URL names)."""
-    image = _image(block)
-    return None if image is None else image[1]
 
 
 def _tool_result(result: FunctionExecutionResult, calls: _Calls) -> dict[str, Any]:

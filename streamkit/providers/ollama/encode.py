@@ -15,7 +15,6 @@
   the arguments as an object, ``{}`` when they were cut off or are not a JSON
   object (:func:`~streamkit.providers.function_tools.arguments_as_object`:
   Ollama's server keeps arguments as a JSON object, never the text);
-- an image the model made is a line with ``message.images`` (base64);
 - the last line is ``"done": true`` with ``done_reason`` and the counters:
   ``prompt_eval_count`` (input tokens) and ``eval_count`` (output tokens);
   the durations (``total_duration``, ``eval_duration``...) only for an answer
@@ -28,6 +27,8 @@
   "message"}`` (the HTTP status stays 200, as the server's does); the HTTP
   error body before any stream is the same object (:func:`encode_error`),
   which the ``ollama`` client raises as ``ResponseError`` with the status.
+  A finished response that ended in an error (replayed as events: its
+  ``metadata["error"]``, the accumulator's record) ends with that error line.
 
 Only ``/api/chat`` is written: an answer read from ``/api/generate``
 (``response`` / ``thinking`` at the top level, ``context``) is written in the
@@ -46,15 +47,20 @@ written (the cross-wire losses):
 - the response id (Ollama names none: a reader makes one up);
 - signatures and encrypted or redacted reasoning (``thinking`` is text only);
 - refusals as such (the refusal text is ``content``), citations, logprobs of
-  another wire, audio and files (images only), images named by a web URL;
+  another wire;
+- media: images, audio and files in an answer. A message's ``images`` is a
+  request field (the ``ollama`` client's answer model takes no base64 string
+  there and fails to read a line holding one; image generation is
+  ``/api/generate``'s ``image``), so no answer's media is written, Ollama's
+  own included (its reader still reads ``images`` a server sends);
 - calls another provider ran itself (a web search, an MCP call), tool
   results and provider items of another wire;
 - usage beyond the two counts: cache reads and writes (counted in
   ``prompt_eval_count``), reasoning and audio tokens;
 - finish words beyond ``stop`` / ``length`` (see above), and block
   boundaries: consecutive blocks of one kind read back as one, empty blocks
-  are not written, and a body holds thinking, text, calls and images in that
-  order (one ``message``);
+  are not written, and a body holds thinking, text and calls in that order
+  (one ``message``);
 - more than one choice (refused).
 
 :func:`encode_response` writes the non-streamed body from the same pieces.
@@ -65,7 +71,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from ...blocks import ContentBlock, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from ...blocks import ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from ...errors import UnsupportedFeatureError
 from ...events import (
     Delta,
@@ -82,7 +88,7 @@ from ...finish import FinishReason
 from ...response import ChatResponse
 from ...usage import ChatUsage
 from ..encoder import StreamEncoder, input_tokens_for, json_bytes, wire_of_provider
-from .content import answer_image, call_entry
+from .content import call_entry
 from .wire import NAME, TOOL_CALLS_STOP
 
 __all__ = ["OllamaStreamEncoder", "encode_error", "encode_response"]
@@ -103,9 +109,13 @@ DONE_WORDS: Final[dict[FinishReason, str]] = {
 
 #: Kept response fields that belong on the done line.
 _DONE_FIELDS: Final = frozenset({"context", "done_reason"})
+#: The accumulator's record of an in-stream error in a finished response's
+#: metadata (a response replayed as events): written as the error line at the end.
+_ERROR: Final = "error"
 #: Response metadata a reader keeps for itself, never a line's field (the
-#: envelope's own fields, unknown payloads).
-_BOOKKEEPING: Final = frozenset({"created_at", "model", "message", "done", "unknown_events"})
+#: envelope's own fields, unknown payloads, the error record).
+_BOOKKEEPING: Final = frozenset({"created_at", "model", "message", "done", "unknown_events",
+                                 _ERROR})
 _MESSAGE_PREFIX: Final = "message."
 _NEWLINE: Final = b"\n"
 
@@ -162,6 +172,14 @@ def created_at(metadata: dict[str, Any], *, own: bool) -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def _recorded_error(record: dict[str, Any]) -> ErrorEvent:
+    """The error event an accumulator's error record stands for."""
+    message = record.get("message")
+    status = record.get("status")
+    return ErrorEvent(message=message if type(message) is str else "error",
+                      status=status if type(status) is int else None, raw=record.get("raw"))
+
+
 def _ndjson(line: Wire) -> bytes:
     return json_bytes(line) + _NEWLINE
 
@@ -189,6 +207,7 @@ class OllamaStreamEncoder(StreamEncoder):
         self._created_at = ""
         self._blocks: dict[int, str | _Call] = {}  # index -> "content" / "thinking", or a call
         self._done: Wire = {}  # kept fields of the done line
+        self._error: ErrorEvent | None = None  # an error a replayed response ended with
 
     def _line(self, message: Wire, **fields: Any) -> bytes:
         return _ndjson({"model": self._model, "created_at": self._created_at,
@@ -197,6 +216,9 @@ class OllamaStreamEncoder(StreamEncoder):
 
     def _fields_line(self, metadata: dict[str, Any]) -> bytes:
         """A line of its own for kept fields learnt now (none for another wire's)."""
+        record = metadata.get(_ERROR)
+        if type(record) is dict:
+            self._error = _recorded_error(record)
         if not self.own:
             return b""
         line, message, done = kept_fields(metadata)
@@ -225,11 +247,15 @@ class OllamaStreamEncoder(StreamEncoder):
         return out
 
     def on_response_end(self, event: ResponseEnd) -> bytes:
-        if event.choice != 0 or not event.terminated:
-            return b""  # a cut stream ends without the done line
+        if event.choice != 0:
+            return b""
         out = b""
         for index in list(self._blocks):
             out += self.on_block_end(0, index)
+        if self._error is not None:
+            return out + self.on_error(self._error)  # the error line ends the stream
+        if not event.terminated:
+            return out  # a cut stream ends without the done line
         line: Wire = {"model": self._model, "created_at": self._created_at,
                       "message": {"role": "assistant", "content": ""}, "done": True,
                       **self._done}
@@ -240,6 +266,7 @@ class OllamaStreamEncoder(StreamEncoder):
         return out + _ndjson(line)
 
     def on_error(self, event: ErrorEvent) -> bytes:
+        self._error = None  # said now
         raw = event.raw
         if self.own and type(raw) is dict and "error" in raw:
             return _ndjson(raw)
@@ -259,12 +286,7 @@ class OllamaStreamEncoder(StreamEncoder):
             assert isinstance(block, ToolCallBlock)
             if self.own or not block.server_side:
                 self._blocks[index] = _Call(block)
-        elif kind is DataBlock:
-            assert isinstance(block, DataBlock)
-            image = answer_image(block)
-            if image is not None:
-                return self._line({"images": [image]})
-        return b""  # tool results, provider items: no Ollama message field holds them
+        return b""  # media, tool results, provider items: no field of an answer holds them
 
     def on_delta(self, choice: int, index: int, delta: Delta) -> bytes:
         target = self._blocks.get(index) if choice == 0 else None
@@ -303,7 +325,8 @@ class OllamaStreamEncoder(StreamEncoder):
 
 def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
     """The non-streamed ``/api/chat`` body of ``response``: the done line
-    carrying the whole message (see the module docstring)."""
+    carrying the whole message, its thinking, text and calls each joined in
+    one field (see the module docstring)."""
     source_wire = wire_of_provider(response.provider)
     own = source_wire in (None, NAME)
     line, kept_message, done = kept_fields(response.metadata) if own else ({}, {}, {})
@@ -311,26 +334,18 @@ def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
     texts: list[str] = []
     thinking: list[str] = []
     calls: list[Wire] = []
-    images: list[str] = []
     for block in response.content:
         if type(block) is TextBlock:
             texts.append(block.text)
         elif type(block) is ThinkingBlock:
             thinking.append(block.thinking)
-        elif type(block) is ToolCallBlock:
-            if own or not block.server_side:
-                calls.append(call_entry(block, own=own))
-        elif type(block) is DataBlock:
-            image = answer_image(block)
-            if image is not None:
-                images.append(image)
+        elif type(block) is ToolCallBlock and (own or not block.server_side):
+            calls.append(call_entry(block, own=own))
     message["content"] = "".join(texts)
     if any(thinking):
         message["thinking"] = "".join(thinking)
     if calls:
         message["tool_calls"] = calls
-    if images:
-        message["images"] = images
     message.update(kept_message)
     body: Wire = {"model": response.model or "",
                   "created_at": created_at(response.metadata, own=own),
