@@ -14,7 +14,9 @@
   ``tool_calls`` entry ``{"id", "function": {"name", "arguments": {...}}}``:
   the arguments as an object, ``{}`` when they were cut off or are not a JSON
   object (:func:`~streamkit.providers.function_tools.arguments_as_object`:
-  Ollama's server keeps arguments as a JSON object, never the text);
+  Ollama's server keeps arguments as a JSON object, never the text). The
+  call's ``id`` is written, as the server sends it since it has ids (the
+  ``ollama`` Python client's model has no ``id`` field: it drops it);
 - the last line is ``"done": true`` with ``done_reason`` and the counters:
   ``prompt_eval_count`` (input tokens) and ``eval_count`` (output tokens);
   the durations (``total_duration``, ``eval_duration``...) only for an answer
@@ -37,7 +39,8 @@ chat form, its ``context`` kept on the done line.
 Provenance (:mod:`streamkit.providers.encoder`): an answer read from this wire
 (or made by hand) gets back the fields its reader kept: the first line's
 ``created_at``, unknown line and message fields, ``logprobs``, ``context``,
-its own ``done_reason`` word, a call's ``index``, the raw counters. Another
+its own ``done_reason`` word, a call's ``index``, the raw counters (but not
+the payloads its reader could not read at all, ``unknown_events``). Another
 wire's answer gets none of its fields, and the time it is written as
 ``created_at``.
 
