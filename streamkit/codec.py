@@ -270,8 +270,8 @@ def _encoding_wire(provider: str, verb: str) -> tuple[WireFormat, str | None]:
     entry = _vendor(provider)
     wire = wire_format(entry.wire)
     if getattr(wire, verb) is None:
-        raise UnsupportedFeatureError(entry.wire, f"{verb} (no encoder is written for this "
-                                      "wire yet)", "encode to openai or anthropic")
+        raise UnsupportedFeatureError(entry.wire, f"{verb} (the wire's record has no "
+                                      "encoder)", "encode to another wire")
     return wire, entry.dialect
 
 

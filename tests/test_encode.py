@@ -64,21 +64,29 @@ def _reparsed(provider: str, encoded: bytes) -> ChatResponse:
 # ---------------------------------------------------------------- which wires encode
 
 
-def test_the_wires_with_encoders_are_openai_chat_and_anthropic() -> None:
-    streams = {name for name in WIRE_NAMES if wire_format(name).encode_stream is not None}
-    bodies = {name for name in WIRE_NAMES if wire_format(name).encode_response is not None}
-    assert streams == bodies == {*ENCODED, "gemini", "openai-responses"}  # own test files
+def test_every_wire_writes_streams_bodies_and_errors() -> None:
+    """Each wire's own test file: test_encode_<wire>.py (this one: OpenAI Chat
+    and Anthropic; test_encode_dialects.py: the Chat vendors)."""
+    for name in WIRE_NAMES:
+        wire = wire_format(name)
+        assert None not in (wire.encode_stream, wire.encode_response, wire.encode_error), name
 
 
-@pytest.mark.parametrize("provider", ["ollama"])
-def test_a_wire_without_an_encoder_is_refused_naming_it(provider: str) -> None:
+def test_a_wire_without_an_encoder_is_refused_naming_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    from streamkit.providers import ollama
+
+    monkeypatch.setattr(ollama, "WIRE", dataclasses.replace(
+        ollama.WIRE, encode_stream=None, encode_response=None, encode_error=None))
     response = ChatResponse(content=[TextBlock("hi", id="t")])
-    wire = streamkit.providers.wire_of(provider)[0]
-    with pytest.raises(UnsupportedFeatureError, match=wire) as stream_error:
-        encode_stream(provider, response)
-    with pytest.raises(UnsupportedFeatureError, match=wire):
-        encode_response(provider, response)
-    assert stream_error.value.wire == wire
+    with pytest.raises(UnsupportedFeatureError, match="ollama") as stream_error:
+        encode_stream("ollama", response)
+    with pytest.raises(UnsupportedFeatureError, match="ollama"):
+        encode_response("ollama", response)
+    with pytest.raises(UnsupportedFeatureError, match="ollama"):
+        streamkit.encode_error("ollama", "boom")
+    assert stream_error.value.wire == "ollama"
 
 
 # ---------------------------------------------------------------- round trips

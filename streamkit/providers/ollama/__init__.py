@@ -13,11 +13,14 @@ the whole wire format, both directions side by side, as :data:`WIRE`.
 - ``response.py``: a non-streamed answer (:func:`streamkit.parse_response`),
   read as the one line of a stream;
 - ``wire.py``: the wire's words as data: its name, finish words, usage counters;
-- ``http.py``: where the endpoint is, and that the model goes in the body.
+- ``http.py``: where the endpoint is, and that the model goes in the body;
+- ``encode.py``: answers written: the NDJSON stream encoder (events ->
+  ``/api/chat`` lines) and the non-streamed body.
 """
 
 from ..wire_format import WireFormat
 from . import http
+from .encode import OllamaStreamEncoder, encode_error, encode_response
 from .request import build_request, parse_request
 from .response import parse_response
 from .stream import OllamaParser
@@ -32,4 +35,6 @@ WIRE = WireFormat(
     finish_reasons=FINISH_REASONS, usage_fields=USAGE_FIELDS,
     endpoint=http.endpoint, model_in_body=http.MODEL_IN_BODY,
     served_path=http.SERVED_PATH,
+    encode_stream=OllamaStreamEncoder, encode_response=encode_response,
+    encode_error=encode_error,
 )

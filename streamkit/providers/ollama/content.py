@@ -108,7 +108,7 @@ from ..turns import ForeignWriters, add_result, foreign_parts, is_own_turn, thin
 from .wire import NAME
 
 __all__ = ["ABSENT", "BASE64", "GENERATED_ID", "RECORDS", "build_messages",
-           "call_metadata", "image_block", "media_type_of", "parse_messages"]
+           "call_entry", "call_metadata", "image_block", "media_type_of", "parse_messages"]
 
 #: Tool call metadata key: the id was made up (the body had none); never sent.
 GENERATED_ID = "generated_id"
@@ -273,6 +273,13 @@ def _tool_call(block: ToolCallBlock, native: bool, calls: _Calls) -> dict[str, A
     function["arguments"] = arguments_as_object(block)
     wire["function"] = function
     return wire
+
+
+def call_entry(block: ToolCallBlock, *, own: bool) -> dict[str, Any]:
+    """One ``tool_calls`` entry of an answer (the response encoder's): the
+    request builder's, so a call reads the same in a turn sent back and in
+    the answer that made it; ``own``: the block's kept fields go with it."""
+    return _tool_call(block, own, _Calls())
 
 
 def _tool_result(result: FunctionExecutionResult, calls: _Calls) -> dict[str, Any]:
