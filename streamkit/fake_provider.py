@@ -219,9 +219,11 @@ class FakeProvider:
                 self.errors.append(exc)
                 return None
         if self._answered >= len(self._replies):
+            count = len(self._replies)
             self.errors.append(StreamkitError(
-                f"FakeProvider's script is used up: it has {len(self._replies)} replies and "
-                f"this is request {number} ({raw.method} {raw.path})"))
+                f"FakeProvider's script is used up: it has {count} "
+                f"{'reply' if count == 1 else 'replies'} and this is request {number} "
+                f"({raw.method} {raw.path})"))
             return None
         self._answered += 1
         return self._replies[self._answered - 1]

@@ -313,7 +313,7 @@ async def test_an_exhausted_script_is_a_500_naming_it_and_kept_in_errors() -> No
     assert raised.value.status_code == 500
     assert "request 2 (POST /v1/chat/completions)" in str(raised.value)
     (error,) = fake.errors
-    assert isinstance(error, StreamkitError) and "has 1 replies" in str(error)
+    assert isinstance(error, StreamkitError) and "it has 1 reply and" in str(error)
     assert len(fake.requests) == 2  # the request past the script is recorded too
 
 
