@@ -4,6 +4,8 @@ real socket, read by the official SDKs and by streamkit's own clients."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -70,6 +72,15 @@ def _sse_events(body: bytes) -> list[tuple[str | None, Any]]:
     events = [*decoder.feed(body), *decoder.flush()]
     return [(event.event, event.data if event.data == "[DONE]" else json.loads(event.data))
             for event in events]
+
+
+def test_import_streamkit_loads_no_testing_module() -> None:
+    code = ("import sys, streamkit; "
+            "print(sorted(m for m in sys.modules if m.startswith('streamkit.') and "
+            "m.split('.')[1] in ('testing', 'fake_provider')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
 
 
 def test_the_wires_a_fake_speaks_today_are_those_with_encoders() -> None:
@@ -384,8 +395,9 @@ async def test_streamkits_client_of_each_wire_reads_the_scripted_turns(wire: str
         async with client.stream([UserMessage("weather?")]) as events:
             first = await events.final()
         second = await client.create([UserMessage("weather?"), first])
-    assert [(call.id, call.name, call.arguments()) for call in first.tool_calls] == \
-        [("call_1", "weather", {"city": "Paris"})]
+    # (ids: not every wire carries a call's id; the SDK tests above check them)
+    assert [(call.name, call.arguments()) for call in first.tool_calls] == \
+        [("weather", {"city": "Paris"})]
     assert first.thinking == "The user wants Paris."
     assert first.finished_reason is FinishReason.TOOL_CALLS
     assert first.model == "model-x"
