@@ -214,10 +214,16 @@ class FakeProvider:
         """The next scripted answer, or ``None`` with the reason in :attr:`errors`."""
         if self._function is not None:
             try:
-                return self._function(request)
+                answer = self._function(request)
             except Exception as exc:
                 self.errors.append(exc)
                 return None
+            if not isinstance(answer, ChatResponse | StreamkitError):
+                self.errors.append(StreamkitError(
+                    f"the FakeProvider's reply function must return a ChatResponse or a "
+                    f"StreamkitError, not {type(answer).__name__}"))
+                return None
+            return answer
         if self._answered >= len(self._replies):
             count = len(self._replies)
             self.errors.append(StreamkitError(

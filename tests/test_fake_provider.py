@@ -273,6 +273,18 @@ async def test_a_function_that_raises_is_a_500_and_kept_in_errors() -> None:
     assert [type(error) for error in fake.errors] == [KeyError]
 
 
+async def test_a_function_that_returns_no_answer_is_a_500_saying_so() -> None:
+    async with FakeProvider(lambda request: "hello") as fake:  # type: ignore[arg-type,return-value]
+        sdk = anthropic.AsyncAnthropic(base_url=fake.url, api_key="k", max_retries=0)
+        with pytest.raises(anthropic.InternalServerError, match="must return a ChatResponse"):
+            await sdk.messages.create(model="m", max_tokens=5,
+                                      messages=[{"role": "user", "content": "x"}])
+        await sdk.close()
+    assert [str(error) for error in fake.errors] == [
+        "the FakeProvider's reply function must return a ChatResponse or a StreamkitError, "
+        "not str"]
+
+
 # ------------------------------------------------------------------ errors
 
 
