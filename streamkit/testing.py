@@ -35,7 +35,7 @@ import contextlib
 import json
 import logging
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
@@ -49,9 +49,13 @@ import h11
 
 __all__ = [
     "SECRET_HEADERS",
+    "FakeProvider",
+    "FakeRequest",
+    "Pacing",
     "RecordedRequest",
     "ReplayServer",
     "Reply",
+    "Responder",
     "ThreadedReplayServer",
     "load_recording",
 ]
@@ -108,9 +112,14 @@ class RecordedRequest:
 
 @dataclass(frozen=True)
 class Reply:
-    """One answer of a sequence (:meth:`ReplayServer.add_sequence`): a body and
-    how to send it, with the same meaning as :meth:`ReplayServer.add`'s
-    arguments. ``Reply.file(path)`` reads a recording."""
+    """One answer of a sequence (:meth:`ReplayServer.add_sequence`) or of a
+    responder (:meth:`ReplayServer.add_responder`): a body and how to send it,
+    with the same meaning as :meth:`ReplayServer.add`'s arguments.
+    ``Reply.file(path)`` reads a recording.
+
+    ``splits`` are the byte offsets where the body's writes begin, in place of
+    ``chunk_size``'s even pieces: a body written at its own boundaries (each
+    SSE event of a paced stream in its own write, ``delay`` seconds apart)."""
 
     body: bytes
     status: int = 200
@@ -120,6 +129,7 @@ class Reply:
     delay: float = 0.0
     cut_after: int | None = None
     pauses: Mapping[int, float] | None = None
+    splits: Sequence[int] | None = None
 
     @classmethod
     def file(cls, file_path: str | os.PathLike[str], **options: Any) -> Reply:
@@ -139,6 +149,7 @@ class _Route:
     delay: float
     cut_after: int | None
     pauses: tuple[tuple[int, float], ...] = ()
+    splits: tuple[int, ...] = ()
 
 
 @dataclass
@@ -155,6 +166,15 @@ class _Sequence:
             return _error_route(410, message, "sequence_exhausted")
         self.served += 1
         return self.routes[self.served - 1]
+
+
+Responder = Callable[[RecordedRequest], Reply]
+"""A reply computed for each request from what it sent (:meth:`ReplayServer.add_responder`)."""
+
+
+@dataclass(frozen=True)
+class _Responder:
+    respond: Responder
 
 
 @dataclass
@@ -219,6 +239,7 @@ class Serving(TypedDict, total=False):
     delay: float
     cut_after: int | None
     pauses: Mapping[int, float] | None
+    splits: Sequence[int] | None
 
 
 class RouteOptions(Serving, total=False):
@@ -258,7 +279,7 @@ class ReplayServer:
         self.host = host
         self._requested_port = port
         self._backlog = backlog
-        self._routes: dict[str, _Route | _Sequence] = {}
+        self._routes: dict[str, _Route | _Sequence | _Responder] = {}
         self.requests: list[RecordedRequest] = []
         self.disconnects: list[str] = []
         self.connections = 0
@@ -281,6 +302,7 @@ class ReplayServer:
         delay: float = 0.0,
         cut_after: int | None = None,
         pauses: Mapping[int, float] | None = None,
+        splits: Sequence[int] | None = None,
     ) -> None:
         """Serve ``body`` for any method on ``path``.
 
@@ -298,11 +320,13 @@ class ReplayServer:
         write's number to seconds of silence before it (``{0: 0.5}``: the
         headers at once, the body's first bytes half a second later), which is
         how tests reproduce a slow first token and a stall mid-stream.
+        ``splits`` are byte offsets where writes begin, instead of
+        ``chunk_size``'s even pieces (a body written at its own boundaries).
         ``headers`` are added to the response; a ``Content-Type`` in them
         overrides ``content_type``.
         """
         self._routes[path] = _route(Reply(body, status, content_type, headers, chunk_size,
-                                          delay, cut_after, pauses))
+                                          delay, cut_after, pauses, splits))
 
     def add_sequence(
         self, path: str, replies: Sequence[Reply | bytes | str | os.PathLike[str]]
@@ -324,6 +348,17 @@ class ReplayServer:
             routes.append(_route(reply))
         self._routes[path] = _Sequence(routes)
 
+    def add_responder(self, path: str, responder: Responder) -> None:
+        """Answer each request on ``path`` with the :class:`Reply` that
+        ``responder`` computes from it (a :class:`RecordedRequest`): a fake API
+        whose answer depends on what was asked (see
+        :class:`~streamkit.testing.FakeProvider`). The responder runs on the
+        server's event loop, once per request, after the request is recorded;
+        if it raises, the client gets a 500 JSON error naming the exception and
+        the exception is kept in :attr:`errors`. Path matching is
+        :meth:`add`'s (``"*"``: every path without its own route)."""
+        self._routes[path] = _Responder(responder)
+
     def default(self, body: bytes, **options: Unpack[RouteOptions]) -> None:
         """Serve ``body`` for every path without its own route (same as
         ``add("*", ...)``, with the same options), for clients whose exact URL
@@ -344,10 +379,25 @@ class ReplayServer:
         body, inferred = load_recording(file_path)
         self.add(path, body, content_type=content_type or inferred, **options)
 
-    def _route_for(self, target: str) -> _Route | None:
+    def _route_for(self, target: str, request: RecordedRequest) -> _Route | None:
         path, _ = _split_target(target)
         found = self._routes.get(target) or self._routes.get(path) or self._routes.get("*")
-        return found.next_route(path) if isinstance(found, _Sequence) else found
+        if isinstance(found, _Sequence):
+            return found.next_route(path)
+        if isinstance(found, _Responder):
+            return self._computed_route(found, request)
+        return found
+
+    def _computed_route(self, responder: _Responder, request: RecordedRequest) -> _Route:
+        """The responder's reply; its failure is the server's error, said to the
+        client and kept for the test."""
+        try:
+            return _route(responder.respond(request))
+        except Exception as exc:
+            self.errors.append(exc)
+            logger.exception("ReplayServer: responder for %s failed", request.path)
+            return _error_route(500, f"the ReplayServer responder failed: "
+                                f"{type(exc).__name__}: {exc}", "responder_failed")
 
     # --------------------------------------------------------------- lifecycle
 
@@ -499,17 +549,16 @@ class ReplayServer:
                 headers[name] = f"{headers[name]}, {value}" if name in headers else value
             secrets = {name: value for name, value in headers.items() if name in SECRET_HEADERS}
             headers.update(dict.fromkeys(secrets, REDACTED))
-            self.requests.append(
-                RecordedRequest(
-                    method=request.method.decode("latin-1"),
-                    path=path,
-                    headers=headers,
-                    body=body,
-                    query=query,
-                    secret_headers=secrets,
-                )
+            recorded = RecordedRequest(
+                method=request.method.decode("latin-1"),
+                path=path,
+                headers=headers,
+                body=body,
+                query=query,
+                secret_headers=secrets,
             )
-            route = self._route_for(target) or _not_found(request.method, target)
+            self.requests.append(recorded)
+            route = self._route_for(target, recorded) or _not_found(request.method, target)
             head_only = request.method == b"HEAD"
             if not await self._send_response(stream, conn, route, path, head_only=head_only):
                 return
@@ -621,8 +670,13 @@ class ReplayServer:
         body = route.body
         if route.cut_after is not None:
             body = body[: route.cut_after]
-        size = route.chunk_size or max(len(body), 1)
-        pieces = [body[i : i + size] for i in range(0, len(body), size)]
+        if route.splits:
+            starts = [0, *(split for split in route.splits if split < len(body))]
+            pieces = [body[start:end] for start, end in zip(starts, [*starts[1:], len(body)],
+                                                            strict=True)]
+        else:
+            size = route.chunk_size or max(len(body), 1)
+            pieces = [body[i : i + size] for i in range(0, len(body), size)]
         pauses = dict(route.pauses)
         for index, piece in enumerate(pieces):
             if index and route.delay:
@@ -693,6 +747,13 @@ def _route(reply: Reply) -> _Route:
         raise ValueError(f"cut_after must be >= 0 or None, got {reply.cut_after}")
     if reply.pauses and min(reply.pauses.values()) < 0:
         raise ValueError(f"pauses must be >= 0 seconds, got {dict(reply.pauses)}")
+    splits = tuple(reply.splits or ())
+    if splits and reply.chunk_size is not None:
+        raise ValueError("give chunk_size or splits, not both")
+    if splits and (list(splits) != sorted(set(splits)) or splits[0] < 1
+                   or splits[-1] >= len(body)):
+        raise ValueError(f"splits must be increasing offsets inside the body (1 to "
+                         f"{len(body) - 1}), got {list(splits)}")
     extra = dict(reply.headers or {})
     if not any(name.lower() == "content-type" for name in extra):
         extra["Content-Type"] = reply.content_type
@@ -705,6 +766,7 @@ def _route(reply: Reply) -> _Route:
         delay=reply.delay,
         cut_after=reply.cut_after,
         pauses=tuple(sorted((reply.pauses or {}).items())),
+        splits=splits,
     )
 
 
@@ -744,6 +806,7 @@ class ThreadedReplayServer:
         self.default = server.default
         self.add_file = server.add_file
         self.add_sequence = server.add_sequence
+        self.add_responder = server.add_responder
         self.requests: list[RecordedRequest] = server.requests
         self.disconnects: list[str] = server.disconnects
         self.errors: list[BaseException] = server.errors
@@ -767,3 +830,7 @@ class ThreadedReplayServer:
             return await self.server.wait_disconnect(timeout, count=count)
 
         return self._portal.call(wait)
+
+
+# The fake provider is built on the server above (its module imports this one).
+from .fake_provider import FakeProvider, FakeRequest, Pacing  # noqa: E402

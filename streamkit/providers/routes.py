@@ -32,6 +32,10 @@ OWN_PROVIDER = {
     "ollama": "ollama",
 }
 
+#: The wires whose API streams when the request body does not say (Ollama's
+#: ``stream`` is ``true`` unless said otherwise); the others answer whole.
+STREAMS_UNLESS_SAID = frozenset({"ollama"})
+
 #: Gemini's stream method: the path alone asks for a stream.
 STREAM_METHOD = "streamGenerateContent"
 
@@ -53,6 +57,14 @@ class ServedCall:
     """``True`` / ``False`` when the path says (Gemini's method), else ``None``."""
     array: bool = False
     """A stream asked for as one JSON array (Gemini without ``alt=sse``)."""
+
+    def streams(self, said: bool | None) -> bool:
+        """Whether the answer is a stream, given what the body said
+        (:attr:`~streamkit.Request.stream`, ``None`` when silent): the path
+        decides where it says, then the body, then the wire's default."""
+        if self.stream is not None:
+            return self.stream
+        return said if said is not None else self.wire in STREAMS_UNLESS_SAID
 
 
 @cache
