@@ -112,7 +112,7 @@ def test_the_site_builds_strictly_with_the_generated_pages(tmp_path: Path) -> No
 def test_every_block_has_a_language_and_few_are_skipped() -> None:
     unnamed = [block.where for block in ALL_BLOCKS if not block.lang]
     assert not unnamed, f"code blocks without a language: {unnamed}"
-    known = ("python", "sh", "text")
+    known = ("python", "sh", "text", "toml")
     assert not [b.where for b in ALL_BLOCKS if b.lang not in known], \
         f"languages the tests do not run: only {known}"
     skipped = [b.where for b in ALL_BLOCKS if b.directive.startswith("skip")]
@@ -289,6 +289,20 @@ def check_shell_line(line: str) -> str | None:
 
 
 SHELL_BLOCKS = [b for b in ALL_BLOCKS if b.lang == "sh"]
+TOML_BLOCKS = [b for b in ALL_BLOCKS if b.lang == "toml"]
+
+
+@pytest.mark.parametrize("block", TOML_BLOCKS, ids=lambda b: b.where)
+def test_every_toml_block_is_a_gateway_config_that_loads(block: Block) -> None:
+    """The pages' TOML is the gateway's configuration: each block loads, with
+    every variable it names set."""
+    import tomllib
+
+    from streamkit.gateway.config import parse_config
+
+    names = re.findall(r'_env\s*=\s*"(\w+)"', block.source)
+    config = parse_config(tomllib.loads(block.source), environ=dict.fromkeys(names, "k1,k2"))
+    assert config.models, block.where
 
 
 @pytest.mark.parametrize("block", SHELL_BLOCKS, ids=lambda b: b.where)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from streamkit.providers import WIRE_NAMES, wire_format
-from streamkit.providers.routes import ServedCall, served_call, wants_stream
+from streamkit.providers.routes import ServedCall, served_call
 
 
 @pytest.mark.parametrize(("path", "query", "expected"), [
@@ -45,4 +45,4 @@ def test_the_path_then_the_body_then_the_wire_say_whether_to_stream(
         path: str, stream: bool | None, expected: bool) -> None:
     call = served_call(path)
     assert call is not None
-    assert wants_stream(call, stream) is expected
+    assert call.streams(stream) is expected

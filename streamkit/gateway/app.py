@@ -58,7 +58,7 @@ from ..errors import (
     UnsupportedFeatureError,
 )
 from ..fallbacks import Fallback
-from ..providers.routes import ServedCall, served_call, wants_stream
+from ..providers.routes import ServedCall, served_call
 from ..request import Request
 from ..response import ChatResponse
 from .callers import caller_key, is_allowed
@@ -159,7 +159,7 @@ class Gateway:
             return log.done(_error(call, 404, f"the gateway serves no model {name!r}; "
                                               f"it serves: {known}"))
         client = self._clients[route.name]
-        if wants_stream(call, parsed.stream):
+        if call.streams(parsed.stream):
             return await self._streamed(call, client, parsed, log)
         return await self._answered(call, client, parsed, log)
 

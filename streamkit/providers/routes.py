@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, unquote
 
 from .wire_format import WIRE_NAMES, wire_format
 
-__all__ = ["ServedCall", "served_call", "wants_stream"]
+__all__ = ["ServedCall", "served_call"]
 
 #: The registry name of each wire's own API: what a request read from the wire is parsed as.
 OWN_PROVIDER = {
@@ -38,10 +38,6 @@ STREAMS_UNLESS_SAID = frozenset({"ollama"})
 
 #: Gemini's stream method: the path alone asks for a stream.
 STREAM_METHOD = "streamGenerateContent"
-
-#: The wires whose servers stream when the request does not say (Ollama's
-#: ``stream`` defaults to true); the others answer once.
-STREAMS_WHEN_UNSAID = frozenset({"ollama"})
 
 
 @dataclass(frozen=True)
@@ -88,13 +84,3 @@ def served_call(path: str, query: str = "") -> ServedCall | None:
                           stream=stream, array=stream and alt != "sse")
     return None
 
-
-def wants_stream(call: ServedCall, stream: bool | None) -> bool:
-    """Whether to answer ``call`` with a stream: what its path says (Gemini),
-    else the request's ``stream`` (:attr:`streamkit.Request.stream`), else the
-    wire's default."""
-    if call.stream is not None:
-        return call.stream
-    if stream is not None:
-        return stream
-    return call.wire in STREAMS_WHEN_UNSAID
