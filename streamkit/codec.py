@@ -77,6 +77,13 @@ __all__ = ["EncodedError", "EncodedStream", "build_request", "encode_error", "en
 Tools = Sequence[Tool | Callable[..., Any] | dict[str, Any]]
 
 
+class _Unsaid:
+    """The ``stream`` a caller of :func:`build_request` did not give."""
+
+
+UNSAID = _Unsaid()
+
+
 def _vendor(provider: str) -> ProviderEntry:
     from .providers import vendor
 
@@ -107,33 +114,55 @@ def build_request(
     tools: Tools | None = None,
     tool_choice: ToolChoice | Tool | None = None,
     json_output: JsonOutput | None = None,
-    stream: bool | None = True,
+    stream: bool | None | _Unsaid = UNSAID,
     **options: Any,
 ) -> dict[str, Any]:
     """The JSON body of ``provider``'s wire format for this conversation.
 
     ``messages`` is a list of messages (a :class:`~streamkit.ChatResponse` counts
-    as the assistant turn it is) or a :class:`~streamkit.Request` (from
-    :func:`parse_request`), whose fields are then used as they are, except
-    ``model``: a ``model=`` given here always wins. ``tools`` take Python
+    as the assistant turn it is; ``stream`` defaults to ``True``) or a
+    :class:`~streamkit.Request` (from :func:`parse_request`), whose fields are
+    then used as they are, except what is given here: ``model=`` and
+    ``stream=`` win (a client or a gateway sends another wire's request its own
+    way), ``options`` fill in what the request does not say (a client's
+    defaults, such as asking for usage in a stream). ``tools`` take Python
     functions too (see :func:`streamkit.tool`); ``json_output`` is ``True`` (any
     JSON object), a pydantic model or a JSON schema.
     """
     from .providers import wire_format
 
     entry = _vendor(provider)
+    wire = wire_format(entry.wire)
     if isinstance(messages, Request):
-        request = messages if model is None else dataclasses.replace(messages, model=model)
+        request = _given(messages, model=model, stream=stream, options=options,
+                         unsaid=wire.streams_unless_said)
     else:
         request = Request(
             messages=list(messages), model=model, tools=_tools(tools),
             tool_choice=tool_choice.name if isinstance(tool_choice, Tool) else tool_choice,
-            json_output=_json_output(json_output), stream=stream, options=options,
+            json_output=_json_output(json_output),
+            stream=True if isinstance(stream, _Unsaid) else stream, options=options,
         )
     if entry.options:
         request = dataclasses.replace(request, options=with_defaults(request.options,
                                                                      entry.options))
-    return wire_format(entry.wire).build_request(request, entry.dialect)
+    return wire.build_request(request, entry.dialect)
+
+
+def _given(request: Request, *, model: str | None, stream: bool | None | _Unsaid,
+           options: Mapping[str, Any], unsaid: bool) -> Request:
+    """``request`` with what :func:`build_request`'s caller gave (see there).
+    A request that does not say ``stream`` keeps not saying it when what is
+    given is what the wire does unsaid (``unsaid``), so a body read and built
+    again stays as it was."""
+    changes: dict[str, Any] = {}
+    if model is not None:
+        changes["model"] = model
+    if not isinstance(stream, _Unsaid) and not (request.stream is None and stream is unsaid):
+        changes["stream"] = stream
+    if options:
+        changes["options"] = with_defaults(request.options, options)
+    return dataclasses.replace(request, **changes) if changes else request
 
 
 def with_defaults(options: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:

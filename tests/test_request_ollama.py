@@ -567,3 +567,20 @@ BODY = st.fixed_dictionaries(
 def test_any_documented_body_round_trips(wire: dict[str, Any]) -> None:
     request = parse_request("ollama", copy.deepcopy(wire))
     assert build_request("ollama", request) == wire
+
+
+def test_a_request_that_does_not_say_stream_is_built_as_the_caller_asks() -> None:
+    """A client or a gateway sends a parsed request its own way: ``stream=`` given
+    wins, and Ollama, which streams unless told, is told (``"stream": false``);
+    a body read and built again without ``stream=`` stays as it was."""
+    from streamkit import build_request, parse_request
+
+    body = {"model": "llama3.2", "messages": [{"role": "user", "content": "hi"}]}
+    request = parse_request("ollama", body)
+    assert request.stream is None
+    assert build_request("ollama", request) == body
+    assert build_request("ollama", request, stream=False)["stream"] is False
+    assert build_request("ollama", request, stream=True) == body  # Ollama's own default
+    chat = build_request("openai", request, stream=True, include_usage=True)
+    assert chat["stream"] is True and chat["stream_options"] == {"include_usage": True}
+    assert "stream" not in build_request("openai", request, stream=False)

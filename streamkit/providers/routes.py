@@ -32,10 +32,6 @@ OWN_PROVIDER = {
     "ollama": "ollama",
 }
 
-#: The wires whose API streams when the request body does not say (Ollama's
-#: ``stream`` is ``true`` unless said otherwise); the others answer whole.
-STREAMS_UNLESS_SAID = frozenset({"ollama"})
-
 #: Gemini's stream method: the path alone asks for a stream.
 STREAM_METHOD = "streamGenerateContent"
 
@@ -60,7 +56,7 @@ class ServedCall:
         decides where it says, then the body, then the wire's default."""
         if self.stream is not None:
             return self.stream
-        return said if said is not None else self.wire in STREAMS_UNLESS_SAID
+        return said if said is not None else wire_format(self.wire).streams_unless_said
 
 
 @cache

@@ -80,6 +80,9 @@ class WireFormat:
     """The path (a regular expression, matched whole) a server of this wire
     answers at; named groups ``model`` and ``method`` when the path says them
     (Gemini). See :mod:`streamkit.providers.routes`."""
+    streams_unless_said: bool = False
+    """Whether the API streams when a request's body does not say (Ollama's
+    ``stream`` is ``true`` unless given); the others answer whole."""
     dialects: bool = False
     """Whether vendors of this wire have dialects (only OpenAI Chat)."""
     option_records: frozenset[str] = frozenset()
