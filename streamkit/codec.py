@@ -114,7 +114,7 @@ def build_request(
     tools: Tools | None = None,
     tool_choice: ToolChoice | Tool | None = None,
     json_output: JsonOutput | None = None,
-    stream: bool | None | _Unsaid = UNSAID,
+    stream: bool | _Unsaid | None = UNSAID,
     **options: Any,
 ) -> dict[str, Any]:
     """The JSON body of ``provider``'s wire format for this conversation.
@@ -149,7 +149,7 @@ def build_request(
     return wire.build_request(request, entry.dialect)
 
 
-def _given(request: Request, *, model: str | None, stream: bool | None | _Unsaid,
+def _given(request: Request, *, model: str | None, stream: bool | _Unsaid | None,
            options: Mapping[str, Any], unsaid: bool) -> Request:
     """``request`` with what :func:`build_request`'s caller gave (see there).
     A request that does not say ``stream`` keeps not saying it when what is
