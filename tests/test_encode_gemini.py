@@ -435,3 +435,20 @@ async def test_an_in_stream_error_is_raised_after_the_partial() -> None:
     array = b"".join(encode_stream("gemini", failing, array=True))
     assert json.loads(array)[-1] == {"error": {"code": 503, "message": "overloaded",
                                                "status": "UNAVAILABLE"}}
+
+
+def test_the_visible_text_of_another_wires_encrypted_reasoning_crosses() -> None:
+    """Encrypted reasoning of another wire loses its encrypted data only: its
+    summary text is written as a thought part, in the body as in the stream
+    (a block that is only encrypted, redacted, has nothing to write)."""
+    response = ChatResponse(
+        id="r1", model="m", provider="openai-responses", terminated=True,
+        finished_reason=FinishReason.STOP,
+        content=[ThinkingBlock("Summary.", id="th", encrypted="gAAAA-secret"),
+                 ThinkingBlock("", id="red", encrypted="gAAAA-only", redacted=True),
+                 TextBlock("Done.", id="tx")])
+    body_ = encode_response("gemini", response)
+    assert "gAAAA" not in json.dumps(body_)
+    assert parse_response("gemini", body_).thinking == "Summary."
+    streamed = b"".join(encode_stream("gemini", response))
+    assert b"gAAAA" not in streamed and _reparsed(streamed).thinking == "Summary."

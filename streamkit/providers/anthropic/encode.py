@@ -21,7 +21,8 @@
   picks its exception by status); an in-stream error is the same object as
   the ``error`` event.
 - ``message_delta`` carries the stop reason, ``stop_sequence`` (and
-  ``stop_details``) and the final usage; ``message_stop`` ends the stream
+  ``stop_details``) and the final usage (written when the input ends, as a
+  usage may follow the response's end: Gemini's last chunk); ``message_stop`` ends the stream
   when the source's end was seen (``terminated``); an :class:`ErrorEvent`
   is the API's in-stream ``error`` event.
 
@@ -172,6 +173,7 @@ class AnthropicStreamEncoder(StreamEncoder):
         self._late: Wire = {}  # other fields learnt after the start
         self._errored = False
         self._pending_error: ErrorEvent | None = None  # a finished answer's, for its end
+        self._end: ResponseEnd | None = None  # its message_delta waits for a later usage
 
     # ------------------------------------------------------------ the message
 
@@ -216,26 +218,34 @@ class AnthropicStreamEncoder(StreamEncoder):
             return out  # the error event ended the stream, as Anthropic ends one
         for index in list(self._blocks):
             out += self.on_block_end(0, index)
+        self._end = event  # a usage may still come (Gemini's last chunk): written at close
+        return out
+
+    def _message_end(self, event: ResponseEnd) -> bytes:
+        """``message_delta`` with the final usage, then ``message_stop`` when the
+        source's end was seen."""
+        self._end = None
         delta: Wire = {"stop_reason": stop_word(event.finish_reason, event.stop_reason,
                                                 own=self.own),
                        "stop_sequence": None, **self._ending}
-        out += sse({"type": "message_delta", "delta": delta, **self._late,
-                    "usage": usage_object(self.usage, own=self.own,
-                                          source_wire=self.source_wire)}, "message_delta")
+        out = sse({"type": "message_delta", "delta": delta, **self._late,
+                   "usage": usage_object(self.usage, own=self.own,
+                                         source_wire=self.source_wire)}, "message_delta")
         if event.terminated:
             out += sse({"type": "message_stop"}, "message_stop")
         return out
 
     def on_error(self, event: ErrorEvent) -> bytes:
         self._errored = True
-        out = self._begin()
+        out = self._begin() + (self._message_end(self._end) if self._end is not None else b"")
         raw = event.raw
         if self.own and type(raw) is dict and raw.get("type") == "error":
             return out + sse(raw, "error")
         return out + sse(error_object(event, event.status or 500), "error")
 
     def close(self) -> bytes:
-        return self._begin() if self._response_start is not None else b""
+        out = self._begin() if self._response_start is not None else b""
+        return out + (self._message_end(self._end) if self._end is not None else b"")
 
     # ------------------------------------------------------------ blocks
 

@@ -452,8 +452,9 @@ class GeminiStreamEncoder(StreamEncoder):
             return self._parts(choice, dict(block.data)) if self.own and block.data else b""
         if kind is ThinkingBlock:
             assert isinstance(block, ThinkingBlock)
-            if block.redacted or (block.encrypted is not None and not self.own):
-                return b""  # reasoning Gemini cannot read
+            if block.redacted:
+                return b""  # reasoning Gemini cannot read (another wire's
+                # encrypted data is not written; its visible text is, delta by delta)
         elif kind is ToolCallBlock:
             assert isinstance(block, ToolCallBlock)
             if block.server_side and not self.own:
@@ -621,8 +622,8 @@ def block_parts(block: ContentBlock, *, own: bool) -> list[Wire]:
         return [text_part(block.text, thought=False, signature=signed,
                           extras=part_fields(metadata))]
     if type(block) is ThinkingBlock:
-        if block.redacted or (block.encrypted is not None and not own):
-            return []
+        if block.redacted or (block.encrypted is not None and not own and not block.thinking):
+            return []  # the visible text of another wire's encrypted reasoning crosses
         return [text_part(block.thinking, thought=True,
                           signature=block.signature if own else None,
                           extras=part_fields(metadata))]
