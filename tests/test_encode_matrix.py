@@ -453,7 +453,23 @@ def crossing_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def gateway_table() -> str:
+    """The same losses seen from the gateway: a row per client (the wire the
+    answer is written in), a column per upstream (the wire it was read from)."""
+    wires = list(TARGETS)
+    lines = ["| client \\ upstream | " + " | ".join(f"`{wire}`" for wire in wires) + " |",
+             "|---" * (len(wires) + 1) + "|"]
+    for client in wires:
+        cells = []
+        for upstream in wires:
+            says = [loss.says for loss in LOSSES[client] if loss.own_too or upstream != client]
+            cells.append("; ".join(says) if says else "=")
+        lines.append(f"| `{client}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def test_the_docs_table_is_what_the_loss_tables_say() -> None:
     page = (ROOT / "docs/encoding.md").read_text()
     assert crossing_table() in page
+    assert gateway_table() in (ROOT / "docs/gateway.md").read_text()
     assert "encoding.md" in (ROOT / "mkdocs.yml").read_text()
