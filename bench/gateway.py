@@ -584,8 +584,9 @@ def report(result: dict[str, Any], command: str) -> str:
         "Each gateway runs in its own process tree in front of one fake upstream (a "
         "`streamkit.testing.ReplayServer` process serving generated OpenAI Chat SSE, 4 KB "
         "writes); the client is one `httpx.AsyncClient` over aiohttp's connections reading "
-        "the raw SSE, the same code for the upstream direct and both gateways. *overhead / chunk*: (median time for the "
-        "whole stream through the gateway - median direct) / chunks; *TTFB added*: median "
+        "the raw SSE, the same code for the upstream direct and both gateways. "
+        "*overhead / chunk*: (median time for the whole stream through the gateway - "
+        "median direct) / chunks; *TTFB added*: median "
         "time to the first body byte through the gateway - direct; medians of "
         f"{plan['repeats']} runs per target, alternating. Every stream's text is checked "
         "(*text ok*); *chunks out*: content chunks the client received.",
