@@ -634,7 +634,7 @@ def main() -> None:
         plan.repeats = 3
     if not shutil.which(str(args.litellm)) and plan.only != "streamkit":
         sys.exit(f"LiteLLM's proxy is not at {args.litellm} (make bench-gateway installs it)")
-    result = run(plan, args.litellm)
+    result = run(plan, args.litellm.absolute())  # the proxy starts in a scratch folder
     command = "python bench/gateway.py " + " ".join(sys.argv[1:])
     text = report(result, command.strip())
     print(text)
