@@ -24,7 +24,7 @@ import pytest
 from asgi_server import serving
 from conftest import FIXTURES
 
-from streamkit import encode_response, replay
+from streamkit import UnsupportedFeatureError, encode_response, replay
 from streamkit.api_key import ApiKey
 from streamkit.gateway import GatewayConfigError, create_app, load_config
 from streamkit.gateway.callers import caller_key, is_allowed
@@ -320,3 +320,35 @@ def test_the_command_serves_the_config_with_two_workers(
         output = server.communicate(timeout=30)[0].decode()
     assert output.count("Started server process") == 2
     assert '"status": 200' in output  # the request's log line
+
+
+def test_an_answer_the_callers_wire_cannot_say_is_its_error(
+        upstream: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two choices from an OpenAI upstream to an Anthropic caller: the stream
+    ends with Anthropic's error event naming the refusal; a body the caller's
+    wire refuses is its 502."""
+    config = parse_config({
+        "gateway": {"keys": [CALLER_KEY]},
+        "models": {"two": {"model": "openai:gpt-upstream"}},
+        "providers": {"openai": {"base_url": upstream.url + "/v1", "api_key": UPSTREAM_KEY}},
+    })
+    recording = FIXTURES / "edge" / "openai-chat-n2-choices.sse"
+    upstream.add_file("/v1/chat/completions", recording)
+    with serving(create_app(config)) as url:
+        client = anthropic.Anthropic(base_url=url, api_key=CALLER_KEY, max_retries=0)
+        with pytest.raises(anthropic.APIStatusError, match="choice 1"), client.messages.stream(
+                model="two", max_tokens=64, messages=[{"role": "user", "content": "hi"}]) as s:
+            s.get_final_message()
+        _, answer = replay(recording.read_bytes(), "openai")
+        upstream.add("/v1/chat/completions",
+                     json.dumps(encode_response("openai", answer)).encode(),
+                     content_type="application/json")
+
+        def refuse(provider: str, response: Any) -> Any:
+            raise UnsupportedFeatureError(provider, "this answer", "a test's refusal")
+
+        monkeypatch.setattr("streamkit.gateway.app.encode_response", refuse)
+        with pytest.raises(anthropic.APIStatusError, match="this answer") as error:
+            client.messages.create(model="two", max_tokens=64,
+                                   messages=[{"role": "user", "content": "hi"}])
+    assert error.value.status_code == 502

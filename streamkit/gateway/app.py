@@ -50,7 +50,14 @@ from starlette.routing import Route
 
 from ..client import Client
 from ..client_core import Timeouts
-from ..codec import EncodedStream, encode_error, encode_response, encode_stream, parse_request
+from ..codec import (
+    EncodedStream,
+    encode_error,
+    encode_response,
+    encode_stream,
+    error_event,
+    parse_request,
+)
 from ..errors import (
     InvalidBodyError,
     ProviderError,
@@ -188,7 +195,10 @@ class Gateway:
         except StreamkitError as error:
             return log.done(_upstream_error(call, error), error=error)
         log.first_byte()
-        body = encode_response(call.provider, response)
+        try:
+            body = encode_response(call.provider, response)
+        except StreamkitError as refused:  # an answer the caller's wire cannot say
+            return log.done(_error(call, NO_UPSTREAM_STATUS, str(refused)), error=refused)
         return log.done(Response(_json(body), media_type="application/json"),
                         response=response)
 
@@ -200,24 +210,29 @@ class Gateway:
         except StreamkitError as error:
             return log.done(_upstream_error(call, error), error=error)
         encoded = encode_stream(call.provider, events, **({"array": True} if call.array else {}))
-        return StreamingResponse(self._relay(encoded, context, events, log),
+        return StreamingResponse(self._relay(call, encoded, context, events, log),
                                  media_type=encoded.content_type,
                                  headers={"cache-control": "no-cache"})
 
-    async def _relay(self, encoded: EncodedStream, context: Any, events: Any,
-                     log: CallLog) -> AsyncIterator[bytes]:
+    async def _relay(self, call: ServedCall, encoded: EncodedStream, context: Any,
+                     events: Any, log: CallLog) -> AsyncIterator[bytes]:
         """The caller's bytes, as the upstream's events come; the upstream closed
         however this ends (the caller gone included)."""
         status = CALLER_GONE_STATUS
+        refused: StreamkitError | None = None
         try:
-            async for chunk in encoded:
-                log.first_byte()
-                yield chunk
+            try:
+                async for chunk in encoded:
+                    log.first_byte()
+                    yield chunk
+            except StreamkitError as error:  # an answer the caller's wire cannot say
+                refused = error
+                yield _error_event(call, error)
             status = 200
         finally:
             with anyio.CancelScope(shield=True):
                 await context.__aexit__(None, None, None)
-            log.finish(status, response=events.response, error=encoded.error)
+            log.finish(status, response=events.response, error=encoded.error or refused)
 
 
 def upstream_http_client() -> httpx.AsyncClient:
@@ -252,6 +267,12 @@ def _error(call: ServedCall, status: int, message: str) -> Response:
     encoded = encode_error(call.provider, message, status=status)
     return Response(_json(encoded.body), status_code=encoded.status,
                     media_type=encoded.content_type)
+
+
+def _error_event(call: ServedCall, error: StreamkitError) -> bytes:
+    """The caller's wire's in-stream error event for ``error``, written by an
+    encoder of its own: the stream's stopped in whatever state refused."""
+    return b"".join(encode_stream(call.provider, [error_event(error, NO_UPSTREAM_STATUS)]))
 
 
 def _plain_error(status: int, message: str) -> Response:
