@@ -26,6 +26,7 @@ module keeps the rules that are the same on every wire:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import msgspec
@@ -47,6 +48,7 @@ from ..events import (
     ToolInputDelta,
     UsageUpdate,
 )
+from ..finish import FinishReason
 from ..replay_events import deltas_of, shell_of
 from ..usage import ChatUsage, merge_usage
 
@@ -75,6 +77,19 @@ def wire_of_provider(provider: str | None) -> str | None:
         return wire_of(provider)[0]
     except (ProviderConfigError, ValueError):
         return None
+
+
+def finish_word(finish: FinishReason | None, stop_reason: str | None, *, own: bool,
+                words: Mapping[FinishReason, str], other: str | None) -> str | None:
+    """The stop word a wire writes: the provider's own word for an answer read
+    from this wire (provenance), else the wire's word for the uniform reason
+    (``words``; ``other`` for a reason it has none for). ``None`` stays
+    ``None``: an answer with no end says none."""
+    if own and stop_reason is not None:
+        return stop_reason
+    if finish is None:
+        return None
+    return words.get(finish, other)
 
 
 def input_tokens_for(usage: ChatUsage, source_wire: str | None, *,

@@ -16,6 +16,10 @@ so the same payload gives the same event whoever reads it:
   between 100 and 599, else the status that goes with the error's type word
   (:data:`TYPE_STATUS`), as an in-stream error has no HTTP status of its own.
 - ``error_type``: the ``type`` word, else the ``status`` word.
+
+And back: each wire's encoder writes an error in the wire's own words for its
+status (:func:`type_word`); OpenAI's two APIs share one error object
+(:func:`openai_error_object`, :data:`OPENAI_ERROR_TYPES`).
 """
 
 from __future__ import annotations
@@ -120,3 +124,25 @@ def type_word(status: int, error_type: str | None, words: Mapping[int, str], *,
     if error_type is not None and error_type in words.values():
         return error_type
     return client_error if status < 500 else server_error
+
+
+#: The error ``type`` word OpenAI sends with an HTTP status, on both its APIs
+#: (Chat Completions, Responses); another status is an ``invalid_request_error``
+#: (4xx) or a ``server_error`` (5xx). OpenAI-compatible vendors send the same words.
+OPENAI_ERROR_TYPES: Mapping[int, str] = {
+    400: "invalid_request_error",
+    401: "invalid_request_error",
+    403: "invalid_request_error",
+    404: "invalid_request_error",
+    429: "requests",
+    500: "server_error",
+}
+
+
+def openai_error_object(event: ErrorEvent, status: int) -> dict[str, Any]:
+    """OpenAI's error object (an HTTP error's body, Chat's in-stream error):
+    ``message``, the ``type`` word of the status, ``param`` and ``code``."""
+    word = type_word(status, event.error_type, OPENAI_ERROR_TYPES,
+                     client_error="invalid_request_error", server_error="server_error")
+    return {"error": {"message": event.message, "type": word, "param": None,
+                      "code": event.code}}

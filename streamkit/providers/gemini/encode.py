@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import base64
 import re
+from functools import partial
 from typing import Any
 
 from ...blocks import (
@@ -96,10 +97,10 @@ from ...events import (
     ToolInputDelta,
     UsageUpdate,
 )
-from ...finish import FinishReason
 from ...partial_json import PartialJSONError
 from ...response import ChatResponse
 from ...usage import ChatUsage
+from .. import encoder
 from ..encoder import StreamEncoder, input_tokens_for, json_bytes, wire_of_provider
 from ..error_payloads import type_word
 from ..function_tools import arguments_as_object
@@ -110,6 +111,10 @@ __all__ = ["GeminiArrayEncoder", "GeminiStreamEncoder", "encode_error", "encode_
            "stream_encoder"]
 
 Wire = dict[str, Any]
+
+#: The ``finishReason`` to write: the API's own word for an answer of this wire,
+#: else Gemini's for the uniform reason, ``OTHER`` where it has none.
+finish_word = partial(encoder.finish_word, words=FINISH_WORDS, other="OTHER")
 
 #: The key a Vertex call keeps the ``partialArgs`` updates it could not place under.
 UNASSEMBLED = "unassembledPartialArgs"
@@ -122,16 +127,6 @@ _PLAIN_NAME = re.compile(r"[^.\[\]'\"\\]+")
 
 
 # ---------------------------------------------------------------- words and fields
-
-
-def finish_word(finish: FinishReason | None, stop_reason: str | None, *, own: bool) -> str | None:
-    """The ``finishReason`` to write: the API's own word for an answer of this
-    wire, else Gemini's word for the uniform reason (``None`` stays ``None``)."""
-    if own and stop_reason is not None:
-        return stop_reason
-    if finish is None:
-        return None
-    return FINISH_WORDS.get(finish, "OTHER")
 
 
 def usage_object(usage: ChatUsage, *, own: bool, source_wire: str | None) -> Wire:

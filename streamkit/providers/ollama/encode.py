@@ -72,6 +72,7 @@ written (the cross-wire losses):
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, Final
 
 from ...blocks import ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock
@@ -90,6 +91,7 @@ from ...events import (
 from ...finish import FinishReason
 from ...response import ChatResponse
 from ...usage import ChatUsage
+from .. import encoder
 from ..encoder import StreamEncoder, input_tokens_for, json_bytes, wire_of_provider
 from .content import call_entry
 from .wire import NAME, TOOL_CALLS_STOP
@@ -110,6 +112,10 @@ DONE_WORDS: Final[dict[FinishReason, str]] = {
     FinishReason.INTERRUPTED: "stop",
 }
 
+#: The ``done_reason`` to write: the server's own word for an answer of this
+#: wire, else the word for the uniform reason, none where it has none.
+done_word = partial(encoder.finish_word, words=DONE_WORDS, other=None)
+
 #: Kept response fields that belong on the done line.
 _DONE_FIELDS: Final = frozenset({"context", "done_reason"})
 #: The accumulator's record of an in-stream error in a finished response's
@@ -121,16 +127,6 @@ _BOOKKEEPING: Final = frozenset({"created_at", "model", "message", "done", "unkn
                                  _ERROR})
 _MESSAGE_PREFIX: Final = "message."
 _NEWLINE: Final = b"\n"
-
-
-def done_word(finish: FinishReason | None, stop_reason: str | None, *, own: bool) -> str | None:
-    """The ``done_reason`` to write: the server's own word for an answer of this
-    wire, else the word for the uniform reason (``None``: none is written)."""
-    if own and stop_reason is not None:
-        return stop_reason
-    if finish is None:
-        return None
-    return DONE_WORDS.get(finish)
 
 
 def counters(usage: ChatUsage | None, *, own: bool, source_wire: str | None) -> Wire:

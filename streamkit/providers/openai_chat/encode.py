@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import binascii
 import time
+from functools import partial
 from typing import Any, Final
 
 from ...blocks import (
@@ -94,7 +95,7 @@ from ...events import (
 from ...finish import FinishReason
 from ...response import ChatResponse
 from ...usage import ChatUsage
-from .. import wire_of
+from .. import encoder, wire_of
 from ..encoder import (
     StreamEncoder,
     input_tokens_for,
@@ -102,12 +103,12 @@ from ..encoder import (
     sse,
     wire_of_provider,
 )
-from ..error_payloads import type_word
+from ..error_payloads import openai_error_object
 from .assistant import DETAIL_TEXT, detail_fields, details_of
 from .choice import EXTRAS_KEY
 from .dialects import Dialect, get_dialect
 from .response import OTHER_CHOICES
-from .wire import DONE_MARKERS, ERROR_TYPES, WIRE_NAME
+from .wire import DONE_MARKERS, WIRE_NAME
 
 __all__ = ["OpenAIChatStreamEncoder", "encode_error", "encode_response"]
 
@@ -122,21 +123,15 @@ FINISH_WORDS: Final[dict[FinishReason, str]] = {
     FinishReason.CONTENT_FILTER: "content_filter",
 }
 
+#: The ``finish_reason`` to write: the vendor's own word for an answer of this
+#: wire, else OpenAI's for the uniform reason, ``stop`` where it has none.
+finish_word = partial(encoder.finish_word, words=FINISH_WORDS, other="stop")
+
 #: Response metadata the reader keeps for itself, never a chunk's field.
 _BOOKKEEPING: Final = frozenset({EXTRAS_KEY, "unknown_events", "content_filters", OTHER_CHOICES,
                                  "created", "error"})
 
 _DONE: Final = b"data: " + DONE_MARKERS[1] + b"\n\n"
-
-
-def finish_word(finish: FinishReason | None, stop_reason: str | None, *, own: bool) -> str | None:
-    """The ``finish_reason`` to write: the vendor's own word for an answer of this
-    wire, else OpenAI's word for the uniform reason (``None`` stays ``None``)."""
-    if own and stop_reason is not None:
-        return stop_reason
-    if finish is None:
-        return None
-    return FINISH_WORDS.get(finish, "stop")
 
 
 def usage_object(usage: ChatUsage, *, own: bool, source_wire: str | None) -> Wire:
@@ -348,7 +343,7 @@ class OpenAIChatStreamEncoder(StreamEncoder):
         name = "error" if self._dialect.name == "groq" else None  # Groq's own form
         if self.own and type(raw) is dict and type(raw.get("error")) is dict:
             return sse(raw, name)
-        return sse(error_object(event, event.status or 500), name)
+        return sse(openai_error_object(event, event.status or 500), name)
 
     def close(self) -> bytes:
         """The usage chunk, then ``[DONE]`` when every choice's end was seen."""
@@ -620,15 +615,6 @@ def _logprobs(response: ChatResponse, own: bool) -> Wire | None:
     return {"content": found.get("content"), "refusal": found.get("refusal")} if found else None
 
 
-def error_object(event: ErrorEvent, status: int) -> dict[str, Any]:
-    """OpenAI's error object (an HTTP error's body, an in-stream error's data):
-    ``message``, the ``type`` word of the status, ``param`` and ``code``."""
-    word = type_word(status, event.error_type, ERROR_TYPES,
-                     client_error="invalid_request_error", server_error="server_error")
-    return {"error": {"message": event.message, "type": word, "param": None,
-                      "code": event.code}}
-
-
 def encode_error(event: ErrorEvent, status: int, dialect: str | None = None) -> dict[str, Any]:
     """The body of OpenAI's HTTP error answer with ``status``."""
-    return error_object(event, status)
+    return openai_error_object(event, status)

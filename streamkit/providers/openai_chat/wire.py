@@ -82,15 +82,3 @@ def json_text(value: Any) -> str:
     ``value`` came out of a JSON decode, so it always encodes."""
     return _ENCODE(value).decode()
 
-
-#: The error ``type`` word OpenAI sends with an HTTP status; another status is
-#: an ``invalid_request_error`` (4xx) or a ``server_error`` (5xx); OpenAI-compatible
-#: vendors send the same words.
-ERROR_TYPES: Final[Mapping[int, str]] = MappingProxyType({
-    400: "invalid_request_error",
-    401: "invalid_request_error",
-    403: "invalid_request_error",
-    404: "invalid_request_error",
-    429: "requests",
-    500: "server_error",
-})

@@ -116,9 +116,9 @@ from ...replay_events import events_of
 from ...response import ChatResponse
 from ...usage import ChatUsage
 from ..encoder import StreamEncoder, input_tokens_for, sse
-from ..error_payloads import type_word
+from ..error_payloads import openai_error_object
 from .citations import annotation_of
-from .wire import ERROR_TYPES, TOOL_PROGRESS, WIRE_NAME
+from .wire import TOOL_PROGRESS, WIRE_NAME
 
 __all__ = ["OpenAIResponsesStreamEncoder", "encode_error", "encode_response"]
 
@@ -388,7 +388,7 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
                            "message": event.message}
             return out + self._event("error", fields)
         status = event.status or 500
-        body = error_object(event, status)["error"]
+        body = openai_error_object(event, status)["error"]
         self._error = {"code": body["code"] or body["type"], "message": event.message}
         return out + self._event("error", {"error": body})
 
@@ -816,16 +816,7 @@ def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
 # ---------------------------------------------------------------- errors
 
 
-def error_object(event: ErrorEvent, status: int) -> Wire:
-    """OpenAI's error object (an HTTP error's body): ``message``, the ``type``
-    word of the status, ``param`` and ``code``."""
-    word = type_word(status, event.error_type, ERROR_TYPES,
-                     client_error="invalid_request_error", server_error="server_error")
-    return {"error": {"message": event.message, "type": word, "param": None,
-                      "code": event.code}}
-
-
 def encode_error(event: ErrorEvent, status: int, dialect: str | None = None) -> Wire:
     """The body of OpenAI's HTTP error answer with ``status`` (the SDK picks its
     exception class by the status)."""
-    return error_object(event, status)
+    return openai_error_object(event, status)

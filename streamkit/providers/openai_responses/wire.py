@@ -13,8 +13,6 @@ stream parser, the response reader and the request codec share it:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Any, Final
 
 from ...finish import FinishReason
@@ -63,18 +61,6 @@ TOOL_TEXT_EVENTS: Final = (
     "response.shell_call_command.done", "response.shell_call_output_content.delta",
     "response.shell_call_output_content.done",
 )
-
-#: The error ``type`` word OpenAI sends with an HTTP status (the same words as
-#: its Chat Completions API); another status is an ``invalid_request_error``
-#: (4xx) or a ``server_error`` (5xx).
-ERROR_TYPES: Final[Mapping[int, str]] = MappingProxyType({
-    400: "invalid_request_error",
-    401: "invalid_request_error",
-    403: "invalid_request_error",
-    404: "invalid_request_error",
-    429: "requests",
-    500: "server_error",
-})
 
 
 def map_usage(usage: dict[str, Any]) -> ChatUsage:
