@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from conftest import FIXTURES, body, comparable, fixture_id, fresh_ids
+from test_encode import _openai_final
 
 import streamkit
 from streamkit import (
@@ -258,22 +259,6 @@ async def test_the_openai_sdk_reads_openrouter_details_and_signature() -> None:
 
 
 # ---------------------------------------------------------------- the SDK reads each dialect
-
-
-async def _openai_final(encoded: bytes) -> Any:
-    openai = pytest.importorskip("openai")
-    async with ReplayServer() as server:
-        server.add("/v1/chat/completions", encoded, chunk_size=41)
-        client = openai.AsyncOpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
-        try:
-            async with client.chat.completions.stream(
-                    model="m", messages=[{"role": "user", "content": "hi"}]) as stream:
-                return await stream.get_final_completion()
-        except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError) as error:
-            return error.completion
-        finally:
-            await client.close()
-            assert not server.errors
 
 
 _SDK_READABLE = [path for path in DIALECT_RECORDINGS if "error" not in path.name]
