@@ -22,9 +22,10 @@
   arguments as they come and raises a bare ``ValueError`` on text that is no
   JSON. Whether they parse is known only at the end (a valid prefix may go on
   invalid, or be cut off), and no ``input_json_delta`` can take back what an
-  earlier one said, so no fragment of them is sent before. A call read from
-  this wire streams its fragments as they come, valid or not (the API's
-  fine-grained tool streaming sends such text itself). A media block, or a
+  earlier one said, so no fragment of them is sent before (a stream that
+  ends with the call open, at an error, writes them before its end). A call
+  read from this wire streams its fragments as they come, valid or not (the
+  API's fine-grained tool streaming sends such text itself). A media block, or a
   provider item of another wire, has no place in an Anthropic answer and is
   left out (the indexes stay contiguous).
 - errors: :func:`encode_error` is the HTTP error body (``{"type": "error",
@@ -250,7 +251,8 @@ class AnthropicStreamEncoder(StreamEncoder):
 
     def on_error(self, event: ErrorEvent) -> bytes:
         self._errored = True
-        out = self._begin() + self._release_held() + (self._message_end(self._end) if self._end is not None else b"")
+        out = self._begin() + self._release_held()
+        out += self._message_end(self._end) if self._end is not None else b""
         raw = event.raw
         if self.own and type(raw) is dict and raw.get("type") == "error":
             return out + sse(raw, "error")
