@@ -281,6 +281,7 @@ LOSSES: dict[str, list[Loss]] = {
         Loss(_finish({_F.CONTENT_FILTER: _F.REFUSAL, _F.UNKNOWN: _F.STOP,
                       _F.INTERRUPTED: _F.STOP}), "content filter -> refusal; unknown -> stop"),
         Loss(usage_always_written, "no usage -> 0 / 0"),
+        Loss(arguments_not_an_object_become_empty, "arguments not a JSON object -> {}"),
         Loss(media_dropped, "media"),
     ],
     "gemini": [

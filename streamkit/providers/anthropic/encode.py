@@ -14,8 +14,20 @@
   as the API's does), ``redacted_thinking`` (its ``data`` whole in the start),
   ``tool_use`` (``input: {}`` in the start, the arguments as
   ``input_json_delta``; a server tool's call as the block type it was read
-  from). A media block, or a provider item of another wire, has no place in
-  an Anthropic answer and is left out (the indexes stay contiguous).
+  from). A call read from another wire is held until its block ends: the
+  arguments go as one ``input_json_delta`` when they are a JSON object, else
+  as ``{}`` (cut off, not JSON, JSON of another kind: as
+  :func:`~streamkit.providers.function_tools.arguments_as_object` writes
+  them in a request), since the official SDK's stream helper parses the
+  arguments as they come and raises a bare ``ValueError`` on text that is no
+  JSON. Whether they parse is known only at the end (a valid prefix may go on
+  invalid, or be cut off), and no ``input_json_delta`` can take back what an
+  earlier one said, so no fragment of them is sent before (a stream that
+  ends with the call open, at an error, writes them before its end). A call
+  read from this wire streams its fragments as they come, valid or not (the
+  API's fine-grained tool streaming sends such text itself). A media block, or a
+  provider item of another wire, has no place in an Anthropic answer and is
+  left out (the indexes stay contiguous).
 - errors: :func:`encode_error` is the HTTP error body (``{"type": "error",
   "error": {"type", "message"}}``, the type word of the status, as the SDK
   picks its exception by status); an in-stream error is the same object as
@@ -126,13 +138,15 @@ def own_fields(metadata: dict[str, Any]) -> Wire:
 
 
 class _Block:
-    """One written block: its wire index and the kind its deltas must fit."""
+    """One written block: its wire index, the kind its deltas must fit, and
+    (for another wire's tool call) the argument fragments held until it ends."""
 
-    __slots__ = ("index", "kind")
+    __slots__ = ("held", "index", "kind")
 
-    def __init__(self, index: int, kind: type[ContentBlock]) -> None:
+    def __init__(self, index: int, kind: type[ContentBlock], *, hold: bool = False) -> None:
         self.index = index
         self.kind = kind
+        self.held: list[str] | None = [] if hold else None
 
 
 def block_start(block: ContentBlock, *, own: bool) -> list[Wire]:
@@ -237,7 +251,8 @@ class AnthropicStreamEncoder(StreamEncoder):
 
     def on_error(self, event: ErrorEvent) -> bytes:
         self._errored = True
-        out = self._begin() + (self._message_end(self._end) if self._end is not None else b"")
+        out = self._begin() + self._release_held()
+        out += self._message_end(self._end) if self._end is not None else b""
         raw = event.raw
         if self.own and type(raw) is dict and raw.get("type") == "error":
             return out + sse(raw, "error")
@@ -245,6 +260,7 @@ class AnthropicStreamEncoder(StreamEncoder):
 
     def close(self) -> bytes:
         out = self._begin() if self._response_start is not None else b""
+        out += self._release_held()
         return out + (self._message_end(self._end) if self._end is not None else b"")
 
     # ------------------------------------------------------------ blocks
@@ -263,18 +279,23 @@ class AnthropicStreamEncoder(StreamEncoder):
                 out += sse({"type": "content_block_stop", "index": wire_index},
                            "content_block_stop")
             else:
-                self._blocks[index] = _Block(wire_index, type(block))
+                hold = type(block) is ToolCallBlock and not self.own
+                self._blocks[index] = _Block(wire_index, type(block), hold=hold)
         return out
 
     def on_delta(self, choice: int, index: int, delta: Delta) -> bytes:
         block = self._blocks.get(index) if choice == 0 else None
         if block is None:
             return b""
+        if block.held is not None:
+            if type(delta) is ToolInputDelta:
+                assert isinstance(delta, ToolInputDelta)
+                block.held.append(delta.partial_json)
+            return b""
         wire = self._delta(block, delta)
         if wire is None:
             return b""
-        return sse({"type": "content_block_delta", "index": block.index, "delta": wire},
-                   "content_block_delta")
+        return _block_delta(block, wire)
 
     def _delta(self, block: _Block, delta: Delta) -> Wire | None:
         kind = type(delta)
@@ -300,7 +321,31 @@ class AnthropicStreamEncoder(StreamEncoder):
         block = self._blocks.pop(index, None) if choice == 0 else None
         if block is None:
             return b""
-        return sse({"type": "content_block_stop", "index": block.index}, "content_block_stop")
+        out = _held_arguments(block)
+        return out + sse({"type": "content_block_stop", "index": block.index},
+                         "content_block_stop")
+
+    def _release_held(self) -> bytes:
+        """The held arguments of the calls still open, for a stream that ends
+        without closing them (an error, the input's end): what was received is
+        not lost."""
+        return b"".join(_held_arguments(block) for block in self._blocks.values())
+
+
+def _block_delta(block: _Block, wire: Wire) -> bytes:
+    return sse({"type": "content_block_delta", "index": block.index, "delta": wire},
+               "content_block_delta")
+
+
+def _held_arguments(block: _Block) -> bytes:
+    """The one ``input_json_delta`` of another wire's call whose fragments were
+    held: their text when it is a JSON object, else ``{}``."""
+    if block.held is None:
+        return b""
+    text = "".join(block.held)
+    block.held = None  # said once
+    partial = text if arguments_as_object(ToolCallBlock("", "", text)) else "{}"
+    return _block_delta(block, {"type": "input_json_delta", "partial_json": partial})
 
 
 def error_object(event: ErrorEvent, status: int) -> Wire:
