@@ -439,34 +439,33 @@ def test_a_failed_answer_keeps_its_message_on_every_wire() -> None:
 # ---------------------------------------------------------------- the docs table
 
 
-def crossing_table() -> str:
-    """The markdown table of what crosses from a source wire to a target wire:
-    each cell the target's losses for that source (``=`` where nothing is lost)."""
+def loss_table(corner: str, *, rows: str) -> str:
+    """A markdown table of what crosses between wires: each cell the target's
+    losses for that source (``=`` where nothing is lost). ``rows`` says what a
+    row is: the ``source`` wire (the encoding page) or the ``target`` (the
+    gateway page: a row per client, a column per upstream)."""
     wires = list(TARGETS)
-    lines = ["| from \\ to | " + " | ".join(f"`{wire}`" for wire in wires) + " |",
+    lines = [f"| {corner} | " + " | ".join(f"`{wire}`" for wire in wires) + " |",
              "|---" * (len(wires) + 1) + "|"]
-    for source in wires:
+    for row in wires:
         cells = []
-        for target in wires:
+        for column in wires:
+            source, target = (row, column) if rows == "source" else (column, row)
             says = [loss.says for loss in LOSSES[target] if loss.own_too or source != target]
             cells.append("; ".join(says) if says else "=")
-        lines.append(f"| `{source}` | " + " | ".join(cells) + " |")
+        lines.append(f"| `{row}` | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def crossing_table() -> str:
+    """What crosses from a source wire (a row) to a target wire (a column)."""
+    return loss_table("from \\ to", rows="source")
 
 
 def gateway_table() -> str:
     """The same losses seen from the gateway: a row per client (the wire the
     answer is written in), a column per upstream (the wire it was read from)."""
-    wires = list(TARGETS)
-    lines = ["| client \\ upstream | " + " | ".join(f"`{wire}`" for wire in wires) + " |",
-             "|---" * (len(wires) + 1) + "|"]
-    for client in wires:
-        cells = []
-        for upstream in wires:
-            says = [loss.says for loss in LOSSES[client] if loss.own_too or upstream != client]
-            cells.append("; ".join(says) if says else "=")
-        lines.append(f"| `{client}` | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    return loss_table("client \\ upstream", rows="target")
 
 
 def test_the_docs_table_is_what_the_loss_tables_say() -> None:

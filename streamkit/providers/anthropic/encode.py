@@ -52,6 +52,7 @@ pieces: what the stream's blocks add up to.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ...blocks import (
@@ -75,9 +76,9 @@ from ...events import (
     ThinkingDelta,
     ToolInputDelta,
 )
-from ...finish import FinishReason
 from ...response import ChatResponse
 from ...usage import ChatUsage
+from .. import encoder
 from ..encoder import (
     StreamEncoder,
     input_tokens_for,
@@ -96,14 +97,9 @@ __all__ = ["AnthropicStreamEncoder", "encode_error", "encode_response"]
 Wire = dict[str, Any]
 
 
-def stop_word(finish: FinishReason | None, stop_reason: str | None, *, own: bool) -> str | None:
-    """The ``stop_reason`` to write: the API's own word when the answer came from
-    this wire, else the word for the uniform reason (``None`` stays ``None``)."""
-    if own and stop_reason is not None:
-        return stop_reason
-    if finish is None:
-        return None
-    return STOP_WORDS.get(finish, "end_turn")
+#: The ``stop_reason`` to write: the API's own word when the answer came from
+#: this wire, else the word for the uniform reason, ``end_turn`` where it has none.
+stop_word = partial(encoder.finish_word, words=STOP_WORDS, other="end_turn")
 
 
 def usage_object(usage: ChatUsage | None, *, own: bool, source_wire: str | None) -> Wire:
