@@ -352,3 +352,37 @@ def test_an_answer_the_callers_wire_cannot_say_is_its_error(
             client.messages.create(model="two", max_tokens=64,
                                    messages=[{"role": "user", "content": "hi"}])
     assert error.value.status_code == 502
+
+
+def test_a_model_falls_back_to_the_next_upstream_before_the_first_byte(
+        upstream: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """Anthropic overloaded (529): the public model's fallback, an OpenAI
+    model, answers, and the log line names the upstream that did."""
+    caplog.set_level(logging.INFO, logger="streamkit.gateway")
+    overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    upstream.add("/v1/messages", json.dumps(overloaded).encode(), status=529,
+                 content_type="application/json")
+    upstream.add_file("/v1/chat/completions",
+                      FIXTURES / "openai-chat" / "text-with-usage-chunk.sse")
+    config = parse_config({
+        "gateway": {"keys": [CALLER_KEY]},
+        "models": {"fast": {"model": "anthropic:claude-upstream",
+                            "fallbacks": ["openai:gpt-fallback"]}},
+        "providers": {"anthropic": {"base_url": upstream.url + "/v1", "api_key": UPSTREAM_KEY},
+                      "openai": {"base_url": upstream.url + "/v1", "api_key": "sk-openai-up"}},
+    })
+    with serving(create_app(config)) as url:
+        client = anthropic.Anthropic(base_url=url, api_key=CALLER_KEY, max_retries=0)
+        with client.messages.stream(model="fast", max_tokens=64,
+                                    messages=[{"role": "user", "content": "hi"}]) as stream:
+            final = stream.get_final_message()
+    assert "".join(block.text for block in final.content if block.type == "text")
+    paths = [request.path for request in upstream.requests]
+    assert paths[0] == "/v1/messages" and paths[-1] == "/v1/chat/completions"
+    assert upstream.requests[-1].json()["model"] == "gpt-fallback"
+    deadline = time.monotonic() + 5
+    while not [r for r in caplog.records if r.name == "streamkit.gateway"]:
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    line = json.loads([r for r in caplog.records if r.name == "streamkit.gateway"][0].getMessage())
+    assert line["upstream"].startswith("openai:") and line["status"] == 200
