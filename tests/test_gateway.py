@@ -254,6 +254,20 @@ def test_the_caller_going_away_closes_the_upstream_stream(gateway: str, upstream
 # ---------------------------------------------------------------- the log line
 
 
+def _log_line(caplog: pytest.LogCaptureFixture) -> dict[str, Any]:
+    """The one request's log line, once the gateway's thread has written it
+    (after the last byte, so a moment after the client has read it)."""
+    deadline = time.monotonic() + 5
+    while True:
+        lines = [r for r in caplog.records if r.name == "streamkit.gateway"]
+        if lines:
+            (record,) = lines
+            line: dict[str, Any] = json.loads(record.getMessage())
+            return line
+        assert time.monotonic() < deadline, "no log line"
+        time.sleep(0.02)
+
+
 def test_one_log_line_per_request_says_what_happened(
         gateway: str, upstream: Any, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="streamkit.gateway")
@@ -261,12 +275,7 @@ def test_one_log_line_per_request_says_what_happened(
     with _openai(gateway).chat.completions.stream(
             model="fast", messages=[{"role": "user", "content": "hi"}]) as stream:
         stream.get_final_completion()
-    deadline = time.monotonic() + 5
-    while not [r for r in caplog.records if r.name == "streamkit.gateway"]:
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
-    (record,) = [r for r in caplog.records if r.name == "streamkit.gateway"]
-    line = json.loads(record.getMessage())
+    line = _log_line(caplog)
     assert line["wire"] == "openai-chat" and line["model"] == "fast"
     assert line["upstream"] == "anthropic:claude-sonnet-4-20250514"
     assert (line["status"], line["input_tokens"], line["output_tokens"]) == (200, 377, 65)
@@ -380,9 +389,5 @@ def test_a_model_falls_back_to_the_next_upstream_before_the_first_byte(
     paths = [request.path for request in upstream.requests]
     assert paths[0] == "/v1/messages" and paths[-1] == "/v1/chat/completions"
     assert upstream.requests[-1].json()["model"] == "gpt-fallback"
-    deadline = time.monotonic() + 5
-    while not [r for r in caplog.records if r.name == "streamkit.gateway"]:
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
-    line = json.loads([r for r in caplog.records if r.name == "streamkit.gateway"][0].getMessage())
+    line = _log_line(caplog)
     assert line["upstream"].startswith("openai:") and line["status"] == 200
