@@ -393,18 +393,24 @@ def error_event(error: StreamkitError | ErrorEvent | str, status: int | None = N
     return event if status is None else msgspec.structs.replace(event, status=status)
 
 
-def encode_stream(provider: str, source: EventSource, **options: Any) -> EncodedStream:
+def encode_stream(provider: str, source: EventSource, *, request: Request | None = None,
+                  **options: Any) -> EncodedStream:
     """``provider``'s streaming bytes (SSE) for ``source``: a finished
     :class:`~streamkit.ChatResponse` (replayed as the stream that carries it)
     or streamkit events (a :class:`~streamkit.Stream`, a list...). The bytes
     are what the provider sends, in its exact event sequence, so its official
-    SDK reads them. ``options`` choose among a wire's forms (Gemini's
+    SDK reads them. ``request`` is the request the stream answers (a server's:
+    the caller's :class:`~streamkit.Request`), where the wire's stream depends
+    on what was asked (OpenAI Chat sends its usage chunk only to a request
+    that asked for it). ``options`` choose among a wire's forms (Gemini's
     ``array=True``: the JSON array ``streamGenerateContent`` sends without
     ``alt=sse``). Refused with
     :class:`~streamkit.errors.UnsupportedFeatureError` for a wire with no
     stream encoder yet."""
     wire, dialect = _encoding_wire(provider, "encode_stream")
     assert wire.encode_stream is not None
+    if request is not None and wire.answer_options is not None:
+        options = {**wire.answer_options(request), **options}
     return EncodedStream(wire.encode_stream(dialect, **options), source)
 
 

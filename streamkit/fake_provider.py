@@ -204,7 +204,7 @@ class FakeProvider:
             return self._error_reply(call, self.errors[-1], 500)
         response = _served(answer, request.model or call.model)
         try:
-            return self._stream_reply(call, response) if stream else \
+            return self._stream_reply(call, request, response) if stream else \
                 _json_reply(encode_response(call.provider, response))
         except StreamkitError as error:  # the wire has no encoder, or cannot hold the answer
             self.errors.append(error)
@@ -246,8 +246,10 @@ class FakeProvider:
             return _json_reply({"error": {"message": str(said)}}, status or 500)
         return _json_reply(encoded.body, encoded.status, encoded.content_type)
 
-    def _stream_reply(self, call: ServedCall, response: ChatResponse) -> Reply:
-        """The answer as the wire's stream bytes; with pacing, each delta chunk
+    def _stream_reply(self, call: ServedCall, request: Request,
+                      response: ChatResponse) -> Reply:
+        """The answer as the wire's stream bytes, as the request asked (OpenAI
+        Chat's usage chunk only when asked for); with pacing, each delta chunk
         starts a write of its own (``delay`` seconds after the one before)."""
         events = list(_paced(events_of(response), self.pacing))
         last: list[Event | None] = [None]
@@ -257,7 +259,8 @@ class FakeProvider:
                 last[0] = event
                 yield event
 
-        encoded = encode_stream(call.provider, source(), **({"array": True} if call.array else {}))
+        encoded = encode_stream(call.provider, source(), request=request,
+                                **({"array": True} if call.array else {}))
         body = bytearray()
         splits: list[int] = []
         for chunk in encoded:

@@ -549,3 +549,27 @@ def test_a_scripted_error_ending_reads_back_as_an_error(provider: str) -> None:
     assert again.finished_reason == FinishReason.ERROR
     assert again.metadata["error"]["message"] == "it broke"
     assert len(again.tool_calls) == 2
+
+
+def test_the_usage_chunk_goes_only_to_a_request_that_asked_for_it() -> None:
+    """OpenAI sends the usage chunk (``choices: []``) only with
+    ``stream_options.include_usage``: a client that never asked may read
+    ``choices[0]`` of every chunk. Answering a request, the encoder does the same;
+    with no request it writes what it has."""
+    from streamkit import ChatUsage, Request, UserMessage, parse_request
+
+    answer = ChatResponse(content=[TextBlock("hi", id="t")], usage=ChatUsage(3, 1),
+                          finished_reason=FinishReason.STOP, terminated=True, is_last=True)
+    asked = parse_request("openai", {"model": "m", "stream": True,
+                                     "stream_options": {"include_usage": True},
+                                     "messages": [{"role": "user", "content": "hi"}]})
+    silent = Request(messages=[UserMessage("hi")], stream=True)
+
+    def chunks(request: Request | None) -> list[dict[str, Any]]:
+        raw = b"".join(encode_stream("openai", answer, request=request)).decode()
+        return [json.loads(line[6:]) for line in raw.splitlines()
+                if line.startswith("data: {")]
+
+    assert [chunk["usage"]["prompt_tokens"] for chunk in chunks(asked) if "usage" in chunk] == [3]
+    assert all(chunk["choices"] for chunk in chunks(silent))
+    assert any("usage" in chunk for chunk in chunks(None))

@@ -141,7 +141,8 @@ def test_a_wrong_key_is_the_callers_own_401(gateway: str, upstream: Any) -> None
 def test_an_openai_caller_streams_from_an_anthropic_upstream(gateway: str, upstream: Any) -> None:
     upstream.add_file("/v1/messages", FIXTURES / "anthropic" / "tool-use.sse")
     with _openai(gateway).chat.completions.stream(
-            model="fast", messages=[{"role": "user", "content": "weather?"}]) as stream:
+            model="fast", messages=[{"role": "user", "content": "weather?"}],
+            stream_options={"include_usage": True}) as stream:
         final = stream.get_final_completion()
     message = final.choices[0].message
     assert message.content == "I'll check the current weather in Paris for you."

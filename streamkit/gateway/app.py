@@ -209,7 +209,8 @@ class Gateway:
             events = await context.__aenter__()
         except StreamkitError as error:
             return log.done(_upstream_error(call, error), error=error)
-        encoded = encode_stream(call.provider, events, **({"array": True} if call.array else {}))
+        encoded = encode_stream(call.provider, events, request=parsed,
+                                **({"array": True} if call.array else {}))
         return StreamingResponse(self._relay(call, encoded, context, events, log),
                                  media_type=encoded.content_type,
                                  headers={"cache-control": "no-cache"})

@@ -107,6 +107,11 @@ class WireFormat:
     encode_response: Callable[[ChatResponse, str | None], dict[str, Any]] | None = None
     """A :class:`~streamkit.ChatResponse` -> the provider's non-streamed body
     (``encode.py``). ``None``: not written yet for this wire."""
+    answer_options: Callable[[Request], dict[str, Any]] | None = None
+    """The stream encoder's options a request asks for, when the stream answers
+    that request (:func:`streamkit.encode_stream`'s ``request``): OpenAI Chat's
+    usage chunk is sent only to a request that asked for it. ``None``: the
+    wire's stream is the same for every request."""
     encode_error: Callable[[ErrorEvent, int, str | None], dict[str, Any]] | None = None
     """``encode_error(error, status, dialect)``: the JSON body the provider
     answers an HTTP error with (before any stream), for an error with that

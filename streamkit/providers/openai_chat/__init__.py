@@ -32,7 +32,7 @@ And the concepts this wire has beyond the verbs, each in its own file:
 
 from ..wire_format import WireFormat
 from . import http
-from .encode import OpenAIChatStreamEncoder, encode_error, encode_response
+from .encode import OpenAIChatStreamEncoder, answer_options, encode_error, encode_response
 from .request import MAX_TOKENS_FIELD, build_request, parse_request
 from .response import parse_response
 from .stream import OpenAIChatParser
@@ -46,7 +46,7 @@ WIRE = WireFormat(
     served_path=http.SERVED_PATH,
     dialects=True, option_records=frozenset({MAX_TOKENS_FIELD}),
     encode_stream=OpenAIChatStreamEncoder, encode_response=encode_response,
-    encode_error=encode_error,
+    encode_error=encode_error, answer_options=answer_options,
 )
 
 __all__ = ["WIRE", "OpenAIChatParser", "map_usage"]

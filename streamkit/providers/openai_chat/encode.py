@@ -93,6 +93,7 @@ from ...events import (
     TranscriptDelta,
 )
 from ...finish import FinishReason
+from ...request import Request
 from ...response import ChatResponse
 from ...usage import ChatUsage
 from .. import encoder, wire_of
@@ -110,7 +111,7 @@ from .dialects import Dialect, get_dialect
 from .response import OTHER_CHOICES
 from .wire import DONE_MARKERS, WIRE_NAME
 
-__all__ = ["OpenAIChatStreamEncoder", "encode_error", "encode_response"]
+__all__ = ["OpenAIChatStreamEncoder", "answer_options", "encode_error", "encode_response"]
 
 Wire = dict[str, Any]
 
@@ -132,6 +133,14 @@ _BOOKKEEPING: Final = frozenset({EXTRAS_KEY, "unknown_events", "content_filters"
                                  "created", "error"})
 
 _DONE: Final = b"data: " + DONE_MARKERS[1] + b"\n\n"
+
+
+def answer_options(request: Request) -> dict[str, Any]:
+    """The stream encoder's options a request asks for: the usage chunk only
+    when it said ``stream_options.include_usage`` (read as the uniform
+    ``include_usage`` option), as OpenAI answers: a client that never asked
+    may index ``choices[0]`` of every chunk, and the usage chunk has none."""
+    return {"include_usage": request.options.get("include_usage") is True}
 
 
 def usage_object(usage: ChatUsage, *, own: bool, source_wire: str | None) -> Wire:
@@ -233,8 +242,11 @@ class OpenAIChatStreamEncoder(StreamEncoder):
 
     wire = WIRE_NAME
 
-    def __init__(self, dialect: str | None = None) -> None:
+    def __init__(self, dialect: str | None = None, *, include_usage: bool = True) -> None:
         super().__init__(dialect)
+        self.include_usage = include_usage
+        """Whether the usage chunk is sent: OpenAI sends it only to a request
+        with ``stream_options.include_usage`` (see :func:`answer_options`)."""
         self._dialect = get_dialect(dialect)
         self._reasoning_field = self._dialect.reasoning_fields[0]
         self._envelope: Wire = {"id": "chatcmpl-streamkit", "object": "chat.completion.chunk",
@@ -346,9 +358,10 @@ class OpenAIChatStreamEncoder(StreamEncoder):
         return sse(openai_error_object(event, event.status or 500), name)
 
     def close(self) -> bytes:
-        """The usage chunk, then ``[DONE]`` when every choice's end was seen."""
+        """The usage chunk (unless the request did not ask for it), then
+        ``[DONE]`` when every choice's end was seen."""
         out = b""
-        if self.usage is not None:
+        if self.usage is not None and self.include_usage:
             out += sse({**self._envelope, "choices": [], "usage": usage_object(
                 self.usage, own=self.own, source_wire=self.source_wire)})
         ends = [state.ended for state in self._choices.values()]
