@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import json
 import logging
 import os
 import threading
@@ -104,6 +105,18 @@ RETRYABLE_TRANSPORT_ERRORS: tuple[type[httpx.HTTPError], ...] = (
 )
 
 _ENCODE = msgspec.json.encode
+
+
+def body_bytes(body: dict[str, Any]) -> bytes:
+    """A request body as the JSON bytes sent. msgspec writes UTF-8, which cannot
+    carry a lone surrogate (a conversation read from a body that held
+    ``"\\ud800"`` keeps it, see :func:`streamkit.parse_request`); such a body is
+    written with the surrogate as the same escape, which is JSON, by Python's
+    encoder (every non-ASCII character escaped: still the same text)."""
+    try:
+        return _ENCODE(body)
+    except UnicodeEncodeError:
+        return json.dumps(body, separators=(",", ":")).encode("ascii")
 
 #: ``timeout=`` not given: the httpx client's own timeouts, or ``Timeouts()``
 #: for an httpx client the streamkit client makes.
@@ -486,7 +499,7 @@ class ClientCore:
         """What every attempt of one call started ``now`` (monotonic) sends."""
         headers = {"content-type": "application/json", **self.entry.headers}
         total = self.timeouts.total if self.timeouts is not None else None
-        return Call(self.url(stream=stream), _ENCODE(body), headers,
+        return Call(self.url(stream=stream), body_bytes(body), headers,
                     None if total is None else now + total)
 
     @property

@@ -392,3 +392,32 @@ def test_a_model_falls_back_to_the_next_upstream_before_the_first_byte(
     assert upstream.requests[-1].json()["model"] == "gpt-fallback"
     line = _log_line(caplog)
     assert line["upstream"].startswith("openai:") and line["status"] == 200
+
+
+@pytest.mark.parametrize(("body", "says"), [
+    (b"[" * 100_000, "nested 100000 deep"),
+    (b'{"model": "fast", "messages": ' + b"[" * 500 + b"]" * 500 + b"}", "nested 501 deep"),
+    (b'{"model": "fast", "messages": [', "not JSON"),
+    (b'"a string"', "a JSON object"),
+])
+def test_a_hostile_body_is_the_callers_400_naming_what_is_wrong(
+        gateway: str, upstream: Any, body: bytes, says: str) -> None:
+    for path, headers in [("/v1/chat/completions", {"authorization": f"Bearer {CALLER_KEY}"}),
+                          ("/v1/messages", {"x-api-key": CALLER_KEY}),
+                          ("/api/chat", {"authorization": f"Bearer {CALLER_KEY}"})]:
+        answer = httpx.post(gateway + path, content=body, headers=headers)
+        assert answer.status_code == 400 and says in answer.text, path
+    assert upstream.requests == []
+
+
+def test_a_lone_surrogate_in_a_message_reaches_the_upstream_as_its_escape(
+        gateway: str, upstream: Any) -> None:
+    upstream.add_file("/v1/messages", FIXTURES / "anthropic" / "text-basic.sse")
+    body = (b'{"model": "fast", "stream": true, "messages": '
+            b'[{"role": "user", "content": "half a pair: \\ud800"}]}')
+    answer = httpx.post(gateway + "/v1/chat/completions", content=body,
+                        headers={"authorization": f"Bearer {CALLER_KEY}"})
+    assert answer.status_code == 200 and "data: [DONE]" in answer.text
+    sent = upstream.requests[-1].body
+    assert b"half a pair: \\ud800" in sent
+    assert upstream.requests[-1].json()["messages"][0]["content"] == "half a pair: \ud800"
