@@ -176,12 +176,15 @@ def with_defaults(options: Mapping[str, Any], defaults: Mapping[str, Any]) -> di
     return Extras(options.wire, merged) if isinstance(options, Extras) else merged
 
 
-def parse_request(provider: str, body: dict[str, Any]) -> Request:
+def parse_request(provider: str, body: dict[str, Any] | bytes | str) -> Request:
     """The :class:`~streamkit.Request` a body of ``provider``'s wire format stands
-    for; a malformed body raises :class:`~streamkit.errors.InvalidBodyError`."""
+    for, decoded (a dict) or as it came (the JSON text a server received); a
+    malformed body raises :class:`~streamkit.errors.InvalidBodyError`."""
     from .providers import wire_format
 
     entry = _vendor(provider)
+    if isinstance(body, bytes | str):
+        body = _request_json(body, entry.wire)
     if not isinstance(body, dict):
         raise InvalidBodyError(f"a request body is a JSON object, not {type(body).__name__}",
                                wire=entry.wire, where="body")
@@ -192,6 +195,24 @@ def parse_request(provider: str, body: dict[str, Any]) -> Request:
         raise
     except Exception as exc:
         raise _unreadable(exc, entry.wire, "request") from exc
+
+
+def _request_json(text: bytes | str, wire: str) -> Any:
+    """A request body's JSON, bounded: deeper than
+    :data:`~streamkit.limits.MAX_JSON_DEPTH` is refused before any decoder
+    recurses; msgspec decodes, and Python's decoder reads what msgspec refuses
+    but JSON allows and a request keeps (a lone surrogate, ``"\\ud800"``)."""
+    depth = too_deep(text)
+    if depth is not None:
+        raise _too_deep(wire, "request", depth)
+    try:
+        return msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        try:
+            return json.loads(text)
+        except ValueError as exc:  # UnicodeDecodeError too
+            raise InvalidBodyError(f"the {wire} request body is not JSON: {exc}",
+                                   wire=wire, where="body") from None
 
 
 def parse_response(provider: str, body: dict[str, Any] | bytes | str) -> ChatResponse:

@@ -395,8 +395,8 @@ def test_a_model_falls_back_to_the_next_upstream_before_the_first_byte(
 
 
 @pytest.mark.parametrize(("body", "says"), [
-    (b"[" * 100_000, "nested 100000 deep"),
-    (b'{"model": "fast", "messages": ' + b"[" * 500 + b"]" * 500 + b"}", "nested 501 deep"),
+    (b"[" * 100_000, "nests 100000 levels deep"),
+    (b'{"model": "fast", "messages": ' + b"[" * 500 + b"]" * 500 + b"}", "nests 501 levels deep"),
     (b'{"model": "fast", "messages": [', "not JSON"),
     (b'"a string"', "a JSON object"),
 ])

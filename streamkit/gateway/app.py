@@ -65,7 +65,6 @@ from ..errors import (
     UnsupportedFeatureError,
 )
 from ..fallbacks import Fallback
-from ..limits import MAX_JSON_DEPTH, too_deep
 from ..providers.routes import ServedCall, served_call
 from ..request import Request
 from ..response import ChatResponse
@@ -180,16 +179,8 @@ class Gateway:
             if len(body) > self.config.max_body_bytes:
                 return log.done(_error(call, 413, f"the request body is over "
                                                   f"{self.config.max_body_bytes} bytes"))
-        depth = too_deep(bytes(body))
-        if depth is not None:
-            return log.done(_error(call, 400, f"the request body is JSON nested {depth} deep, "
-                                              f"past the limit of {MAX_JSON_DEPTH}"))
         try:
-            data = _decoded(bytes(body))
-        except ValueError as error:
-            return log.done(_error(call, 400, f"the request body is not JSON: {error}"))
-        try:
-            return parse_request(call.provider, data)
+            return parse_request(call.provider, bytes(body))
         except InvalidBodyError as error:
             return log.done(_error(call, 400, str(error)))
 
@@ -239,16 +230,6 @@ class Gateway:
             with anyio.CancelScope(shield=True):
                 await context.__aexit__(None, None, None)
             log.finish(status, response=events.response, error=encoded.error or refused)
-
-
-def _decoded(body: bytes) -> Any:
-    """A request body's JSON (already bounded in depth). msgspec first, for
-    speed; Python's own decoder for what msgspec refuses but JSON allows and a
-    request may hold (a lone surrogate, ``"\\ud800"``: the codec keeps it)."""
-    try:
-        return msgspec.json.decode(body)
-    except msgspec.DecodeError:
-        return json.loads(body)  # a ValueError when it is no JSON either
 
 
 def upstream_http_client() -> httpx.AsyncClient:
