@@ -190,11 +190,10 @@ class Gateway:
             response = await client.create(parsed)
         except StreamkitError as error:
             return log.done(_upstream_error(call, error), error=error)
-        log.first_byte()
         try:
             body = encode_response(call.provider, response)
         except StreamkitError as refused:  # an answer the caller's wire cannot say
-            return log.done(_error(call, NO_UPSTREAM_STATUS, str(refused)), error=refused)
+            return log.done(_error(call, NO_UPSTREAM_STATUS, refused), error=refused)
         return log.done(Response(_json(body), media_type="application/json"),
                         response=response)
 
@@ -260,9 +259,10 @@ def create_app(config: GatewayConfig, *, http_client: httpx.AsyncClient | None =
 # ---------------------------------------------------------------- errors
 
 
-def _error(call: ServedCall, status: int, message: str) -> Response:
-    """The caller's wire's own HTTP error answer."""
-    encoded = encode_error(call.provider, message, status=status)
+def _error(call: ServedCall, status: int | None, error: StreamkitError | str) -> Response:
+    """The caller's wire's own HTTP error answer (``status`` ``None``: the
+    provider error's own)."""
+    encoded = encode_error(call.provider, error, status=status)
     return Response(_json(encoded.body), status_code=encoded.status,
                     media_type=encoded.content_type)
 
@@ -283,13 +283,10 @@ def _upstream_error(call: ServedCall, error: StreamkitError) -> Response:
     the provider's own status, 502 when there was no answer, 400 for a request
     the upstream's wire cannot hold."""
     if isinstance(error, ProviderError):
-        encoded = encode_error(call.provider, error)
-    elif isinstance(error, UnsupportedFeatureError | InvalidBodyError):
-        encoded = encode_error(call.provider, error, status=400)
-    else:  # NoResponseError and its kin: nothing came back
-        encoded = encode_error(call.provider, error, status=NO_UPSTREAM_STATUS)
-    return Response(_json(encoded.body), status_code=encoded.status,
-                    media_type=encoded.content_type)
+        return _error(call, None, error)
+    if isinstance(error, UnsupportedFeatureError | InvalidBodyError):
+        return _error(call, 400, error)
+    return _error(call, NO_UPSTREAM_STATUS, error)  # NoResponseError and its kin: nothing came back
 
 
 # ---------------------------------------------------------------- the log line
