@@ -92,6 +92,7 @@ gateway: $(VENV)/.gateway-installed
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check streamkit tests examples bench
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(VENV)/.dev-installed
 	$(BIN)/mypy

@@ -45,9 +45,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 import streamkit
 from streamkit import SyncClient, UserMessage, observability
-from streamkit.stream import _Driver
-from streamkit.telemetry import CallTelemetry
-from streamkit.timing import AttemptLog
+from streamkit.model.timing import AttemptLog
+from streamkit.observability.telemetry import CallTelemetry
+from streamkit.reading.stream import _Driver
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSWER = (ROOT / "tests/fixtures/conversations/anthropic/tool-use-thinking-signature"

@@ -151,10 +151,10 @@ def _last(values: Any) -> Any:
 
 def streamkit_reader(frags: list[str], model: type[BaseModel] = SearchResults
                      ) -> Callable[[], Any]:
-    from streamkit.blocks import TextBlock
-    from streamkit.events import BlockDelta, BlockStart, TextDelta
-    from streamkit.partial_output import PartialOutputReader
-    from streamkit.response import ChatResponse
+    from streamkit.model.blocks import TextBlock
+    from streamkit.model.events import BlockDelta, BlockStart, TextDelta
+    from streamkit.model.response import ChatResponse
+    from streamkit.model.structured.reader import PartialOutputReader
 
     events = [BlockDelta(index=0, delta=TextDelta(fragment)) for fragment in frags]
     final = ChatResponse()
@@ -198,8 +198,8 @@ def streamkit_stream(frags: list[str]) -> Callable[[], Any]:
 def pydantic_allow_partial(frags: list[str]) -> Callable[[], Any]:
     from pydantic import TypeAdapter
 
-    from streamkit.partial_json import PartialJSON
-    from streamkit.partial_model import partial_model
+    from streamkit.model.partial_json import PartialJSON
+    from streamkit.model.structured.partial import partial_model
 
     adapter = TypeAdapter(partial_model(SearchResults))
 

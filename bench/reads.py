@@ -4,7 +4,7 @@ Run: make bench-reads   (or .venv/bin/python bench/reads.py [--quick])
 
 A UI reads the block it shows after every delta, and keeps what it read (a
 label holds the string until the next frame). Each row applies N deltas
-through ``streamkit.merge.apply_delta`` (the path a stream takes) and reads
+through ``streamkit.model.merge.apply_delta`` (the path a stream takes) and reads
 after every one, at four sizes four times apart; linear work grows about 4x
 per step, quadratic 16x. The floor: 4x the input, at most ~5x the
 time. Two ways of holding what was read:
@@ -37,8 +37,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _timing import fmt_seconds, table
 
 from streamkit import DataBlock, TextBlock, ToolCallBlock
-from streamkit.events import DataDelta, TextDelta, ToolInputDelta
-from streamkit.merge import apply_delta
+from streamkit.model.events import DataDelta, TextDelta, ToolInputDelta
+from streamkit.model.merge import apply_delta
 
 SIZES = (2_000, 8_000, 32_000, 128_000)  # deltas; 4 characters (or 96 bytes of audio) each
 QUICK_SIZES = (1_000, 4_000, 16_000, 64_000)

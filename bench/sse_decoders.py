@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _timing import fmt_seconds, median_times, table
 
-from streamkit.sse import SSEDecoder
+from streamkit.framing.sse import SSEDecoder
 
 N = 20_000
 

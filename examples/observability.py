@@ -19,7 +19,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SimpleSpanProcessor
 
 import streamkit
-from streamkit.answer_summary import summary_line
+from streamkit.observability.summary import summary_line
 from streamkit.testing import ReplayServer, load_recording
 
 tracer_provider = TracerProvider()

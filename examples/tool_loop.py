@@ -3,7 +3,7 @@
     python examples/tool_loop.py --model anthropic:claude-sonnet-4-5 "Weather in Paris?"
     python examples/tool_loop.py --model deepseek:deepseek-chat "Weather in Paris?"
 
-Tools are plain Python functions (``streamkit.tools.tool`` reads their signature
+Tools are plain Python functions (``streamkit.conversation.tools.tool`` reads their signature
 and docstring); the calls of one turn run concurrently in a task group; their
 results go back as one ``FunctionExecutionResultMessage``; the assistant turn
 goes back as the ``ChatResponse`` it came as, so thinking signatures and
@@ -21,14 +21,14 @@ from typing import Any
 import anyio
 
 import streamkit
-from streamkit.blocks import ToolCallBlock
-from streamkit.messages import (
+from streamkit.conversation.messages import (
     FunctionExecutionResult,
     FunctionExecutionResultMessage,
     Message,
     UserMessage,
 )
-from streamkit.tools import Tool, tool
+from streamkit.conversation.tools import Tool, tool
+from streamkit.model.blocks import ToolCallBlock
 
 
 def get_weather(location: str) -> str:

@@ -39,8 +39,20 @@ import importlib
 import logging
 from typing import TYPE_CHECKING, Any
 
-from .accumulate import Accumulator
-from .blocks import (
+from .__about__ import __version__
+from .conversation.messages import (
+    AssistantMessage,
+    FunctionExecutionResult,
+    FunctionExecutionResultMessage,
+    Message,
+    SystemMessage,
+    UserMessage,
+)
+from .conversation.request import JsonOutput, JsonSchemaOutput, Request, ToolChoice
+from .conversation.strict import StrictSchemaError
+from .conversation.tools import Tool, tool
+from .model.accumulate import Accumulator
+from .model.blocks import (
     Base64Source,
     Block,
     Citation,
@@ -53,15 +65,7 @@ from .blocks import (
     ToolResultBlock,
     URLSource,
 )
-from .codec import (
-    build_request,
-    encode_error,
-    encode_response,
-    encode_stream,
-    parse_request,
-    parse_response,
-)
-from .errors import (
+from .model.errors import (
     BlockConflictError,
     IncompleteStreamError,
     InvalidBase64Error,
@@ -80,7 +84,7 @@ from .errors import (
     ToolDefinitionError,
     UnsupportedFeatureError,
 )
-from .events import (
+from .model.events import (
     BlockDelta,
     BlockEnd,
     BlockStart,
@@ -97,24 +101,21 @@ from .events import (
     TranscriptDelta,
     UsageUpdate,
 )
-from .finish import FinishReason
-from .merge import DeltaMismatchError
-from .messages import (
-    AssistantMessage,
-    FunctionExecutionResult,
-    FunctionExecutionResultMessage,
-    Message,
-    SystemMessage,
-    UserMessage,
+from .model.finish import FinishReason
+from .model.merge import DeltaMismatchError
+from .model.partial_json import PartialJSONError
+from .model.response import ChatResponse
+from .model.usage import ChatUsage
+from .providers.codec import (
+    build_request,
+    encode_error,
+    encode_response,
+    encode_stream,
+    parse_request,
+    parse_response,
 )
-from .partial_json import PartialJSONError
-from .pipeline import Replayed, replay
-from .request import JsonOutput, JsonSchemaOutput, Request, ToolChoice
-from .response import ChatResponse
-from .stream import Stream, SyncStream, stream
-from .strict_schema import StrictSchemaError
-from .tools import Tool, tool
-from .usage import ChatUsage
+from .reading.pipeline import Replayed, replay
+from .reading.stream import Stream, SyncStream, stream
 
 # A library's loggers stay silent until the application configures logging: without
 # a handler, Python's last-resort handler would print every retry warning to stderr
@@ -122,17 +123,16 @@ from .usage import ChatUsage
 logging.getLogger("streamkit").addHandler(logging.NullHandler())
 
 if TYPE_CHECKING:  # the client, imported when first used: it loads httpx
-    from .client import Attempt, Client, SyncClient, Timeouts
-    from .fallbacks import Fallback
-    from .registry import PROVIDERS, ModelInfo, ProviderEntry
-    from .retry import RetryPolicy
+    from .client import Attempt, Client, Fallback, SyncClient, Timeouts
+    from .client.retry import RetryPolicy
+    from .model.vendors import PROVIDERS, ModelInfo, ProviderEntry
 
 #: Names imported on first use (``import streamkit`` stays free of httpx).
 _LAZY = {
     "Attempt": ".client", "Client": ".client", "SyncClient": ".client", "Timeouts": ".client",
-    "Fallback": ".fallbacks",
-    "PROVIDERS": ".registry", "ModelInfo": ".registry",
-    "ProviderEntry": ".registry", "RetryPolicy": ".retry",
+    "Fallback": ".client",
+    "PROVIDERS": ".model.vendors", "ModelInfo": ".model.vendors",
+    "ProviderEntry": ".model.vendors", "RetryPolicy": ".client.retry",
 }
 
 
@@ -145,7 +145,6 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__version__ = "0.1.0"
 
 __all__ = [
     "PROVIDERS",

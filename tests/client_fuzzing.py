@@ -14,7 +14,7 @@ chunked, or ended by closing), with zero or one retry (waits not slept).
 The contract (what :func:`check` asserts; each breach an
 :class:`~fuzzing.Outcome` of kind ``crash`` or ``violation``):
 
-- nothing but a :class:`~streamkit.errors.StreamkitError` escapes a call, and
+- nothing but a :class:`~streamkit.model.errors.StreamkitError` escapes a call, and
   a ``StreamError`` carries its partial (a ``ChatResponse``);
 - no call outlives its total timeout (:data:`TOTAL`) by more than
   :data:`SLACK` seconds (trickled and hanging faults would take ten seconds
@@ -50,10 +50,10 @@ from fuzzing import FIXTURES, Outcome, load_bodies, mutate, right_provider
 import streamkit
 from streamkit import ChatResponse, ProviderError, StreamError, StreamkitError
 from streamkit.client import Client, SyncClient, Timeouts
-from streamkit.codec import parse_response
-from streamkit.messages import UserMessage
-from streamkit.retry import SyncTiming, Timing
-from streamkit.sync_deadline import transport
+from streamkit.client.retry import SyncTiming, Timing
+from streamkit.client.sync_deadline import transport
+from streamkit.conversation.messages import UserMessage
+from streamkit.providers.codec import parse_response
 
 KEY = "sk-fuzz-0123456789abcdef0123456789"
 TOTAL = 1.0

@@ -19,8 +19,9 @@ import pytest
 from skips_fail import pytest_make_collect_report, pytest_runtest_makereport
 
 from streamkit import replay
-from streamkit.accumulate import Accumulator
-from streamkit.events import (
+from streamkit.framing.sse import SSEDecoder
+from streamkit.model.accumulate import Accumulator
+from streamkit.model.events import (
     BlockDelta,
     BlockEnd,
     BlockStart,
@@ -29,10 +30,9 @@ from streamkit.events import (
     ResponseMetadata,
     ResponseStart,
 )
-from streamkit.ids import counting_ids, id_factory
+from streamkit.model.ids import counting_ids, id_factory
+from streamkit.model.response import ChatResponse
 from streamkit.providers.base import Parser
-from streamkit.response import ChatResponse
-from streamkit.sse import SSEDecoder
 from streamkit.testing import load_recording
 
 FIXTURES = Path(__file__).parent / "fixtures"

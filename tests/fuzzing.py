@@ -56,9 +56,9 @@ from streamkit import (
     StreamError,
     ToolCallBlock,
 )
-from streamkit.cli import _block_line, summarise
-from streamkit.errors import MediaTypeError, StructuredOutputError, ToolArgumentsError
-from streamkit.ids import counting_ids, id_factory
+from streamkit.cli.commands import _block_line, summarise
+from streamkit.model.errors import MediaTypeError, StructuredOutputError, ToolArgumentsError
+from streamkit.model.ids import counting_ids, id_factory
 from streamkit.testing import load_recording
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -15,11 +15,11 @@ from openai._models import construct_type
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletionChunk
 
-from streamkit.events import Event
-from streamkit.ids import counting_ids, id_factory
-from streamkit.pipeline import replay
+from streamkit.model.events import Event
+from streamkit.model.ids import counting_ids, id_factory
+from streamkit.model.response import ChatResponse
 from streamkit.providers.openai_chat import OpenAIChatParser
-from streamkit.response import ChatResponse
+from streamkit.reading.pipeline import replay
 
 
 def chat_recordings() -> list[Path]:
@@ -32,7 +32,7 @@ def chat_recordings() -> list[Path]:
 def run(items: Sequence[tuple[str | None, str]], *, finish: bool = True,
         **options: Any) -> Run:
     """Feed payloads one at a time (then ``finish()``), folding into an Accumulator.
-    Ids are counted afresh on every call (:func:`streamkit.ids.counting_ids`), so two runs
+    Ids are counted afresh on every call (:func:`streamkit.model.ids.counting_ids`), so two runs
     can be compared whole."""
     with id_factory(counting_ids()):
         return run_parser(OpenAIChatParser(**options), items, finish=finish)

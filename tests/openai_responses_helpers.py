@@ -23,8 +23,8 @@ from openai.types.responses.response_create_params import (
 from pydantic import TypeAdapter
 from sdk_oracles import materialize, unknown_keys
 
+from streamkit.model.response import ChatResponse
 from streamkit.providers.openai_responses import OpenAIResponsesParser
-from streamkit.response import ChatResponse
 
 
 def wire(payload: dict[str, Any]) -> Payload:

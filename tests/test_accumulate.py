@@ -26,7 +26,7 @@ from streamkit import (
     ToolInputDelta,
     UsageUpdate,
 )
-from streamkit.events import MetadataDelta, ResponseMetadata, SignatureDelta
+from streamkit.model.events import MetadataDelta, ResponseMetadata, SignatureDelta
 
 
 def test_events_build_the_response_in_order_with_snapshots() -> None:

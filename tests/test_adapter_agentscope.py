@@ -109,6 +109,7 @@ def after_documented_losses(response: ChatResponse) -> dict[str, Any]:
             "cache_creation_tokens": usage.cache_creation_tokens or 0,
             "total_tokens": None, "reasoning_tokens": None, "audio_tokens": None,
             "accounting": "cumulative", "type": "chat",
+            "input_includes_cache": None, "output_includes_reasoning": None,
             "raw": {"input_tokens": usage.input_tokens or 0,
                     "output_tokens": usage.output_tokens or 0, "time": 0.0,
                     "cache_creation_input_tokens": usage.cache_creation_tokens or 0,

@@ -13,7 +13,7 @@ from conftest import comparable, fresh_ids, recordings
 import streamkit
 from streamkit import IncompleteStreamError, ProtocolError, ProviderError
 from streamkit.adapters.aiohttp import aiohttp_chunks, stream
-from streamkit.limits import MAX_ERROR_BODY_BYTES
+from streamkit.model.limits import MAX_ERROR_BODY_BYTES
 from streamkit.testing import ReplayServer, load_recording
 
 

@@ -52,7 +52,6 @@ from streamkit import (
     ThinkingBlock,
     ToolCallBlock,
 )
-from streamkit import messages as sk
 from streamkit.adapters.autogen import (
     MAX_IMAGE_TOKENS,
     TOKENS_PER_MESSAGE,
@@ -65,10 +64,11 @@ from streamkit.adapters.autogen import (
     to_streamkit_message,
     to_streamkit_tool,
 )
-from streamkit.blocks import DataBlock
 from streamkit.client import Client
-from streamkit.codec import parse_response
-from streamkit.registry import ModelInfo as StreamkitModelInfo
+from streamkit.conversation import messages as sk
+from streamkit.model.blocks import DataBlock
+from streamkit.model.vendors import ModelInfo as StreamkitModelInfo
+from streamkit.providers.codec import parse_response
 from streamkit.testing import ReplayServer
 
 KEY = {"ANTHROPIC_API_KEY": "sk-ant-test", "GEMINI_API_KEY": "gm-test"}
@@ -419,12 +419,14 @@ def test_a_refusal_is_the_content() -> None:
 
 
 def test_usage_counts_the_whole_prompt() -> None:
-    usage = ChatUsage(input_tokens=10, output_tokens=5, cached_tokens=100,
-                      cache_creation_tokens=20)
-    assert request_usage(usage, "anthropic").prompt_tokens == 130  # Anthropic's excludes cache
-    assert request_usage(usage, "openai").prompt_tokens == 10  # OpenAI's includes it
-    assert request_usage(usage, "openai").completion_tokens == 5
-    nothing = request_usage(None, "openai")
+    counts = {"input_tokens": 10, "output_tokens": 5, "cached_tokens": 100,
+              "cache_creation_tokens": 20}
+    anthropic = ChatUsage(**counts, input_includes_cache=False)  # as its reader stamps it
+    openai = ChatUsage(**counts, input_includes_cache=True)
+    assert request_usage(anthropic).prompt_tokens == 130  # Anthropic's excludes cache
+    assert request_usage(openai).prompt_tokens == 10  # OpenAI's includes it
+    assert request_usage(openai).completion_tokens == 5
+    nothing = request_usage(None)
     assert (nothing.prompt_tokens, nothing.completion_tokens) == (0, 0)
 
 

@@ -193,7 +193,7 @@ def test_async_streams_give_the_same_chunks() -> None:
 def test_anthropic_input_tokens_include_the_cache_for_langchain() -> None:
     response = ChatResponse(provider="anthropic", usage=ChatUsage(
         input_tokens=10, output_tokens=3, cached_tokens=100, cache_creation_tokens=5,
-        reasoning_tokens=2))
+        reasoning_tokens=2, input_includes_cache=False))  # as Anthropic's reader stamps it
     usage = to_ai_message(response).usage_metadata
     assert usage == {"input_tokens": 115, "output_tokens": 3, "total_tokens": 118,
                      "input_token_details": {"cache_read": 100, "cache_creation": 5},

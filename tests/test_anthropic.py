@@ -43,12 +43,12 @@ from streamkit import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from streamkit.blocks import Citation
-from streamkit.events import ResponseMetadata, ResponseStart
-from streamkit.ids import counting_ids, id_factory
+from streamkit.model.blocks import Citation
+from streamkit.model.events import ResponseMetadata, ResponseStart
+from streamkit.model.ids import counting_ids, id_factory
+from streamkit.model.response import ChatResponse
 from streamkit.providers import get_parser
 from streamkit.providers.anthropic import AnthropicParser, map_stop_reason
-from streamkit.response import ChatResponse
 
 ANTHROPIC = FIXTURES / "anthropic"
 RECORDED = sorted(ANTHROPIC.iterdir())

@@ -1,4 +1,4 @@
-"""Anthropic citations as typed :class:`~streamkit.blocks.Citation` s: every kind
+"""Anthropic citations as typed :class:`~streamkit.model.blocks.Citation` s: every kind
 the API sends (the SDK's ``TextCitation`` union is the oracle of their shapes),
 in a stream's ``citations_delta`` and a complete message's text block alike,
 the provider's object kept as ``raw`` and written back to Anthropic only."""
@@ -24,8 +24,8 @@ from streamkit import (
     parse_response,
     replay,
 )
-from streamkit.blocks import Citation
-from streamkit.events import BlockDelta, CitationDelta
+from streamkit.model.blocks import Citation
+from streamkit.model.events import BlockDelta, CitationDelta
 from streamkit.providers.anthropic import AnthropicParser
 
 CHAR = {"type": "char_location", "cited_text": "Paris is in France.", "document_index": 0,

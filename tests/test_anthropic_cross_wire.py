@@ -39,15 +39,15 @@ from streamkit import (
     build_request,
     parse_request,
 )
-from streamkit.blocks import Base64Source
 from streamkit.client import Client
-from streamkit.extras import Extras
-from streamkit.messages import Message
+from streamkit.conversation.messages import Message
+from streamkit.conversation.tools import Tool
+from streamkit.model.blocks import Base64Source
+from streamkit.model.extras import Extras
+from streamkit.model.vendors import PROVIDERS, ProviderConfigError
 from streamkit.providers import wire_format
 from streamkit.providers.anthropic import versions
-from streamkit.registry import PROVIDERS, ProviderConfigError
 from streamkit.testing import ReplayServer, load_recording
-from streamkit.tools import Tool
 
 ANTHROPIC = "anthropic"
 MODEL = "claude-sonnet-4-5"

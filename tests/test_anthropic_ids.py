@@ -25,9 +25,9 @@ from conftest import (
 )
 
 from streamkit import parse_request, parse_response, replay
-from streamkit.accumulate import Accumulator
-from streamkit.blocks import TextBlock
-from streamkit.events import (
+from streamkit.model.accumulate import Accumulator
+from streamkit.model.blocks import TextBlock
+from streamkit.model.events import (
     BlockEnd,
     BlockStart,
     ErrorEvent,
@@ -35,8 +35,8 @@ from streamkit.events import (
     ResponseEnd,
     ResponseStart,
 )
-from streamkit.finish import FinishReason
-from streamkit.ids import id_factory
+from streamkit.model.finish import FinishReason
+from streamkit.model.ids import id_factory
 from streamkit.providers.anthropic import AnthropicParser
 
 STREAMS = sorted((FIXTURES / "anthropic").iterdir()) + sorted(EDGE.glob("anthropic-*"))

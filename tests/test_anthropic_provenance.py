@@ -1,5 +1,5 @@
 """Provenance on the Anthropic wire: what ``parse_request`` keeps is Anthropic's
-:class:`~streamkit.extras.Extras` (everywhere it keeps something), the builder
+:class:`~streamkit.model.extras.Extras` (everywhere it keeps something), the builder
 writes the extras of its own wire (or set by hand) and never another wire's,
 and what the wire cannot take is refused with a typed error naming the wire,
 the feature and what to do."""
@@ -27,11 +27,15 @@ from streamkit import (
     build_request,
     parse_request,
 )
-from streamkit.blocks import Base64Source, DataBlock, RawBlock, ToolResultBlock, URLSource
-from streamkit.errors import InvalidBodyError, LossyTranslationWarning, UnsupportedFeatureError
-from streamkit.extras import Extras, origin_of
-from streamkit.request import JsonSchemaOutput
-from streamkit.tools import Tool
+from streamkit.conversation.request import JsonSchemaOutput
+from streamkit.conversation.tools import Tool
+from streamkit.model.blocks import Base64Source, DataBlock, RawBlock, ToolResultBlock, URLSource
+from streamkit.model.errors import (
+    InvalidBodyError,
+    LossyTranslationWarning,
+    UnsupportedFeatureError,
+)
+from streamkit.model.extras import Extras, origin_of
 
 ANTHROPIC = "anthropic"
 OTHER_WIRES = ["openai-chat", "openai-responses", "gemini", "ollama"]

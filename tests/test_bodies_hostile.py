@@ -22,7 +22,7 @@ from growth import assert_linear
 
 import streamkit
 from streamkit import InvalidBodyError, StreamkitError, build_request, parse_request, parse_response
-from streamkit.limits import MAX_JSON_DEPTH
+from streamkit.model.limits import MAX_JSON_DEPTH
 
 REQUESTS: dict[str, dict[str, Any]] = {
     "openai": {"model": "m", "messages": [{"role": "user", "content": "TEXT"}]},

@@ -24,7 +24,7 @@ import pytest
 from conftest import FIXTURES, sse_body
 
 from streamkit.cli import main
-from streamkit.cli_chat import EXIT_CODES
+from streamkit.cli.chat import EXIT_CODES
 from streamkit.testing import ReplayServer, Reply, ThreadedReplayServer
 
 SECRET = "sk-cli-test-0123456789-SECRET"
@@ -352,8 +352,8 @@ def test_the_demo_and_chat_renderers_never_read_provider_text_as_markup() -> Non
     from rich.console import Console
 
     import streamkit
-    from streamkit.cli import RichRenderer
-    from streamkit.cli_chat import RichChatRenderer
+    from streamkit.cli.chat import RichChatRenderer
+    from streamkit.cli.commands import RichRenderer
 
     final = streamkit.replay(HOSTILE).response
     assert final.stop_reason == "[/bold]"

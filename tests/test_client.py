@@ -33,12 +33,12 @@ from streamkit import (
     StreamError,
 )
 from streamkit.client import Attempt, Client, SyncClient, Timeouts
-from streamkit.codec import parse_request, parse_response
-from streamkit.messages import UserMessage
-from streamkit.registry import ProviderConfigError
-from streamkit.retry import RetryPolicy, SyncTiming, Timing, retry_after_seconds
+from streamkit.client.retry import RetryPolicy, SyncTiming, Timing, retry_after_seconds
+from streamkit.conversation.messages import UserMessage
+from streamkit.conversation.tools import tool
+from streamkit.model.vendors import ProviderConfigError
+from streamkit.providers.codec import parse_request, parse_response
 from streamkit.testing import ReplayServer, Reply, ThreadedReplayServer, load_recording
-from streamkit.tools import tool
 
 SECRET = "sk-ant-test-0123456789-SECRET"
 NOW = 1_800_000_000.0

@@ -1,6 +1,6 @@
 """The client's sans-IO core, driven by hand: no socket, no sleep, no clock.
 
-:class:`~streamkit.client_core.ClientCore` runs a call as a generator of steps
+:class:`~streamkit.client.core.ClientCore` runs a call as a generator of steps
 (send, read a body, wait); these tests play the shell's part with in-memory
 ``httpx.Response`` values and say what each step gave, so every decision (the
 retry, the wait, the deadline, the error, the report, the usage) is seen as the
@@ -18,10 +18,10 @@ import httpx
 import pytest
 from conftest import CONVERSATIONS
 
-from streamkit.client_core import Attempt, ClientCore, Progress, Read, Send, Step, Timeouts, Wait
-from streamkit.errors import NoResponseError, ProviderError
-from streamkit.limits import MAX_ERROR_BODY_BYTES
-from streamkit.retry import Timing
+from streamkit.client.core import Attempt, ClientCore, Progress, Read, Send, Step, Timeouts, Wait
+from streamkit.client.retry import Timing
+from streamkit.model.errors import NoResponseError, ProviderError
+from streamkit.model.limits import MAX_ERROR_BODY_BYTES
 
 SECRET = "sk-ant-test-0123456789-SECRET"
 NOW = 1_800_000_000.0

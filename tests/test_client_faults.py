@@ -34,10 +34,10 @@ from streamkit import (
     ProviderError,
     StreamError,
 )
-from streamkit.api_key import ApiKey, Redactor
 from streamkit.client import Client, SyncClient, Timeouts
-from streamkit.messages import UserMessage
-from streamkit.registry import ProviderConfigError
+from streamkit.client.keys import ApiKey, Redactor
+from streamkit.conversation.messages import UserMessage
+from streamkit.model.vendors import ProviderConfigError
 
 SECRET = "sk-fault-0123456789abcdefSECRET"
 CALL_KINDS = ["Client.create", "Client.stream", "SyncClient.create", "SyncClient.stream"]

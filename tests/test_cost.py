@@ -20,7 +20,7 @@ from genai_prices.data import providers as price_lists
 
 import streamkit
 from streamkit import ChatResponse, ChatUsage, Client, UserMessage
-from streamkit.cost import PRICE_PROVIDERS, UNPRICED_PROVIDERS, Cost, CostTotals, price
+from streamkit.model.cost import PRICE_PROVIDERS, UNPRICED_PROVIDERS, Cost, CostTotals, price
 from streamkit.testing import ReplayServer, load_recording
 
 
@@ -191,8 +191,8 @@ def test_a_total_with_an_unpriced_answer_has_no_amount_and_says_why() -> None:
 
 
 def test_the_summary_line_of_an_answer() -> None:
-    from streamkit.answer_summary import summary_line
-    from streamkit.timing import RequestTiming
+    from streamkit.model.timing import RequestTiming
+    from streamkit.observability.summary import summary_line
 
     reads = [part + b"\n\n" for part in body(FIXTURES / "anthropic/thinking-signature.sse")
              .split(b"\n\n") if part.strip()]
@@ -223,7 +223,7 @@ def test_the_summary_line_of_an_answer() -> None:
 
 def test_a_model_genai_prices_does_not_know_is_looked_for_once(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from streamkit import cost
+    from streamkit.model import cost
 
     calls: list[str] = []
     real = genai_prices.calc_price

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from streamkit.model.response import FinishReason
+from streamkit.model.vendors import PROVIDERS
 from streamkit.providers import OPENAI_COMPATIBLE, vendor
 from streamkit.providers.openai_chat.dialects import (
     DEFAULT,
@@ -15,8 +17,6 @@ from streamkit.providers.openai_chat.dialects import (
     get_dialect,
 )
 from streamkit.providers.openai_chat.wire import FINISH_REASONS as OPENAI_FINISH_REASONS
-from streamkit.registry import PROVIDERS
-from streamkit.response import FinishReason
 
 
 @pytest.mark.parametrize("name", OPENAI_COMPATIBLE)

@@ -41,7 +41,7 @@ import anyio.from_thread
 import pytest
 from conftest import FIXTURES
 
-from streamkit import registry
+from streamkit.model import vendors as registry
 from streamkit.testing import ReplayServer, Reply
 
 ROOT = Path(__file__).parent.parent
@@ -273,7 +273,7 @@ def check_shell_line(line: str) -> str | None:
                 return f"no extra {found.group(1)}"
         return None
     if command in ("python", ".venv/bin/python") and args[:2] == ["-m", "streamkit"]:
-        from streamkit.cli import build_parser
+        from streamkit.cli.commands import build_parser
 
         try:
             build_parser().parse_args(args[2:])

@@ -34,8 +34,8 @@ from streamkit import (
     encode_stream,
     replay,
 )
-from streamkit.accumulate import Accumulator
-from streamkit.events import (
+from streamkit.model.accumulate import Accumulator
+from streamkit.model.events import (
     BlockDelta,
     BlockStart,
     ErrorEvent,
@@ -44,8 +44,8 @@ from streamkit.events import (
     ToolInputDelta,
     UsageUpdate,
 )
+from streamkit.model.replay import events_of
 from streamkit.providers import WIRE_NAMES, wire_format
-from streamkit.replay_events import events_of
 from streamkit.testing import ReplayServer
 
 #: The wires that can write answers, and the registry name each is encoded for.

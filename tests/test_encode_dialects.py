@@ -35,8 +35,8 @@ from streamkit import (
     encode_stream,
     replay,
 )
-from streamkit.errors import ProviderError, StreamError
-from streamkit.events import BlockDelta, BlockEnd, BlockStart, ResponseStart, TextDelta
+from streamkit.model.errors import ProviderError, StreamError
+from streamkit.model.events import BlockDelta, BlockEnd, BlockStart, ResponseStart, TextDelta
 from streamkit.testing import ReplayServer
 
 #: The vendor each recording is read and written as (the file name says it).
@@ -324,7 +324,7 @@ def test_audio_cut_anywhere_joins_into_one_base64_string() -> None:
                          BlockStart(index=0, block=DataBlock("audio_1",
                                                              media_type="audio/pcm;rate=24000"))]
     for start in range(0, len(sound), 7):
-        events.append(BlockDelta(index=0, delta=streamkit.events.DataDelta(
+        events.append(BlockDelta(index=0, delta=streamkit.DataDelta(
             sound[start:start + 7])))
     events.append(BlockEnd(index=0))
     encoded = b"".join(encode_stream("openai", events))

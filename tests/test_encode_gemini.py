@@ -35,8 +35,8 @@ from streamkit import (
     parse_response,
     replay,
 )
-from streamkit.blocks import Base64Source, DataBlock
-from streamkit.events import BlockEnd, ErrorEvent, ResponseEnd
+from streamkit.model.blocks import Base64Source, DataBlock
+from streamkit.model.events import BlockEnd, ErrorEvent, ResponseEnd
 from streamkit.providers import wire_format
 from streamkit.providers.gemini.encode import GeminiArrayEncoder, GeminiStreamEncoder
 from streamkit.testing import ReplayServer

@@ -39,8 +39,8 @@ from streamkit import (
     parse_response,
     replay,
 )
-from streamkit.blocks import Base64Source, pcm_format
-from streamkit.events import BlockEnd, ErrorEvent, Event
+from streamkit.model.blocks import Base64Source, pcm_format
+from streamkit.model.events import BlockEnd, ErrorEvent, Event
 from streamkit.providers.encoder import input_tokens_for
 from streamkit.providers.wire_format import wire_format
 
@@ -127,7 +127,7 @@ def portable_summary(response: ChatResponse, events: list[Event], *, counted_as:
         "finish": response.finished_reason,
         "output_tokens": None if usage is None else usage.output_tokens,
         "input_tokens": None if usage is None else input_tokens_for(
-            usage, wire, includes_cache=includes_cache),
+            usage, includes_cache=includes_cache),
         "data": [(block.media_type, block.source.raw if isinstance(block.source, Base64Source)
                   else block.source.url) for block in response.data_blocks],
         "error": errors[0] if errors else None,

@@ -36,9 +36,10 @@ from streamkit import (
     encode_stream,
     replay,
 )
-from streamkit.accumulate import Accumulator
-from streamkit.blocks import Base64Source
-from streamkit.events import (
+from streamkit.framing.sse import SSEDecoder
+from streamkit.model.accumulate import Accumulator
+from streamkit.model.blocks import Base64Source
+from streamkit.model.events import (
     BlockDelta,
     BlockStart,
     ErrorEvent,
@@ -46,10 +47,9 @@ from streamkit.events import (
     ResponseStart,
     TextDelta,
 )
+from streamkit.model.replay import events_of
 from streamkit.providers import wire_format
 from streamkit.providers.encoder import input_tokens_for, wire_of_provider
-from streamkit.replay_events import events_of
-from streamkit.sse import SSEDecoder
 from streamkit.testing import ReplayServer
 
 WIRE = "openai-responses"
@@ -250,7 +250,7 @@ def _expected(response: ChatResponse) -> dict[str, Any]:
         "thinking": "".join(block.thinking for block in thinking),
         "calls": [(call.id, call.name, call.input) for call in calls],
         "usage": None if usage is None else (
-            input_tokens_for(usage, wire_of_provider(response.provider), includes_cache=True),
+            input_tokens_for(usage, includes_cache=True),
             usage.output_tokens),
         "status": status,
     }

@@ -20,11 +20,11 @@ import pytest
 from conftest import body, comparable, fixture_id, recordings
 
 from streamkit import Accumulator, BlockDelta, BlockEnd, BlockStart, TextDelta
-from streamkit.events import Event, event_to_dict
-from streamkit.pipeline import Pipeline
-from streamkit.response import ChatResponse
-from streamkit.stream import stream
-from streamkit.ui import Coalescer, coalesce
+from streamkit.model.events import Event, event_to_dict
+from streamkit.model.response import ChatResponse
+from streamkit.reading.coalesce import Coalescer, coalesce
+from streamkit.reading.pipeline import Pipeline
+from streamkit.reading.stream import stream
 
 RECORDINGS = recordings()
 

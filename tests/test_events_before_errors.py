@@ -37,8 +37,8 @@ from streamkit import (
     replay,
 )
 from streamkit.cli import main
-from streamkit.limits import MAX_JSON_DEPTH
-from streamkit.pipeline import Pipeline
+from streamkit.model.limits import MAX_JSON_DEPTH
+from streamkit.reading.pipeline import Pipeline
 from streamkit.testing import load_recording
 
 

@@ -26,10 +26,10 @@ from streamkit import (
     ToolCallBlock,
     UserMessage,
 )
-from streamkit.errors import InvalidBodyError, ProviderError, StreamkitError
+from streamkit.framing.sse import SSEDecoder
+from streamkit.model.errors import InvalidBodyError, ProviderError, StreamkitError
 from streamkit.providers import WIRE_NAMES, vendor
 from streamkit.providers.routes import OWN_PROVIDER
-from streamkit.sse import SSEDecoder
 from streamkit.testing import (
     SECRET_HEADERS,
     FakeProvider,

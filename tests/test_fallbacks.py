@@ -34,9 +34,9 @@ from streamkit import (
     parse_request,
 )
 from streamkit.client import Client, SyncClient
-from streamkit.fallbacks import Fallback, falls_back
-from streamkit.registry import ProviderConfigError
-from streamkit.retry import RetryPolicy, SyncTiming, Timing
+from streamkit.client.fallbacks import Fallback, falls_back
+from streamkit.client.retry import RetryPolicy, SyncTiming, Timing
+from streamkit.model.vendors import ProviderConfigError
 from streamkit.testing import ReplayServer, ThreadedReplayServer, load_recording
 
 ANTHROPIC_HISTORY = CONVERSATIONS / "anthropic/tool-use-thinking-signature/turn2.request.json"
@@ -478,8 +478,8 @@ async def test_each_model_tried_is_a_span_of_its_own() -> None:
     from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
     from opentelemetry.trace import StatusCode
 
-    from streamkit import observability
-    from streamkit.telemetry import ATTEMPTS, TIME_BEFORE_ANSWER
+    from streamkit.observability import observer as observability
+    from streamkit.observability.telemetry import ATTEMPTS, TIME_BEFORE_ANSWER
 
     spans = InMemorySpanExporter()
     provider = TracerProvider()

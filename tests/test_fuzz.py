@@ -42,7 +42,7 @@ from write_fuzzing import KINDS, WriteFuzzer
 
 import streamkit
 from streamkit import IncompleteStreamError, ProtocolError, ProviderError, ToolCallBlock, replay
-from streamkit.partial_json import is_truncated
+from streamkit.model.partial_json import is_truncated
 from streamkit.testing import load_recording
 
 #: The seeded cases of each round the suite runs (``make fuzz`` runs 100,000),
@@ -228,9 +228,9 @@ def test_growth_of_partial_output_read_after_every_fragment() -> None:
     every 4-character fragment: each read rebuilds only the open part."""
     from pydantic import BaseModel
 
-    from streamkit.blocks import TextBlock
-    from streamkit.events import BlockDelta, BlockStart, TextDelta
-    from streamkit.partial_output import PartialOutputReader
+    from streamkit.model.blocks import TextBlock
+    from streamkit.model.events import BlockDelta, BlockStart, TextDelta
+    from streamkit.model.structured.reader import PartialOutputReader
 
     class Record(BaseModel):
         name: str

@@ -25,7 +25,7 @@ from asgi_server import serving
 from conftest import FIXTURES
 
 from streamkit import UnsupportedFeatureError, encode_response, replay
-from streamkit.api_key import ApiKey
+from streamkit.client.keys import ApiKey
 from streamkit.gateway import GatewayConfigError, create_app, load_config
 from streamkit.gateway.callers import caller_key, is_allowed
 from streamkit.gateway.config import parse_config

@@ -32,9 +32,9 @@ from streamkit import (
     ThinkingBlock,
     ToolCallBlock,
 )
+from streamkit.conversation.messages import AssistantMessage
 from streamkit.gateway import create_app
 from streamkit.gateway.config import parse_config
-from streamkit.messages import AssistantMessage
 from streamkit.testing import FakeProvider
 
 openai = pytest.importorskip("openai")

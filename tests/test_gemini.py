@@ -45,9 +45,10 @@ from streamkit import (
     URLSource,
     UsageUpdate,
 )
-from streamkit.blocks import Citation
-from streamkit.events import Event, MetadataAppendDelta, ResponseMetadata, event_to_dict
-from streamkit.ids import counting_ids, id_factory
+from streamkit.model.blocks import Citation
+from streamkit.model.events import Event, MetadataAppendDelta, ResponseMetadata, event_to_dict
+from streamkit.model.ids import counting_ids, id_factory
+from streamkit.model.response import ChatResponse
 from streamkit.providers import get_parser
 from streamkit.providers.error_payloads import error_event
 from streamkit.providers.gemini import (
@@ -57,7 +58,6 @@ from streamkit.providers.gemini import (
     map_finish_reason,
     map_usage,
 )
-from streamkit.response import ChatResponse
 
 GEMINI = FIXTURES / "gemini"
 TTS = FIXTURES / "synthetic" / "gemini-tts-inline-audio.sse"

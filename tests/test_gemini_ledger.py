@@ -15,16 +15,16 @@ from conftest import CONVERSATIONS, EDGE, FIXTURES, Payload, check_event_contrac
 
 import streamkit
 from streamkit import FinishReason, ResponseEnd, ResponseStart, TextBlock, ToolCallBlock
-from streamkit.accumulate import Accumulator
-from streamkit.blocks import Citation
-from streamkit.codec import parse_response
-from streamkit.events import BlockDelta, BlockStart, CitationDelta, Event, ResponseMetadata
-from streamkit.ids import id_factory
+from streamkit.model.accumulate import Accumulator
+from streamkit.model.blocks import Citation
+from streamkit.model.events import BlockDelta, BlockStart, CitationDelta, Event, ResponseMetadata
+from streamkit.model.ids import id_factory
+from streamkit.model.response import ChatResponse
 from streamkit.providers import get_parser
+from streamkit.providers.codec import parse_response
 from streamkit.providers.gemini import GeminiParser
 from streamkit.providers.gemini.candidate import read_citation
 from streamkit.providers.ledger import Phase
-from streamkit.response import ChatResponse
 
 STREAMS = [*sorted((FIXTURES / "gemini").glob("*.sse")),
            *sorted((FIXTURES / "gemini").glob("*.jsonl")),

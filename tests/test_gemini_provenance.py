@@ -15,12 +15,7 @@ import pytest
 from conftest import conversations
 from test_request_gemini import assert_sdk_valid
 
-from streamkit.blocks import Base64Source, DataBlock, RawBlock, TextBlock, ToolCallBlock
-from streamkit.codec import build_request, parse_request
-from streamkit.errors import InvalidBodyError, UnsupportedFeatureError
-from streamkit.extras import Extras, origin_of
-from streamkit.ids import id_factory
-from streamkit.messages import (
+from streamkit.conversation.messages import (
     AssistantMessage,
     FunctionExecutionResult,
     FunctionExecutionResultMessage,
@@ -28,9 +23,14 @@ from streamkit.messages import (
     SystemMessage,
     UserMessage,
 )
+from streamkit.conversation.request import JsonSchemaOutput, Request
+from streamkit.conversation.tools import Tool
+from streamkit.model.blocks import Base64Source, DataBlock, RawBlock, TextBlock, ToolCallBlock
+from streamkit.model.errors import InvalidBodyError, UnsupportedFeatureError
+from streamkit.model.extras import Extras, origin_of
+from streamkit.model.ids import id_factory
+from streamkit.providers.codec import build_request, parse_request
 from streamkit.providers.gemini.content import FOREIGN_CALL_SIGNATURE
-from streamkit.request import JsonSchemaOutput, Request
-from streamkit.tools import Tool
 
 GEMINI = "gemini"
 BODIES = [(f"{c.path.name}/turn{n}", body) for c in conversations("gemini")

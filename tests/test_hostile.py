@@ -41,16 +41,15 @@ from streamkit import (
     ToolCallBlock,
     replay,
 )
-from streamkit.cli import PlainRenderer, main, terminal_safe
-from streamkit.errors import InvalidBase64Error, MediaTypeError
-from streamkit.ids import counting_ids, id_factory
-from streamkit.limits import MAX_ERROR_BODY_BYTES, MAX_JSON_DEPTH
-from streamkit.partial_json import PartialJSON, is_truncated
-from streamkit.pipeline import Pipeline
+from streamkit.cli.commands import PlainRenderer, main, terminal_safe
+from streamkit.model.errors import InvalidBase64Error, MediaTypeError
+from streamkit.model.ids import counting_ids, id_factory
+from streamkit.model.limits import MAX_ERROR_BODY_BYTES, MAX_ERROR_MESSAGE_CHARS, MAX_JSON_DEPTH
+from streamkit.model.partial_json import PartialJSON, is_truncated
 from streamkit.providers import get_parser
-from streamkit.providers.error_payloads import MAX_ERROR_MESSAGE_CHARS
+from streamkit.reading.coalesce import coalesce
+from streamkit.reading.pipeline import Pipeline
 from streamkit.testing import ReplayServer, load_recording
-from streamkit.ui import coalesce
 
 BOM = b"\xef\xbb\xbf"
 ANTHROPIC_TEXT = "anthropic/text-basic.sse"

@@ -11,10 +11,10 @@ from conftest import body, comparable, fixture_id, recordings
 
 import streamkit
 from streamkit import UserMessage, build_request, parse_request, parse_response, replay
-from streamkit.accumulate import Accumulator
-from streamkit.ids import id_factory
+from streamkit.model.accumulate import Accumulator
+from streamkit.model.ids import id_factory
+from streamkit.model.vendors import ALIASES, PROVIDERS
 from streamkit.providers import WIRE_NAMES, WireFormat, get_parser, vendor, wire_format
-from streamkit.registry import ALIASES, PROVIDERS
 
 PROVIDERS_DIR = Path(streamkit.__file__).parent / "providers"
 VERB_FILES = ("stream.py", "request.py", "response.py", "content.py", "wire.py", "http.py")

@@ -8,9 +8,9 @@ import pickle
 
 import pytest
 
-from streamkit.accumulate import Accumulator
-from streamkit.blocks import RawBlock, TextBlock, ToolCallBlock, block_from_dict
-from streamkit.events import (
+from streamkit.model.accumulate import Accumulator
+from streamkit.model.blocks import RawBlock, TextBlock, ToolCallBlock, block_from_dict
+from streamkit.model.events import (
     BlockEnd,
     BlockStart,
     ErrorEvent,
@@ -19,9 +19,9 @@ from streamkit.events import (
     ResponseMetadata,
     ResponseStart,
 )
-from streamkit.extras import Extras, extras_for, origin_of
-from streamkit.finish import FinishReason
-from streamkit.ids import StreamIds, id_factory
+from streamkit.model.extras import Extras, extras_for, origin_of
+from streamkit.model.finish import FinishReason
+from streamkit.model.ids import StreamIds, id_factory
 from streamkit.providers.ledger import BlockLedger, OpenBlock, Phase
 from streamkit.providers.lossless import exactly, unmodelled, unread
 
@@ -217,7 +217,7 @@ def test_the_lossless_readers() -> None:
 
 @pytest.mark.parametrize("name", ["text", "call", "resp"])
 def test_hand_made_ids_stay_random(name: str) -> None:
-    from streamkit.ids import new_id
+    from streamkit.model.ids import new_id
 
     with id_factory(None):
         assert new_id(name) != new_id(name)

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from conftest import Payload, body, comparable, fixture_id, fresh_ids, payloads, recordings
 
-from streamkit.errors import StreamError
-from streamkit.events import BlockDelta, Event
-from streamkit.pipeline import Pipeline
+from streamkit.framing.sse import SSEDecoder
+from streamkit.model.errors import StreamError
+from streamkit.model.events import BlockDelta, Event
 from streamkit.providers import get_parser, parser_class
-from streamkit.sse import SSEDecoder
+from streamkit.reading.pipeline import Pipeline
 
 SSE_RECORDINGS = [path for path in recordings() if body(path).lstrip()[:1] not in (b"{", b"[")]
 

@@ -1,4 +1,4 @@
-"""Tests for streamkit.ndjson: line splitting, blank lines, CRLF, limits, chunking."""
+"""Tests for streamkit.framing.ndjson: line splitting, blank lines, CRLF, limits, chunking."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamkit.errors import LimitExceeded
-from streamkit.ndjson import NDJSONDecoder
+from streamkit.framing.ndjson import NDJSONDecoder
+from streamkit.model.errors import LimitExceeded
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

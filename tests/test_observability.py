@@ -38,10 +38,11 @@ from streamkit import (
     SyncClient,
     SystemMessage,
     UserMessage,
-    observability,
 )
-from streamkit.retry import Timing
-from streamkit.telemetry import (
+from streamkit.client.retry import Timing
+from streamkit.model.timing import ResponseTiming
+from streamkit.observability import observer as observability
+from streamkit.observability.telemetry import (
     ATTEMPTS,
     LONGEST_CHUNK_GAP,
     OUTPUT_TOKENS_PER_SECOND,
@@ -54,7 +55,6 @@ from streamkit.telemetry import (
     TOKEN_BUCKETS,
 )
 from streamkit.testing import ReplayServer, load_recording
-from streamkit.timing import ResponseTiming
 
 KEY = "sk-test-key"
 WAIT = 0.2  # the server's Retry-After on a retried call, in seconds (really waited)
@@ -584,8 +584,12 @@ def test_messages_in_the_conventions_json() -> None:
         ThinkingBlock,
         ToolCallBlock,
     )
-    from streamkit.blocks import URLSource
-    from streamkit.genai_messages import input_messages, output_messages, system_instructions
+    from streamkit.model.blocks import URLSource
+    from streamkit.observability.genai_messages import (
+        input_messages,
+        output_messages,
+        system_instructions,
+    )
 
     image = DataBlock(media_type="image/png", source=URLSource("https://x.test/a.png",
                                                                  "image/png"))

@@ -38,11 +38,11 @@ from streamkit import (
     ThinkingBlock,
     ToolCallBlock,
 )
-from streamkit.events import ResponseMetadata, ResponseStart
-from streamkit.ids import counting_ids, id_factory
+from streamkit.model.events import ResponseMetadata, ResponseStart
+from streamkit.model.ids import counting_ids, id_factory
+from streamkit.model.response import ChatResponse
 from streamkit.providers import get_parser
 from streamkit.providers.ollama import OllamaParser, map_done_reason
-from streamkit.response import ChatResponse
 
 DOCS_ERROR = FIXTURES / "ollama" / "docs-generate-midstream-error.ndjson"
 ALL = [DOCS_ERROR, *sorted(EDGE.glob("ollama-*.ndjson"))]

@@ -19,14 +19,14 @@ import pytest
 from conftest import EDGE, FIXTURES, body, check_event_contract, payloads, run_parser
 
 from streamkit import FinishReason, StreamError
-from streamkit.accumulate import Accumulator
-from streamkit.codec import parse_response
-from streamkit.events import BlockStart, Event, ResponseEnd, ResponseStart
-from streamkit.ids import id_factory
-from streamkit.pipeline import replay
+from streamkit.model.accumulate import Accumulator
+from streamkit.model.events import BlockStart, Event, ResponseEnd, ResponseStart
+from streamkit.model.ids import id_factory
+from streamkit.model.response import ChatResponse
 from streamkit.providers import get_parser
+from streamkit.providers.codec import parse_response
 from streamkit.providers.ollama import OllamaParser
-from streamkit.response import ChatResponse
+from streamkit.reading.pipeline import replay
 
 OLLAMA = FIXTURES / "ollama"
 STREAMS = [OLLAMA / "docs-generate-midstream-error.ndjson", *sorted(EDGE.glob("ollama-*.ndjson")),

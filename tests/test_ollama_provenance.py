@@ -1,5 +1,5 @@
 """Ollama's request codec and provenance: what ``parse_request`` keeps is
-Ollama's (:class:`~streamkit.extras.Extras` of ``ollama``), and what another
+Ollama's (:class:`~streamkit.model.extras.Extras` of ``ollama``), and what another
 wire's reader kept never reaches an Ollama body; the package's record
 (``WIRE``) and its typed refusals.
 
@@ -32,10 +32,7 @@ from streamkit import (
     UnsupportedFeatureError,
     URLSource,
 )
-from streamkit.codec import build_request, parse_request
-from streamkit.extras import Extras, origin_of
-from streamkit.ids import id_factory
-from streamkit.messages import (
+from streamkit.conversation.messages import (
     AssistantMessage,
     FunctionExecutionResult,
     FunctionExecutionResultMessage,
@@ -43,11 +40,14 @@ from streamkit.messages import (
     SystemMessage,
     UserMessage,
 )
+from streamkit.conversation.request import JsonSchemaOutput, Request
+from streamkit.model.extras import Extras, origin_of
+from streamkit.model.ids import id_factory
 from streamkit.providers import ollama
+from streamkit.providers.codec import build_request, parse_request
 from streamkit.providers.ollama.stream import OllamaParser
 from streamkit.providers.ollama.wire import FINISH_REASONS, USAGE_FIELDS
 from streamkit.providers.wire_format import wire_format
-from streamkit.request import JsonSchemaOutput, Request
 
 OLLAMA = FIXTURES / "ollama"
 BODIES = [*sorted((OLLAMA / "requests").glob("*.json")),

@@ -39,9 +39,9 @@ from openai_chat_helpers import (
 )
 
 import streamkit
-from streamkit.blocks import Citation, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
-from streamkit.errors import ProtocolError, ProviderError, StreamError
-from streamkit.events import (
+from streamkit.model.blocks import Citation, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from streamkit.model.errors import ProtocolError, ProviderError, StreamError
+from streamkit.model.events import (
     BlockDelta,
     BlockEnd,
     BlockStart,
@@ -55,13 +55,13 @@ from streamkit.events import (
     UsageUpdate,
     event_to_dict,
 )
-from streamkit.ids import counting_ids, id_factory
-from streamkit.pipeline import Pipeline
+from streamkit.model.ids import counting_ids, id_factory
+from streamkit.model.response import FinishReason
 from streamkit.providers import OPENAI_COMPATIBLE, get_parser, provider_names, vendor
 from streamkit.providers.openai_chat import OpenAIChatParser, map_usage
 from streamkit.providers.openai_chat.dialects import get_dialect
 from streamkit.providers.openai_chat.wire import MAX_CHOICES
-from streamkit.response import FinishReason
+from streamkit.reading.pipeline import Pipeline
 
 OWNED = [
     "openai-chat/finish-length.sse",

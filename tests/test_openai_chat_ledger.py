@@ -16,13 +16,13 @@ import pytest
 from conftest import body, fixture_id, sse_body
 from openai_chat_helpers import chat_recordings, chunk
 
-from streamkit.accumulate import Accumulator
-from streamkit.events import BlockStart, Event, ResponseEnd, ResponseStart
-from streamkit.ids import id_factory
-from streamkit.pipeline import Pipeline
+from streamkit.model.accumulate import Accumulator
+from streamkit.model.events import BlockStart, Event, ResponseEnd, ResponseStart
+from streamkit.model.ids import id_factory
+from streamkit.model.response import ChatResponse
 from streamkit.providers.ledger import Phase
 from streamkit.providers.openai_chat import OpenAIChatParser
-from streamkit.response import ChatResponse
+from streamkit.reading.pipeline import Pipeline
 
 
 def one_event_per_read(raw: bytes) -> list[bytes]:

@@ -3,15 +3,15 @@ this wire's, and its builders write no other wire's extras.
 
 - ``parse_request`` tags every metadata it keeps (messages, blocks, tool
   results, tools, dict tool entries, structured output, the options) as
-  :class:`~streamkit.extras.Extras` of ``openai-chat``, and makes up its ids
+  :class:`~streamkit.model.extras.Extras` of ``openai-chat``, and makes up its ids
   from the body (two reads of one body are ``==`` with the default ids);
 - ``build_request`` given a conversation full of another wire's extras (and
   that wire's bookkeeping keys) writes none of them, and the official
   ``openai`` SDK's request types accept what it writes; the same metadata set
   by hand (no origin) is written, so the filter is provenance, not key names;
-- what the wire cannot take is an :class:`~streamkit.errors.UnsupportedFeatureError`
+- what the wire cannot take is an :class:`~streamkit.model.errors.UnsupportedFeatureError`
   naming the wire;
-- annotations are typed :class:`~streamkit.blocks.Citation` s, stream and body.
+- annotations are typed :class:`~streamkit.model.blocks.Citation` s, stream and body.
 """
 
 from __future__ import annotations
@@ -26,7 +26,17 @@ from conftest import conversations
 from openai_chat_helpers import chunk, run
 from test_request_openai_chat import DOCUMENTED_BODIES, assert_sdk_valid
 
-from streamkit.blocks import (
+from streamkit.conversation.messages import (
+    AssistantMessage,
+    FunctionExecutionResult,
+    FunctionExecutionResultMessage,
+    Message,
+    SystemMessage,
+    UserMessage,
+)
+from streamkit.conversation.request import JsonSchemaOutput, Request
+from streamkit.conversation.tools import Tool
+from streamkit.model.blocks import (
     Base64Source,
     Citation,
     DataBlock,
@@ -35,22 +45,12 @@ from streamkit.blocks import (
     ToolCallBlock,
     URLSource,
 )
-from streamkit.errors import LossyTranslationWarning, UnsupportedFeatureError
-from streamkit.extras import Extras, origin_of
-from streamkit.ids import id_factory
-from streamkit.messages import (
-    AssistantMessage,
-    FunctionExecutionResult,
-    FunctionExecutionResultMessage,
-    Message,
-    SystemMessage,
-    UserMessage,
-)
+from streamkit.model.errors import LossyTranslationWarning, UnsupportedFeatureError
+from streamkit.model.extras import Extras, origin_of
+from streamkit.model.ids import id_factory
+from streamkit.model.response import ChatResponse
 from streamkit.providers.openai_chat.request import build_request, parse_request
 from streamkit.providers.openai_chat.response import parse_response
-from streamkit.request import JsonSchemaOutput, Request
-from streamkit.response import ChatResponse
-from streamkit.tools import Tool
 
 WIRE = "openai-chat"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8

@@ -27,9 +27,16 @@ from conftest import (
 from openai_responses_helpers import assert_matches_sdk, run, run_file, sdk_final, wire
 
 from streamkit import replay
-from streamkit.blocks import Citation, DataBlock, RawBlock, TextBlock, ThinkingBlock, ToolCallBlock
-from streamkit.errors import ProtocolError, StreamError
-from streamkit.events import (
+from streamkit.model.blocks import (
+    Citation,
+    DataBlock,
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+)
+from streamkit.model.errors import ProtocolError, StreamError
+from streamkit.model.events import (
     BlockDelta,
     BlockEnd,
     BlockStart,
@@ -44,11 +51,11 @@ from streamkit.events import (
     UsageUpdate,
     event_to_dict,
 )
-from streamkit.ids import counting_ids, id_factory
-from streamkit.pipeline import Pipeline
+from streamkit.model.ids import counting_ids, id_factory
+from streamkit.model.response import FinishReason
 from streamkit.providers import get_parser
 from streamkit.providers.openai_responses import OpenAIResponsesParser, map_usage
-from streamkit.response import FinishReason
+from streamkit.reading.pipeline import Pipeline
 
 RECORDED = [
     "openai-responses/text.sse",

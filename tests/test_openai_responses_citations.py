@@ -18,11 +18,11 @@ from openai.types.responses.response_output_text import (
 )
 from openai_responses_helpers import assert_sdk_valid, run, wire
 
-from streamkit.blocks import Citation, TextBlock
-from streamkit.codec import build_request, parse_request, parse_response
-from streamkit.events import BlockDelta, CitationDelta
-from streamkit.messages import AssistantMessage, UserMessage
-from streamkit.response import ChatResponse
+from streamkit.conversation.messages import AssistantMessage, UserMessage
+from streamkit.model.blocks import Citation, TextBlock
+from streamkit.model.events import BlockDelta, CitationDelta
+from streamkit.model.response import ChatResponse
+from streamkit.providers.codec import build_request, parse_request, parse_response
 
 RESPONSES = "openai-responses"
 

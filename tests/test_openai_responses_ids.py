@@ -16,18 +16,18 @@ import pytest
 from conftest import body, check_event_contract, conversations, fixture_id, recordings, sse_body
 from openai_responses_helpers import wire
 
-from streamkit.accumulate import Accumulator
-from streamkit.codec import parse_request, parse_response
-from streamkit.events import BlockStart, Event, ResponseEnd, ResponseStart
-from streamkit.finish import FinishReason
-from streamkit.ids import id_factory
-from streamkit.pipeline import Pipeline
+from streamkit.model.accumulate import Accumulator
+from streamkit.model.events import BlockStart, Event, ResponseEnd, ResponseStart
+from streamkit.model.finish import FinishReason
+from streamkit.model.ids import id_factory
+from streamkit.model.response import ChatResponse
 from streamkit.providers import get_parser, wire_format
+from streamkit.providers.codec import parse_request, parse_response
 from streamkit.providers.openai_responses import WIRE, OpenAIResponsesParser
 from streamkit.providers.openai_responses import http as responses_http
 from streamkit.providers.openai_responses.request import build_request
 from streamkit.providers.openai_responses.wire import FINISH_REASONS, USAGE_FIELDS
-from streamkit.response import ChatResponse
+from streamkit.reading.pipeline import Pipeline
 
 RESPONSES = "openai-responses"
 RECORDINGS = [path for path in recordings() if "responses" in path.name]

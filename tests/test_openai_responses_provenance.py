@@ -12,7 +12,17 @@ import pytest
 from conftest import conversations
 from openai_responses_helpers import assert_sdk_valid
 
-from streamkit.blocks import (
+from streamkit.conversation.messages import (
+    AssistantMessage,
+    FunctionExecutionResult,
+    FunctionExecutionResultMessage,
+    Message,
+    SystemMessage,
+    UserMessage,
+)
+from streamkit.conversation.request import JsonSchemaOutput, Request
+from streamkit.conversation.tools import Tool
+from streamkit.model.blocks import (
     Base64Source,
     Block,
     DataBlock,
@@ -21,19 +31,9 @@ from streamkit.blocks import (
     ThinkingBlock,
     ToolCallBlock,
 )
-from streamkit.codec import build_request, parse_request
-from streamkit.errors import UnsupportedFeatureError
-from streamkit.extras import Extras, origin_of
-from streamkit.messages import (
-    AssistantMessage,
-    FunctionExecutionResult,
-    FunctionExecutionResultMessage,
-    Message,
-    SystemMessage,
-    UserMessage,
-)
-from streamkit.request import JsonSchemaOutput, Request
-from streamkit.tools import Tool
+from streamkit.model.errors import UnsupportedFeatureError
+from streamkit.model.extras import Extras, origin_of
+from streamkit.providers.codec import build_request, parse_request
 
 RESPONSES = "openai-responses"
 CONVERSATIONS = conversations(RESPONSES)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from streamkit import ChatResponse, ToolArgumentsError, ToolCallBlock
-from streamkit.partial_json import PartialJSONError
+from streamkit.model.partial_json import PartialJSONError
 
 DOC = {"city": "Paris", "days": 3, "units": ["c", "f"], "detail": {"hourly": True}}
 
@@ -88,7 +88,7 @@ def test_gemini_partial_args_and_complete_args_give_the_same_view() -> None:
     from pathlib import Path
 
     from streamkit import replay
-    from streamkit.pipeline import Pipeline
+    from streamkit.reading.pipeline import Pipeline
     from streamkit.testing import load_recording
 
     fixtures = Path(__file__).parent / "fixtures"

@@ -1,4 +1,4 @@
-"""Tests for streamkit.partial_json: incremental views, final equality, errors, paths."""
+"""Tests for streamkit.model.partial_json: incremental views, final equality, errors, paths."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamkit.limits import MAX_JSON_DEPTH
-from streamkit.partial_json import (
+from streamkit.model.limits import MAX_JSON_DEPTH
+from streamkit.model.partial_json import (
     JSONPathBuilder,
     PartialJSON,
     PartialJSONError,
@@ -360,7 +360,7 @@ def test_error_details_and_stickiness() -> None:
 
 
 def test_depth_limit_raises_partial_json_error_not_recursion_error() -> None:
-    p = PartialJSON()  # the default limit is streamkit.limits.MAX_JSON_DEPTH
+    p = PartialJSON()  # the default limit is streamkit.model.limits.MAX_JSON_DEPTH
     with pytest.raises(PartialJSONError) as err:
         p.feed("[" * 10_000)
     assert err.value.offset == MAX_JSON_DEPTH

@@ -24,10 +24,11 @@ from structured_streams import ANSWERS, RECIPE, WIRES, Recipe, Unit, fragments
 
 import streamkit
 from streamkit import ChatResponse, StructuredOutputError
-from streamkit.errors import IncompleteStreamError
-from streamkit.partial_json import PartialJSON
-from streamkit.partial_model import PartialValidator, _Slot, partial_model
-from streamkit.partial_output import PartialOutputReader, iterate_sync
+from streamkit.model.errors import IncompleteStreamError
+from streamkit.model.partial_json import PartialJSON
+from streamkit.model.structured.partial import PartialValidator, _Slot, partial_model
+from streamkit.model.structured.reader import PartialOutputReader
+from streamkit.reading.structured import iterate_sync
 from streamkit.testing import ReplayServer
 
 CUTS = ["1", "3", "random", "whole"]

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import streamkit
-from streamkit.errors import StreamkitError
+from streamkit.model.errors import StreamkitError
 
 ROOT = Path(__file__).parent.parent
 

@@ -137,7 +137,7 @@ def test_fastapi_serves_a_response_with_its_schema() -> None:
 
 
 def test_import_streamkit_does_not_import_the_schema_module() -> None:
-    code = "import sys, streamkit; print('streamkit.pydantic_schema' in sys.modules)"
+    code = "import sys, streamkit; print('streamkit.model.schema' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"

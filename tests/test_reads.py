@@ -17,9 +17,15 @@ import pytest
 from growth import assert_linear
 
 from streamkit import DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
-from streamkit.events import DataDelta, TextDelta, ThinkingDelta, ToolInputDelta, TranscriptDelta
-from streamkit.fragments import TextBuffer
-from streamkit.merge import apply_delta
+from streamkit.model.events import (
+    DataDelta,
+    TextDelta,
+    ThinkingDelta,
+    ToolInputDelta,
+    TranscriptDelta,
+)
+from streamkit.model.fragments import TextBuffer
+from streamkit.model.merge import apply_delta
 
 # ---------------------------------------------------------------- what was added
 

@@ -27,9 +27,8 @@ from conftest import FIXTURES, fresh_ids
 
 import streamkit
 from streamkit.client import Client
-from streamkit.messages import UserMessage
-from streamkit.providers import OPENAI_COMPATIBLE, provider_names, wire_format, wire_of
-from streamkit.registry import (
+from streamkit.conversation.messages import UserMessage
+from streamkit.model.vendors import (
     ALIASES,
     AUTH_HEADERS,
     PROVIDERS,
@@ -38,6 +37,7 @@ from streamkit.registry import (
     fill_base_url,
     resolve_model,
 )
+from streamkit.providers import OPENAI_COMPATIBLE, provider_names, wire_format, wire_of
 from streamkit.testing import ReplayServer, load_recording
 
 SECRET = "sk-test-0123456789abcdef-SECRET"
@@ -379,13 +379,13 @@ def get_time(tz: str) -> str:
 TOOL_TURNS: dict[str, tuple[str, list[Any], str]] = {
     "anthropic": ("anthropic/tool-use.sse", [get_weather], "anthropic/text-basic.sse"),
     "openai-chat": ("openai-chat/tool-call-single.sse",
-                    [streamkit.tools.tool(get_weather_args, name="GetWeatherArgs")],
+                    [streamkit.tool(get_weather_args, name="GetWeatherArgs")],
                     "openai-chat/text-with-usage-chunk.sse"),
     "openai-responses": ("openai-responses/function-call.sse", [get_capital],
                          "openai-responses/text.sse"),
     "gemini": ("gemini/function-call-thought-signature.sse", [get_country], "gemini/text.sse"),
     "ollama": ("edge/ollama-chat-thinking-tools.ndjson",
-               [streamkit.tools.tool(ollama_weather, name="get_weather"), get_time],
+               [streamkit.tool(ollama_weather, name="get_weather"), get_time],
                "edge/ollama-chat-text-length.ndjson"),
 }
 
@@ -404,7 +404,7 @@ def load_tool_loop() -> Any:
 async def test_the_same_two_turn_tool_loop_runs_on_every_entry(entry: ProviderEntry) -> None:
     """The README's promise: change the model string, nothing else."""
     calling, tools, answering = TOOL_TURNS[entry.wire]
-    tools = [t if isinstance(t, streamkit.tools.Tool) else streamkit.tools.tool(t) for t in tools]
+    tools = [t if isinstance(t, streamkit.Tool) else streamkit.tool(t) for t in tools]
     answers = [FIXTURES / calling, FIXTURES / answering]
     with fresh_ids():
         _, called = streamkit.replay(load_recording(answers[0])[0], entry.name)

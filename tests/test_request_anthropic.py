@@ -34,7 +34,17 @@ from conftest import Conversation, conversations, smart_chars
 from pydantic import BaseModel, TypeAdapter
 from sdk_oracles import materialize, unknown_keys
 
-from streamkit.blocks import (
+from streamkit.conversation.messages import (
+    AssistantMessage,
+    FunctionExecutionResult,
+    FunctionExecutionResultMessage,
+    Message,
+    SystemMessage,
+    UserMessage,
+)
+from streamkit.conversation.request import JsonSchemaOutput, Request
+from streamkit.conversation.tools import Tool
+from streamkit.model.blocks import (
     Base64Source,
     Citation,
     DataBlock,
@@ -44,22 +54,12 @@ from streamkit.blocks import (
     ToolCallBlock,
     URLSource,
 )
-from streamkit.codec import build_request, parse_request, parse_response
-from streamkit.extras import Extras
-from streamkit.messages import (
-    AssistantMessage,
-    FunctionExecutionResult,
-    FunctionExecutionResultMessage,
-    Message,
-    SystemMessage,
-    UserMessage,
-)
+from streamkit.model.extras import Extras
+from streamkit.model.response import ChatResponse
+from streamkit.model.vendors import PROVIDERS
 from streamkit.providers.anthropic.content import tool_id
 from streamkit.providers.anthropic.request import JSON_TOOL, SAME_TURN
-from streamkit.registry import PROVIDERS
-from streamkit.request import JsonSchemaOutput, Request
-from streamkit.response import ChatResponse
-from streamkit.tools import Tool
+from streamkit.providers.codec import build_request, parse_request, parse_response
 
 ANTHROPIC = "anthropic"
 CONVERSATIONS = conversations("anthropic")

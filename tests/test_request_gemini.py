@@ -47,7 +47,17 @@ from google.genai import types
 from pydantic import BaseModel, ValidationError
 
 from streamkit import replay
-from streamkit.blocks import (
+from streamkit.conversation.messages import (
+    AssistantMessage,
+    FunctionExecutionResult,
+    FunctionExecutionResultMessage,
+    Message,
+    SystemMessage,
+    UserMessage,
+)
+from streamkit.conversation.request import JsonSchemaOutput, Request
+from streamkit.conversation.tools import Tool
+from streamkit.model.blocks import (
     Base64Source,
     DataBlock,
     RawBlock,
@@ -56,16 +66,9 @@ from streamkit.blocks import (
     ToolCallBlock,
     URLSource,
 )
-from streamkit.codec import build_request, parse_request, parse_response
-from streamkit.extras import origin_of
-from streamkit.messages import (
-    AssistantMessage,
-    FunctionExecutionResult,
-    FunctionExecutionResultMessage,
-    Message,
-    SystemMessage,
-    UserMessage,
-)
+from streamkit.model.extras import origin_of
+from streamkit.model.response import ChatResponse
+from streamkit.providers.codec import build_request, parse_request, parse_response
 from streamkit.providers.gemini.content import (
     FOREIGN_CALL_SIGNATURE,
     GENERATED_ID,
@@ -74,9 +77,6 @@ from streamkit.providers.gemini.content import (
 )
 from streamkit.providers.gemini.request import GENERATION_FIELDS, SAME_TURN, TOOLS_ENTRY
 from streamkit.providers.gemini.spelling import camel, snake
-from streamkit.request import JsonSchemaOutput, Request
-from streamkit.response import ChatResponse
-from streamkit.tools import Tool
 
 GEMINI = "gemini"
 # The content kinds of a Part (what a part IS, beside the fields PART_FIELDS lists).

@@ -34,8 +34,7 @@ from streamkit import (
     ToolCallBlock,
     URLSource,
 )
-from streamkit.codec import build_request, parse_request, parse_response
-from streamkit.messages import (
+from streamkit.conversation.messages import (
     AssistantMessage,
     FunctionExecutionResult,
     FunctionExecutionResultMessage,
@@ -43,10 +42,11 @@ from streamkit.messages import (
     SystemMessage,
     UserMessage,
 )
+from streamkit.conversation.request import UNIFORM_OPTIONS, JsonSchemaOutput, Request
+from streamkit.conversation.tools import Tool, tool
+from streamkit.providers.codec import build_request, parse_request, parse_response
 from streamkit.providers.ollama.content import ABSENT, GENERATED_ID
 from streamkit.providers.ollama.tools import ollama_schema
-from streamkit.request import UNIFORM_OPTIONS, JsonSchemaOutput, Request
-from streamkit.tools import Tool, tool
 
 OLLAMA = FIXTURES / "ollama"
 REQUESTS = sorted((OLLAMA / "requests").glob("*.json"))

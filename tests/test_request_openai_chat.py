@@ -34,7 +34,17 @@ from openai.types.chat.completion_create_params import CompletionCreateParams
 from pydantic import BaseModel, TypeAdapter
 from sdk_oracles import materialize, unknown_keys
 
-from streamkit.blocks import (
+from streamkit.conversation.messages import (
+    AssistantMessage,
+    FunctionExecutionResult,
+    FunctionExecutionResultMessage,
+    Message,
+    SystemMessage,
+    UserMessage,
+)
+from streamkit.conversation.request import UNIFORM_OPTIONS, JsonSchemaOutput, Request
+from streamkit.conversation.tools import Tool
+from streamkit.model.blocks import (
     Base64Source,
     Citation,
     DataBlock,
@@ -44,18 +54,10 @@ from streamkit.blocks import (
     ToolCallBlock,
     URLSource,
 )
-from streamkit.codec import build_request, parse_request
-from streamkit.errors import LossyTranslationWarning
-from streamkit.extras import Extras
-from streamkit.messages import (
-    AssistantMessage,
-    FunctionExecutionResult,
-    FunctionExecutionResultMessage,
-    Message,
-    SystemMessage,
-    UserMessage,
-)
-from streamkit.pipeline import replay
+from streamkit.model.errors import LossyTranslationWarning
+from streamkit.model.extras import Extras
+from streamkit.model.response import ChatResponse
+from streamkit.providers.codec import build_request, parse_request
 from streamkit.providers.openai_chat import request as chat_request
 from streamkit.providers.openai_chat import response as chat_response
 from streamkit.providers.openai_chat.assistant import ABSENT, REASONING_FORM
@@ -63,9 +65,7 @@ from streamkit.providers.openai_chat.content import RAW_KIND
 from streamkit.providers.openai_chat.dialects import DEFAULT_RULES, DIALECTS, HistoryRules
 from streamkit.providers.openai_chat.history import BuildContext, Source, source_of
 from streamkit.providers.openai_chat.request import MAX_TOKENS_FIELD, SEE_NEXT_MESSAGE
-from streamkit.request import UNIFORM_OPTIONS, JsonSchemaOutput, Request
-from streamkit.response import ChatResponse
-from streamkit.tools import Tool
+from streamkit.reading.pipeline import replay
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

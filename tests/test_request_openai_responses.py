@@ -30,7 +30,17 @@ from openai_responses_helpers import assert_sdk_valid
 from pydantic import BaseModel
 
 from streamkit import replay
-from streamkit.blocks import (
+from streamkit.conversation.messages import (
+    AssistantMessage,
+    FunctionExecutionResult,
+    FunctionExecutionResultMessage,
+    Message,
+    SystemMessage,
+    UserMessage,
+)
+from streamkit.conversation.request import JsonSchemaOutput, Request
+from streamkit.conversation.tools import Tool
+from streamkit.model.blocks import (
     Base64Source,
     Citation,
     DataBlock,
@@ -41,21 +51,11 @@ from streamkit.blocks import (
     ToolResultBlock,
     URLSource,
 )
-from streamkit.codec import build_request, parse_request, parse_response
-from streamkit.errors import UnsupportedFeatureError
-from streamkit.extras import Extras
-from streamkit.messages import (
-    AssistantMessage,
-    FunctionExecutionResult,
-    FunctionExecutionResultMessage,
-    Message,
-    SystemMessage,
-    UserMessage,
-)
+from streamkit.model.errors import UnsupportedFeatureError
+from streamkit.model.extras import Extras
+from streamkit.model.response import ChatResponse
+from streamkit.providers.codec import build_request, parse_request, parse_response
 from streamkit.providers.openai_responses.request import PROVIDER, STRING_INPUT, is_own
-from streamkit.request import JsonSchemaOutput, Request
-from streamkit.response import ChatResponse
-from streamkit.tools import Tool
 
 RESPONSES = "openai-responses"
 CONVERSATIONS = conversations("openai-responses")

@@ -25,16 +25,22 @@ from conftest import FIXTURES, body, comparable, conversations, payloads
 from pydantic import BaseModel
 
 from streamkit import replay
-from streamkit.blocks import RawBlock, TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
-from streamkit.codec import build_request, parse_response
-from streamkit.errors import InvalidBodyError, ProviderError
-from streamkit.finish import FinishReason
-from streamkit.ids import counting_ids, id_factory
-from streamkit.messages import UserMessage
+from streamkit.conversation.messages import UserMessage
+from streamkit.model.blocks import (
+    RawBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+)
+from streamkit.model.errors import InvalidBodyError, ProviderError
+from streamkit.model.finish import FinishReason
+from streamkit.model.ids import counting_ids, id_factory
+from streamkit.model.response import ChatResponse
 from streamkit.providers.anthropic import WIRE
 from streamkit.providers.anthropic.request import JSON_TOOL
 from streamkit.providers.anthropic.response import payloads as body_payloads
-from streamkit.response import ChatResponse
+from streamkit.providers.codec import build_request, parse_response
 
 ANTHROPIC = "anthropic"
 # Every recorded Anthropic stream that ended as a message (the cut-off one has

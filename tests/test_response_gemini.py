@@ -23,10 +23,10 @@ from conftest import CONVERSATIONS, FIXTURES, comparable, conversations, payload
 
 import streamkit
 from streamkit import FinishReason, ProviderError
-from streamkit.blocks import RawBlock, TextBlock, ThinkingBlock, ToolCallBlock
-from streamkit.codec import parse_response
-from streamkit.ids import counting_ids, id_factory
-from streamkit.response import ChatResponse
+from streamkit.model.blocks import RawBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from streamkit.model.ids import counting_ids, id_factory
+from streamkit.model.response import ChatResponse
+from streamkit.providers.codec import parse_response
 
 GEMINI = "gemini"
 STREAMS = [*sorted((FIXTURES / "gemini").glob("*.sse")),

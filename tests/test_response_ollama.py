@@ -28,9 +28,9 @@ from streamkit import (
     ThinkingBlock,
     ToolCallBlock,
 )
-from streamkit.codec import parse_response
-from streamkit.ids import counting_ids, id_factory
-from streamkit.response import ChatResponse
+from streamkit.model.ids import counting_ids, id_factory
+from streamkit.model.response import ChatResponse
+from streamkit.providers.codec import parse_response
 
 OLLAMA = FIXTURES / "ollama"
 STREAMS = [*sorted(EDGE.glob("ollama-*.ndjson")),

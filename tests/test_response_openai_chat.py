@@ -20,15 +20,15 @@ import pytest
 from conftest import body, comparable, conversations, payloads
 from openai_chat_helpers import sdk_snapshot
 
-from streamkit.blocks import DataBlock, TextBlock, ThinkingBlock
-from streamkit.codec import parse_response as parse_any
-from streamkit.errors import InvalidBodyError, ProviderError
-from streamkit.finish import FinishReason
-from streamkit.ids import counting_ids, id_factory
-from streamkit.pipeline import replay
+from streamkit.model.blocks import DataBlock, TextBlock, ThinkingBlock
+from streamkit.model.errors import InvalidBodyError, ProviderError
+from streamkit.model.finish import FinishReason
+from streamkit.model.ids import counting_ids, id_factory
+from streamkit.model.response import ChatResponse
 from streamkit.providers import wire_of
+from streamkit.providers.codec import parse_response as parse_any
 from streamkit.providers.openai_chat.response import OTHER_CHOICES, as_chunk, parse_response
-from streamkit.response import ChatResponse
+from streamkit.reading.pipeline import replay
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

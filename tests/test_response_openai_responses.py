@@ -26,11 +26,11 @@ from conftest import (
 )
 
 from streamkit import replay
-from streamkit.blocks import DataBlock, RawBlock, TextBlock, ThinkingBlock, ToolCallBlock
-from streamkit.codec import parse_response
-from streamkit.errors import ProviderError
-from streamkit.finish import FinishReason
-from streamkit.response import ChatResponse
+from streamkit.model.blocks import DataBlock, RawBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from streamkit.model.errors import ProviderError
+from streamkit.model.finish import FinishReason
+from streamkit.model.response import ChatResponse
+from streamkit.providers.codec import parse_response
 
 RESPONSES = "openai-responses"
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")

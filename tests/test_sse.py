@@ -1,4 +1,4 @@
-"""Tests for streamkit.sse: WHATWG event-stream rules, chunking invariance, limits."""
+"""Tests for streamkit.framing.sse: WHATWG event-stream rules, chunking invariance, limits."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from httpx_sse._decoders import SSELineDecoder
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streamkit.errors import LimitExceeded
-from streamkit.sse import SSEDecoder, SSEEvent
+from streamkit.framing.sse import SSEDecoder, SSEEvent
+from streamkit.model.errors import LimitExceeded
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # the real recordings (edge/ holds hand-written edge cases with deliberately odd events)

@@ -1,4 +1,4 @@
-"""Tests for streamkit.think.ThinkSplitter: results must not depend on chunking."""
+"""Tests for streamkit.model.think.ThinkSplitter: results must not depend on chunking."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from streamkit.think import Piece, ThinkSplitter
+from streamkit.model.think import Piece, ThinkSplitter
 
 
 def merged(pieces: list[Piece]) -> list[Piece]:

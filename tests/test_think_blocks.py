@@ -7,9 +7,9 @@ import json
 import pytest
 
 from streamkit import Accumulator, BlockEnd, BlockStart, TextBlock, TextDelta, ThinkingBlock
-from streamkit.events import BlockDelta, Event
-from streamkit.pipeline import Pipeline
-from streamkit.think_blocks import ThinkTagFilter
+from streamkit.model.events import BlockDelta, Event
+from streamkit.model.think_blocks import ThinkTagFilter
+from streamkit.reading.pipeline import Pipeline
 
 CONTENT = "<think>The user greets me.</think>\n\nHello! <b>bold</b> text"
 

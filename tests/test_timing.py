@@ -14,9 +14,9 @@ from conftest import FIXTURES, body
 
 import streamkit
 from streamkit import ChatResponse, IncompleteStreamError, ProviderError
-from streamkit.stream import keep_chunk_gaps
+from streamkit.model.timing import RequestTiming, ResponseTiming
+from streamkit.reading.stream import keep_chunk_gaps
 from streamkit.testing import ReplayServer
-from streamkit.timing import RequestTiming, ResponseTiming
 
 ANTHROPIC_TEXT = FIXTURES / "anthropic" / "text-basic.sse"
 FIRST = 0.6  # the server's silence between the headers and the first byte

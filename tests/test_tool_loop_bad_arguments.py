@@ -34,10 +34,10 @@ from conftest import FIXTURES, fresh_ids
 from translation import _oracles
 
 import streamkit
-from streamkit.blocks import ToolCallBlock
-from streamkit.codec import build_request
-from streamkit.messages import FunctionExecutionResultMessage, Message, UserMessage
-from streamkit.response import ChatResponse
+from streamkit.conversation.messages import FunctionExecutionResultMessage, Message, UserMessage
+from streamkit.model.blocks import ToolCallBlock
+from streamkit.model.response import ChatResponse
+from streamkit.providers.codec import build_request
 from streamkit.testing import ReplayServer, load_recording
 
 README = Path(__file__).parent.parent / "README.md"

@@ -31,17 +31,17 @@ from streamkit import (
     ThinkingBlock,
     ToolCallBlock,
 )
-from streamkit.errors import StructuredOutputError, ToolDefinitionError
-from streamkit.messages import FunctionExecutionResult
-from streamkit.request import JsonSchemaOutput
-from streamkit.tools import Tool, inline_refs, strict_schema, tool
+from streamkit.conversation.messages import FunctionExecutionResult
+from streamkit.conversation.request import JsonSchemaOutput
+from streamkit.conversation.tools import Tool, inline_refs, strict_schema, tool
+from streamkit.model.errors import StructuredOutputError, ToolDefinitionError
 
 # ---------------------------------------------------------------- OpenAI's strict rules, checked
 
 
 def strict_violations(schema: dict[str, Any]) -> list[str]:
     """Every place ``schema`` breaks a strict-mode rule (written from OpenAI's
-    documented rules and API errors, independently of streamkit.tools)."""
+    documented rules and API errors, independently of streamkit.conversation.tools)."""
     problems: list[str] = []
     defs = schema.get("$defs", {})
 
@@ -710,8 +710,8 @@ def test_encoded_tool_definitions_validate_against_sdk_types(provider: str) -> N
     """Tools from functions as each wire's encoder writes them, validated by
     that wire's SDK type; Responses gets ``strict: false`` for a non-strict
     tool (it would otherwise make the schema strict itself)."""
-    from streamkit.codec import build_request
-    from streamkit.messages import UserMessage
+    from streamkit.conversation.messages import UserMessage
+    from streamkit.providers.codec import build_request
 
     tools = [tool(get_weather), tool(locate, strict=True), tool(sphinx_style)]
     try:
@@ -791,7 +791,7 @@ def test_parse_error_carries_the_text_and_errors() -> None:
 _IMPORT_COST = """
 import sys, streamkit
 before = set(sys.modules)
-import streamkit.tools
+import streamkit.conversation.tools
 print(sorted(m for m in set(sys.modules) - before if not m.startswith("streamkit")))
 print(sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "pydantic_core")))
 
@@ -815,8 +815,8 @@ def test_pydantic_comes_with_the_first_tool_not_with_import_streamkit() -> None:
 def test_a_function_passed_to_build_request_resolves_its_local_model() -> None:
     """With ``from __future__ import annotations`` the annotation is the string
     'Parcel': it resolves where the function is defined, past streamkit's frames."""
-    from streamkit.codec import build_request
-    from streamkit.messages import UserMessage
+    from streamkit.conversation.messages import UserMessage
+    from streamkit.providers.codec import build_request
 
     class Parcel(BaseModel):
         weight: float

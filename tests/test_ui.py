@@ -28,8 +28,8 @@ from streamkit import (
     ToolCallBlock,
     ToolInputDelta,
 )
-from streamkit.events import SignatureDelta
-from streamkit.ui import Coalescer, coalesce
+from streamkit.model.events import SignatureDelta
+from streamkit.reading.coalesce import Coalescer, coalesce
 
 
 def script(pieces: list[tuple[int, str]]) -> list[Event]:

@@ -37,8 +37,8 @@ from streamkit import (
     replay,
     stream,
 )
-from streamkit.events import event_to_dict
-from streamkit.sse import SSEDecoder
+from streamkit.framing.sse import SSEDecoder
+from streamkit.model.events import event_to_dict
 from streamkit.web import (
     UI_MESSAGE_STREAM_HEADERS,
     UIMessageStreamEncoder,
@@ -481,7 +481,7 @@ def test_the_demo_app_answers_the_prompt_with_steps_and_the_tool_result() -> Non
 
 
 def test_a_tool_result_is_sent_for_the_calls_part() -> None:
-    from streamkit.messages import FunctionExecutionResult
+    from streamkit.conversation.messages import FunctionExecutionResult
     from streamkit.web import UIMessageStreamEncoder
 
     encoder = UIMessageStreamEncoder(steps=None)

@@ -25,8 +25,8 @@ import pytest
 from asgi_server import serving
 from web_node import ROOT, build_bundle
 
-from streamkit.blocks import TextBlock, ThinkingBlock
-from streamkit.response import ChatResponse
+from streamkit.model.blocks import TextBlock, ThinkingBlock
+from streamkit.model.response import ChatResponse
 from streamkit.web.demo import ScriptedUpstream, create_app, demo_finals, get_weather
 
 CHROMIUM = Path("/usr/bin/chromium")

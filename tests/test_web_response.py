@@ -21,7 +21,7 @@ from conftest import FIXTURES, body
 from web_node import WEB, ensure_packages, run, tool
 
 import streamkit
-from streamkit.messages import UserMessage
+from streamkit.conversation.messages import UserMessage
 from streamkit.testing import ReplayServer, ThreadedReplayServer
 from streamkit.web import error_status, open_ui_message_stream, ui_message_response
 

@@ -57,8 +57,8 @@ from streamkit import (
     build_request,
     parse_request,
 )
-from streamkit.extras import Extras, origin_of
-from streamkit.request import UNIFORM_OPTIONS
+from streamkit.conversation.request import UNIFORM_OPTIONS
+from streamkit.model.extras import Extras, origin_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CONVERSATIONS = FIXTURES / "conversations"

@@ -3,7 +3,7 @@ for it and what the AI SDK client must assemble from it.
 
 ``python tests/web_cases.py OUT_DIR`` (or :func:`write_cases`) writes
 ``<case>.sse`` (the bytes of ``ui_message_stream`` over the recording, fed in
-small network chunks through a real :class:`~streamkit.stream.Stream`) and
+small network chunks through a real :class:`~streamkit.reading.stream.Stream`) and
 ``<case>.json`` (the expectation). ``web/test/ui-message-stream.test.mjs``
 reads them with the ``ai`` package's own parser and message assembler. The
 ``structured__*`` cases are scripted structured answers (``structured_streams``)
@@ -32,7 +32,7 @@ from conftest import fixture_id, recordings
 from structured_streams import ANSWERS, WIRES, Recipe, fragments
 
 from streamkit import stream
-from streamkit.blocks import (
+from streamkit.model.blocks import (
     Base64Source,
     ContentBlock,
     DataBlock,
@@ -40,8 +40,8 @@ from streamkit.blocks import (
     ThinkingBlock,
     ToolCallBlock,
 )
-from streamkit.errors import StructuredOutputError, ToolArgumentsError
-from streamkit.response import ChatResponse
+from streamkit.model.errors import StructuredOutputError, ToolArgumentsError
+from streamkit.model.response import ChatResponse
 from streamkit.testing import load_recording
 from streamkit.web import ui_message_stream
 

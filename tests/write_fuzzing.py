@@ -56,9 +56,9 @@ from streamkit import (
     ToolCallBlock,
     UnsupportedFeatureError,
 )
-from streamkit.errors import MediaTypeError, ToolArgumentsError
-from streamkit.ids import counting_ids, id_factory
-from streamkit.messages import FunctionExecutionResult
+from streamkit.conversation.messages import FunctionExecutionResult
+from streamkit.model.errors import MediaTypeError, ToolArgumentsError
+from streamkit.model.ids import counting_ids, id_factory
 
 KINDS = ("request", "response", "tool")
 

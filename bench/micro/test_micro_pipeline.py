@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import payloads
 
 from streamkit import Accumulator, ChatResponse
-from streamkit.sse import SSEDecoder, SSEEvent
+from streamkit.framing.sse import SSEDecoder, SSEEvent
 
 N = 20_000
 ROUNDS = 15

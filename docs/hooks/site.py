@@ -32,7 +32,7 @@ def on_files(files: Files, config: Any) -> Files:
 def providers_table() -> str:
     """One row per registry entry: name, what it is, wire format, base URL, key
     variables, where the facts come from."""
-    from streamkit.registry import ALIASES, PROVIDERS
+    from streamkit.model.vendors import ALIASES, PROVIDERS
 
     aliases: dict[str, list[str]] = {}
     for alias, name in ALIASES.items():

@@ -1,45 +1,37 @@
 """What the framework adapters share about token counts.
 
-streamkit keeps each provider's own meaning of ``input_tokens``: Anthropic's
-excludes the tokens read from and written to the prompt cache, every other API's
-includes them (each wire's usage table says which: ``input_includes_cache``).
-LangChain's ``usage_metadata`` and pydantic-ai's ``RequestUsage``
-define ``input_tokens`` as the whole prompt, cache included (their own Anthropic
-integrations add the cache counts), so a count handed to them must be the
-inclusive one, and a count taken back must be made exclusive again for an
-Anthropic-wire response. Getting this wrong misprices every cached call.
+LangChain's ``usage_metadata`` and pydantic-ai's ``RequestUsage`` define
+``input_tokens`` as the whole prompt, cache included (their own Anthropic
+integrations add the cache counts), so a count handed to them is the inclusive
+one (:func:`streamkit.model.usage.inclusive_input`, by what the usage says it
+means), and a count taken back is made the provider's own again, stamped with
+that meaning: an Anthropic-wire response gets its exclusive count back. Getting
+this wrong misprices every cached call.
 """
 
 from __future__ import annotations
 
-from ..usage import ChatUsage
+from ..model.usage import native_input
+from ..providers import vendor, wire_format
+
+__all__ = ["input_includes_cache", "provider_input"]
 
 
-def input_excludes_cache(provider: str | None) -> bool:
-    """Whether ``provider`` (a registry name) reports input tokens without the
-    cache reads and writes, as its wire's usage table says."""
+def input_includes_cache(provider: str | None) -> bool:
+    """Whether ``provider`` (a registry name) reports input tokens with the
+    cache reads and writes, as its wire's usage table says (a name the
+    registry does not know, or none: the usual meaning, yes)."""
     if provider is None:
-        return False
-    from ..providers import vendor, wire_format
-
+        return True
     try:
         wire = vendor(provider).wire
-    except ValueError:  # a name the registry does not know: the usual meaning
-        return False
-    return not wire_format(wire).usage_fields.input_includes_cache
+    except ValueError:
+        return True
+    return wire_format(wire).usage_fields.input_includes_cache
 
 
-def inclusive_input(usage: ChatUsage, provider: str | None) -> int | None:
-    """The whole prompt's token count (cache reads and writes included), or
-    ``None`` when the provider gave no input count."""
-    if usage.input_tokens is None or not input_excludes_cache(provider):
-        return usage.input_tokens
-    return usage.input_tokens + (usage.cached_tokens or 0) + (usage.cache_creation_tokens or 0)
-
-
-def native_input(inclusive: int, cached: int | None, cache_creation: int | None,
-                 provider: str | None) -> int:
-    """The reverse of :func:`inclusive_input`: the provider's own input count."""
-    if not input_excludes_cache(provider):
-        return inclusive
-    return inclusive - (cached or 0) - (cache_creation or 0)
+def provider_input(inclusive: int, cached: int | None, cache_creation: int | None,
+                   provider: str | None) -> int:
+    """A framework's whole-prompt count as ``provider`` counts its input."""
+    return native_input(inclusive, cached, cache_creation,
+                        includes_cache=input_includes_cache(provider))

@@ -47,7 +47,7 @@ read / cache write                         cache_input_tokens /
                                            count is agentscope's ``0``; which were
                                            unknown is in ``usage.metadata``)
 ``total / reasoning / audio tokens,        ``usage.metadata["streamkit"]``
-raw, accounting``
+raw, accounting``, what the counts mean
 =========================================  ===========================================
 
 From agentscope, the fields streamkit has no twin for are kept in the block's
@@ -79,7 +79,7 @@ from agentscope.model import ChatUsage as AsChatUsage
 from agentscope.model._model_response import FinishedReason
 from pydantic import ValidationError
 
-from ..blocks import (
+from ..model.blocks import (
     Base64Source,
     Citation,
     ContentBlock,
@@ -90,9 +90,9 @@ from ..blocks import (
     URLSource,
     block_from_dict,
 )
-from ..finish import FinishReason
-from ..response import ChatResponse
-from ..usage import ChatUsage
+from ..model.finish import FinishReason
+from ..model.response import ChatResponse
+from ..model.usage import ChatUsage
 
 __all__ = ["AGENTSCOPE_KEY", "STASH", "from_agentscope", "to_agentscope"]
 
@@ -111,7 +111,8 @@ _SIGNATURE, _REDACTED_DATA, _ENCRYPTED, _REDACTED, _METADATA = (
     "signature", "redacted_thinking_data", "encrypted", "redacted", "metadata")
 _THINKING_EXTRAS = {_SIGNATURE, _REDACTED_DATA, _ENCRYPTED, _REDACTED, _METADATA}
 _COUNTS_AS_ZERO = ("input_tokens", "output_tokens", "cached_tokens", "cache_creation_tokens")
-_USAGE_EXTRAS = ("total_tokens", "reasoning_tokens", "audio_tokens", "raw", "accounting")
+_USAGE_EXTRAS = ("total_tokens", "reasoning_tokens", "audio_tokens", "raw", "accounting",
+                 "input_includes_cache", "output_includes_reasoning")
 _DEFAULT_FIELDS: dict[str, Any] = {"finished_at": None, "state": "pending",
                                    "suggested_rules": []}
 
@@ -393,4 +394,6 @@ def _from_usage(usage: AsChatUsage | None) -> ChatUsage | None:
         cache_creation_tokens=count("cache_creation_tokens", usage.cache_creation_input_tokens),
         total_tokens=kept.get("total_tokens"), reasoning_tokens=kept.get("reasoning_tokens"),
         audio_tokens=kept.get("audio_tokens"), raw=copy.deepcopy(kept.get("raw", {})),
-        accounting=kept.get("accounting", "cumulative"))
+        accounting=kept.get("accounting", "cumulative"),
+        input_includes_cache=kept.get("input_includes_cache"),
+        output_includes_reasoning=kept.get("output_includes_reasoning"))

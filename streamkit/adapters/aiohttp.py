@@ -1,6 +1,6 @@
 """``streamkit.adapters.aiohttp``: the aiohttp source under its first name.
 
-The source itself is :mod:`streamkit.aiohttp_source`, beside the stream that
+The source itself is :mod:`streamkit.reading.aiohttp_source`, beside the stream that
 reads it; :func:`streamkit.stream` takes an ``aiohttp.ClientResponse`` as it
 is. This module keeps the names it always had:
 
@@ -15,9 +15,9 @@ from typing import Any
 
 import aiohttp
 
-from ..aiohttp_source import aiohttp_chunks
-from ..stream import Stream
-from ..stream import stream as _stream
+from ..reading.aiohttp_source import aiohttp_chunks
+from ..reading.stream import Stream
+from ..reading.stream import stream as _stream
 
 __all__ = ["aiohttp_chunks", "stream"]
 

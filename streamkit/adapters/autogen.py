@@ -9,8 +9,8 @@ autogen-agentchat 0.7.5 (``pip install 'streamkit[autogen]'``).
 =======================================  =========================================
 autogen_core.models                      streamkit
 =======================================  =========================================
-``SystemMessage``                        :class:`~streamkit.messages.SystemMessage`
-``UserMessage`` (``str``, ``Image``)     :class:`~streamkit.messages.UserMessage`
+``SystemMessage``                        :class:`~streamkit.conversation.messages.SystemMessage`
+``UserMessage`` (``str``, ``Image``)     :class:`~streamkit.conversation.messages.UserMessage`
                                          (text, a PNG :class:`DataBlock` per
                                          image); ``source`` (the sending agent's
                                          name) is autogen's bookkeeping: not sent
@@ -19,7 +19,7 @@ returned                                 came from, every block as it came back
 other ``AssistantMessage``               an :class:`AssistantMessage`: text, or
                                          ``thought`` as text then the calls
 ``FunctionExecutionResultMessage``       the same, ``is_error`` ``None`` as false
-``Tool`` / ``ToolSchema``                :class:`~streamkit.tools.Tool` (name,
+``Tool`` / ``ToolSchema``                :class:`~streamkit.conversation.tools.Tool` (name,
                                          description, parameters, strict); autogen
                                          runs it, streamkit only describes it
 ``CreateResult.content``                 the answer text, or a ``FunctionCall``
@@ -106,10 +106,8 @@ from autogen_core.tools import Tool as AutogenTool
 from autogen_core.tools import ToolSchema
 from pydantic import BaseModel, Field
 
-from ..blocks import Base64Source, ContentBlock, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
-from ..client import Client
-from ..finish import FinishReason
-from ..messages import (
+from ..client.client import Client
+from ..conversation.messages import (
     AssistantMessage,
     FunctionExecutionResult,
     FunctionExecutionResultMessage,
@@ -118,12 +116,20 @@ from ..messages import (
     UserContent,
     UserMessage,
 )
+from ..conversation.tools import Tool
+from ..model.blocks import (
+    Base64Source,
+    ContentBlock,
+    DataBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+)
+from ..model.finish import FinishReason
+from ..model.response import ChatResponse
+from ..model.usage import ChatUsage, inclusive_input
+from ..model.vendors import ModelInfo as StreamkitModelInfo
 from ..providers import wire_format
-from ..registry import ModelInfo as StreamkitModelInfo
-from ..response import ChatResponse
-from ..tools import Tool
-from ..usage import ChatUsage
-from ._usage import inclusive_input
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -224,14 +230,14 @@ def finish_reason(response: ChatResponse) -> FinishReasons:
     return FINISH_REASONS[reason]
 
 
-def request_usage(usage: ChatUsage | None, provider: str | None) -> RequestUsage:
+def request_usage(usage: ChatUsage | None) -> RequestUsage:
     """autogen's two counts. ``prompt_tokens`` is the whole prompt, as OpenAI and
     autogen's OpenAI client count it: an Anthropic response's cache reads and
     writes are added back (see :mod:`streamkit.adapters._usage`). A count the
     provider never gave is ``0``, autogen's only way to say so."""
     if usage is None:
         return RequestUsage(prompt_tokens=0, completion_tokens=0)
-    return RequestUsage(prompt_tokens=inclusive_input(usage, provider) or 0,
+    return RequestUsage(prompt_tokens=inclusive_input(usage) or 0,
                         completion_tokens=usage.output_tokens or 0)
 
 
@@ -248,7 +254,7 @@ def to_create_result(response: ChatResponse) -> CreateResult:
         content = response.text or response.refusal or ""
         thought = response.thinking
     return CreateResult(finish_reason=finish_reason(response), content=content,
-                        usage=request_usage(response.usage, response.provider), cached=False,
+                        usage=request_usage(response.usage), cached=False,
                         thought=thought or None)
 
 
@@ -628,12 +634,12 @@ class StreamkitChatCompletionClient(ChatCompletionClient, Component[StreamkitCli
     def total_usage(self) -> RequestUsage:
         """The usage of every answer handed back whole, summed
         (:attr:`streamkit.Client.total_usage`)."""
-        return request_usage(self._client.total_usage, self._client.provider.name)
+        return request_usage(self._client.total_usage)
 
     def actual_usage(self) -> RequestUsage:
         """:meth:`total_usage` plus what calls that broke or were cancelled spent
         (:attr:`streamkit.Client.actual_usage`)."""
-        return request_usage(self._client.actual_usage, self._client.provider.name)
+        return request_usage(self._client.actual_usage)
 
     def count_tokens(self, messages: Sequence[LLMMessage], *,
                      tools: Sequence[AutogenTool | ToolSchema] = ()) -> int:

@@ -81,8 +81,8 @@ from typing import Any, cast
 
 from langchain_core.messages import AIMessage, AIMessageChunk
 
-from ..accumulate import Accumulator
-from ..blocks import (
+from ..model.accumulate import Accumulator
+from ..model.blocks import (
     SERVER_CALL,
     Base64Source,
     Citation,
@@ -97,13 +97,13 @@ from ..blocks import (
     block_from_dict,
     new_block_id,
 )
-from ..errors import ToolArgumentsError
-from ..events import BlockDelta, BlockEnd, BlockStart, DataDelta, Event
-from ..finish import FinishReason
-from ..merge import streamed_text
-from ..response import ChatResponse
-from ..usage import ChatUsage
-from ._usage import inclusive_input, native_input
+from ..model.errors import ToolArgumentsError
+from ..model.events import BlockDelta, BlockEnd, BlockStart, DataDelta, Event
+from ..model.finish import FinishReason
+from ..model.merge import streamed_text
+from ..model.response import ChatResponse
+from ..model.usage import ChatUsage, inclusive_input
+from ._usage import input_includes_cache, provider_input
 
 __all__ = ["STASH", "ChunkEncoder", "aiter_ai_message_chunks", "from_ai_message",
            "iter_ai_message_chunks", "to_ai_message"]
@@ -276,7 +276,7 @@ def _usage_metadata(response: ChatResponse) -> dict[str, Any] | None:
     usage = response.usage
     if usage is None:
         return None
-    input_tokens = inclusive_input(usage, response.provider) or 0
+    input_tokens = inclusive_input(usage) or 0
     output_tokens = usage.output_tokens or 0
     total = usage.total_tokens if usage.total_tokens is not None else input_tokens + output_tokens
     out: dict[str, Any] = {"input_tokens": input_tokens, "output_tokens": output_tokens,
@@ -501,7 +501,8 @@ def _from_usage(message: AIMessage, provider: str | None) -> ChatUsage | None:
     outputs = cast("dict[str, Any]", usage.get("output_token_details") or {})
     cached, creation = inputs.get("cache_read"), inputs.get("cache_creation")
     return ChatUsage(
-        input_tokens=native_input(usage["input_tokens"], cached, creation, provider),
+        input_tokens=provider_input(usage["input_tokens"], cached, creation, provider),
+        input_includes_cache=input_includes_cache(provider),
         output_tokens=usage["output_tokens"], total_tokens=usage["total_tokens"],
         cached_tokens=cached, cache_creation_tokens=creation,
         reasoning_tokens=outputs.get("reasoning"), raw=copy.deepcopy(dict(usage)))

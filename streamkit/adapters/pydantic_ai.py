@@ -80,7 +80,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.usage import RequestUsage
 
-from ..blocks import (
+from ..model.blocks import (
     SERVER_CALL,
     Base64Source,
     ContentBlock,
@@ -92,11 +92,11 @@ from ..blocks import (
     block_from_dict,
     new_block_id,
 )
-from ..blocks import Citation as StreamkitCitation
-from ..finish import FinishReason
-from ..response import ChatResponse
-from ..usage import ChatUsage
-from ._usage import inclusive_input, native_input
+from ..model.blocks import Citation as StreamkitCitation
+from ..model.finish import FinishReason
+from ..model.response import ChatResponse
+from ..model.usage import ChatUsage, inclusive_input
+from ._usage import input_includes_cache, provider_input
 
 __all__ = ["STASH", "from_pydantic_ai", "to_pydantic_ai"]
 
@@ -225,7 +225,7 @@ def _usage(response: ChatResponse) -> RequestUsage:
     if usage is None:
         return RequestUsage(unmeasured_requests=1)
     return RequestUsage(
-        input_tokens=inclusive_input(usage, response.provider) or 0,
+        input_tokens=inclusive_input(usage) or 0,
         output_tokens=usage.output_tokens or 0, cache_read_tokens=usage.cached_tokens or 0,
         cache_write_tokens=usage.cache_creation_tokens or 0,
         output_reasoning_tokens=usage.reasoning_tokens or 0)
@@ -324,8 +324,9 @@ def _from_usage(usage: RequestUsage, provider: str | None) -> ChatUsage | None:
     if usage.unmeasured_requests:
         return None
     return ChatUsage(
-        input_tokens=native_input(usage.input_tokens, usage.cache_read_tokens,
-                                  usage.cache_write_tokens, provider),
+        input_tokens=provider_input(usage.input_tokens, usage.cache_read_tokens,
+                                    usage.cache_write_tokens, provider),
+        input_includes_cache=input_includes_cache(provider),
         output_tokens=usage.output_tokens, cached_tokens=usage.cache_read_tokens,
         cache_creation_tokens=usage.cache_write_tokens,
         reasoning_tokens=usage.output_reasoning_tokens,

@@ -48,9 +48,18 @@ from starlette.requests import Request as HttpRequest
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from ..client import Client
-from ..client_core import Timeouts
-from ..codec import (
+from ..client.client import Client
+from ..client.core import Timeouts
+from ..client.fallbacks import Fallback
+from ..conversation.request import Request
+from ..model.errors import (
+    InvalidBodyError,
+    ProviderError,
+    StreamkitError,
+    UnsupportedFeatureError,
+)
+from ..model.response import ChatResponse
+from ..providers.codec import (
     EncodedStream,
     encode_error,
     encode_response,
@@ -58,16 +67,7 @@ from ..codec import (
     error_event,
     parse_request,
 )
-from ..errors import (
-    InvalidBodyError,
-    ProviderError,
-    StreamkitError,
-    UnsupportedFeatureError,
-)
-from ..fallbacks import Fallback
 from ..providers.routes import ServedCall, served_call
-from ..request import Request
-from ..response import ChatResponse
 from .callers import caller_key, is_allowed
 from .config import GatewayConfig, ModelRoute, Upstream
 

@@ -15,7 +15,7 @@ import hmac
 from collections.abc import Mapping, Sequence
 from urllib.parse import parse_qs
 
-from ..api_key import ApiKey
+from ..client.keys import ApiKey
 
 __all__ = ["KEY_HEADERS", "caller_key", "is_allowed"]
 

@@ -19,7 +19,7 @@ what the file says: an unknown provider, a model without a ``provider:``
 prefix, a key variable that is not set, a table or key the reference does not
 name is a :class:`GatewayConfigError` naming the place. A gateway with no
 caller keys refuses to start unless ``open = true`` says it is meant to be
-open (a gateway on a laptop). Keys are held as :class:`~streamkit.api_key.ApiKey`,
+open (a gateway on a laptop). Keys are held as :class:`~streamkit.client.keys.ApiKey`,
 so no repr of the configuration shows one.
 """
 
@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..api_key import ApiKey
-from ..errors import ProviderConfigError
-from ..registry import provider_entry
+from ..client.keys import ApiKey
+from ..model.errors import ProviderConfigError
+from ..model.vendors import provider_entry
 
 __all__ = ["GatewayConfig", "GatewayConfigError", "ModelRoute", "Upstream", "load_config",
            "parse_config"]

@@ -2,9 +2,9 @@
 
 Each wire format is one package here with the same verbs in the same files
 (:mod:`.wire_format`); each is the only place that knows its field names, and
-all of them end at the uniform :mod:`streamkit.events` vocabulary and
+all of them end at the uniform :mod:`streamkit.model.events` vocabulary and
 :class:`~streamkit.Request` model. Which wire a vendor speaks, with which
-dialect, is one record in the vendor registry (:mod:`streamkit.registry`):
+dialect, is one record in the vendor registry (:mod:`streamkit.model.vendors`):
 every name and alias there is a name here, with the same meaning.
 
 ``get_parser(name)`` builds a fresh stream parser for a vendor; ``"auto"``
@@ -13,9 +13,10 @@ picks one from the first payload (:mod:`.detect`).
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
-from ..registry import ALIASES, PROVIDERS, ProviderEntry, provider_entry
+from ..model.vendors import ALIASES, PROVIDERS, vendor, wire_of
 from .base import Framing, Parser, decode_json
 from .wire_format import WIRE_NAMES, WireFormat, wire_format
 
@@ -24,20 +25,6 @@ from .wire_format import WIRE_NAMES, WireFormat, wire_format
 OPENAI_COMPATIBLE: tuple[str, ...] = tuple(
     entry.name for entry in PROVIDERS.values()
     if entry.wire == "openai-chat" and entry.dialect is not None)
-
-
-def vendor(name: str) -> ProviderEntry:
-    """The vendor record for a registry name or alias (any case); ``auto`` is
-    not a vendor: requests and responses must name theirs."""
-    if name.lower() == "auto":
-        raise ValueError("name the provider: only a stream's provider can be detected ('auto')")
-    return provider_entry(name)
-
-
-def wire_of(name: str) -> tuple[str, str | None]:
-    """The wire format (one of :data:`WIRE_NAMES`) and the dialect of a vendor."""
-    entry = vendor(name)
-    return entry.wire, entry.dialect
 
 
 def provider_names() -> list[str]:
@@ -55,6 +42,14 @@ def parser_class(name: str) -> type[Parser]:
     return cls
 
 
+def _named_parser(name: str, options: dict[str, Any]) -> Parser:
+    """The parser for ``name`` with those ``options`` it accepts (an audio media
+    type means nothing to Anthropic's parser, for instance): what the auto
+    parser builds once it knows the provider."""
+    accepted = inspect.signature(parser_class(name)).parameters
+    return get_parser(name, **{k: v for k, v in options.items() if k in accepted})
+
+
 def get_parser(name: str = "auto", **options: Any) -> Parser:
     """A fresh stream parser for the vendor ``name`` (see :func:`provider_names`):
     it reports the vendor's registry name as the responses' provider and reads
@@ -63,7 +58,7 @@ def get_parser(name: str = "auto", **options: Any) -> Parser:
     if name.lower() == "auto":
         from .detect import AutoParser
 
-        return AutoParser(**options)
+        return AutoParser(_named_parser, **options)
     entry = vendor(name)
     wire = wire_format(entry.wire)
     if wire.dialects:

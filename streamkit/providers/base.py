@@ -2,9 +2,9 @@
 
 A parser is fed one decoded payload at a time (the ``data`` of an SSE event
 with its event name, or one NDJSON line) and returns the uniform
-:mod:`streamkit.events` it implies. ``finish()`` flushes at a clean end of
+:mod:`streamkit.model.events` it implies. ``finish()`` flushes at a clean end of
 input: blocks still open are closed and, when the provider's terminator never
-came, a :class:`~streamkit.events.ResponseEnd` with ``terminated=False`` is
+came, a :class:`~streamkit.model.events.ResponseEnd` with ``terminated=False`` is
 emitted. Parsers do no I/O and keep no copy of the content: they only track
 which block index each provider item maps to.
 """
@@ -17,9 +17,9 @@ from typing import Any, ClassVar, Literal, Protocol
 
 import msgspec
 
-from ..errors import ProtocolError
-from ..events import BlockDelta, Event
-from ..limits import MAX_JSON_DEPTH, too_deep
+from ..model.errors import ProtocolError
+from ..model.events import BlockDelta, Event
+from ..model.limits import MAX_JSON_DEPTH, too_deep
 from .ledger import BlockLedger, Phase
 
 Framing = Literal["sse", "ndjson"]
@@ -59,7 +59,7 @@ class Parser(Protocol):
         """The one event of a payload that only continues an open block (the
         per-token case), or ``None``, having changed nothing, when :meth:`feed`
         must decide; content the general path would refuse raises the same
-        :class:`~streamkit.errors.StreamError` here. The pipeline asks this
+        :class:`~streamkit.model.errors.StreamError` here. The pipeline asks this
         first for a read that is one SSE event, so the live shape costs one
         decode and one event; a parser without such a case returns ``None``
         (one written before this method joined the protocol may lack it: the
@@ -145,7 +145,7 @@ def _check_depth(data: bytes, event: str | None) -> None:
 
 def decode_json(data: bytes | str, event: str | None = None) -> Any:
     """Decode one JSON payload; malformed JSON, or JSON nested deeper than
-    :data:`MAX_JSON_DEPTH`, raises :class:`~streamkit.errors.ProtocolError`
+    :data:`MAX_JSON_DEPTH`, raises :class:`~streamkit.model.errors.ProtocolError`
     naming the event (and the byte offset of a syntax error)."""
     if isinstance(data, str):  # text fed by hand may hold a lone surrogate: "?" for it
         data = data.encode("utf-8", "replace")

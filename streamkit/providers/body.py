@@ -4,10 +4,10 @@ A wire's non-streamed answer holds what its stream would have said, in one
 object. Every wire's ``response.py`` reads it the same way: it turns the body
 into the payloads its stream parser reads (one chunk, or the events the
 stream would have sent), and :func:`read_body` runs them through the parser
-into an :class:`~streamkit.accumulate.Accumulator`. So a body and a stream of
+into an :class:`~streamkit.model.accumulate.Accumulator`. So a body and a stream of
 the same answer give the same :class:`~streamkit.ChatResponse` by
 construction (one parser, one accumulator, the same made-up ids for the same
-bytes), and an error body raises the :class:`~streamkit.errors.ProviderError`
+bytes), and an error body raises the :class:`~streamkit.model.errors.ProviderError`
 a stream would raise, with the partial response.
 """
 
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..accumulate import Accumulator
-from ..errors import ProviderError
-from ..response import ChatResponse
+from ..model.accumulate import Accumulator
+from ..model.errors import ProviderError
+from ..model.response import ChatResponse
 from .base import Parser
 
 __all__ = ["read_body"]

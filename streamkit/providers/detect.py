@@ -9,12 +9,11 @@ reported as an error event and detection waits for the next payload.
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from ..errors import ProtocolError
-from ..events import BlockDelta, ErrorEvent, Event
+from ..model.errors import ProtocolError
+from ..model.events import BlockDelta, ErrorEvent, Event
 from .base import Framing, Parser, decode_json
 from .error_payloads import error_event
 
@@ -55,23 +54,17 @@ def _error_event(payload: Any) -> ErrorEvent | None:
     return error_event(payload["error"], payload)
 
 
-def _build(name: str, options: dict[str, Any]) -> Parser:
-    """The parser for ``name`` with those ``options`` it accepts (an audio media
-    type means nothing to Anthropic's parser, for instance)."""
-    from . import get_parser, parser_class  # the registry imports this module
-
-    accepted = inspect.signature(parser_class(name)).parameters
-    return get_parser(name, **{k: v for k, v in options.items() if k in accepted})
-
-
 class AutoParser:
     """Delegates to the parser that :func:`detect_provider` picks at the first
-    payload; ``framing`` is SSE until an NDJSON provider is known."""
+    payload; ``framing`` is SSE until an NDJSON provider is known. ``build``
+    makes the parser for a name with the options it accepts (the registry's
+    :func:`~streamkit.providers.get_parser` passes its own)."""
 
     name: ClassVar[str] = "auto"
     framing: ClassVar[Framing] = "sse"
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, build: Callable[[str, dict[str, Any]], Parser], **options: Any) -> None:
+        self._build = build
         self._options = options
         self.parser: Parser | None = None
 
@@ -103,7 +96,7 @@ class AutoParser:
                 event=event,
                 raw=data,
             )
-        self.parser = _build(name, self._options)
+        self.parser = self._build(name, self._options)
         return self.parser.feed(data, event)
 
     def feed_into(self, payloads: Sequence[tuple[str, bytes | str]], out: list[Event]) -> None:

@@ -1,7 +1,7 @@
 """What every wire's stream encoder shares: events in, the wire's bytes out.
 
 A stream encoder is the parser run backwards, and sans-IO like it: a small
-state machine fed one :mod:`streamkit.events` event at a time
+state machine fed one :mod:`streamkit.model.events` event at a time
 (:meth:`StreamEncoder.feed`), returning the bytes to send for it at once (often
 none: a wire may say a thing later than streamkit learns it, as Anthropic's
 ``message_start`` carries the usage that follows the response's start), and
@@ -9,15 +9,15 @@ none: a wire may say a thing later than streamkit learns it, as Anthropic's
 Each wire package's ``encode.py`` subclasses it with its own frames; this
 module keeps the rules that are the same on every wire:
 
-- a :class:`~streamkit.events.BlockStart` that already holds content, and a
-  :class:`~streamkit.events.BlockEnd` snapshot holding more than the deltas
-  said, become the deltas that say it (:func:`~streamkit.replay_events.deltas_of`),
+- a :class:`~streamkit.model.events.BlockStart` that already holds content, and a
+  :class:`~streamkit.model.events.BlockEnd` snapshot holding more than the deltas
+  said, become the deltas that say it (:func:`~streamkit.model.replay.deltas_of`),
   so a wire writes content in one place;
-- usage is merged as a reader merges it (:func:`~streamkit.usage.merge_usage`),
+- usage is merged as a reader merges it (:func:`~streamkit.model.usage.merge_usage`),
   and written where the wire puts it;
 - provenance: whether the response was read from this very wire
   (:attr:`StreamEncoder.own`, from :attr:`ResponseStart.provider
-  <streamkit.events.ResponseStart.provider>`; a response made by hand counts
+  <streamkit.model.events.ResponseStart.provider>`; a response made by hand counts
   as the wire's own). Only then are the fields a reader kept without
   understanding them (response and block metadata, a provider's raw usage
   object, its own stop word) written back: they go back to the wire they came
@@ -31,9 +31,9 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from ..blocks import Block, ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock
-from ..errors import ProviderConfigError
-from ..events import (
+from ..model.blocks import Block, ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from ..model.errors import ProviderConfigError
+from ..model.events import (
     BlockDelta,
     BlockEnd,
     BlockStart,
@@ -48,9 +48,9 @@ from ..events import (
     ToolInputDelta,
     UsageUpdate,
 )
-from ..finish import FinishReason
-from ..replay_events import deltas_of, shell_of
-from ..usage import ChatUsage, merge_usage
+from ..model.finish import FinishReason
+from ..model.replay import deltas_of, shell_of
+from ..model.usage import ChatUsage, inclusive_input, merge_usage, native_input
 
 __all__ = ["StreamEncoder", "input_tokens_for", "json_bytes", "recorded_error", "sse",
            "wire_of_provider"]
@@ -92,24 +92,18 @@ def finish_word(finish: FinishReason | None, stop_reason: str | None, *, own: bo
     return words.get(finish, other)
 
 
-def input_tokens_for(usage: ChatUsage, source_wire: str | None, *,
-                     includes_cache: bool) -> int:
-    """``usage``'s input count as a wire counts it whose input count includes
-    the prompt-cache reads and writes (``includes_cache``: every wire's but
-    Anthropic's) or not. A response made by hand (``source_wire`` ``None``) is
-    taken to count as the wire it is written to."""
+def input_tokens_for(usage: ChatUsage, *, includes_cache: bool) -> int:
+    """``usage``'s input count as a wire counts it whose input count includes the
+    prompt-cache reads and writes (``includes_cache``: every wire's but
+    Anthropic's) or not, by what the usage says its own count means. A usage
+    made by hand (its meaning unsaid) is taken to count as the wire it is
+    written to."""
     count = usage.input_tokens or 0
-    if source_wire is None:
+    if usage.input_includes_cache in (None, includes_cache):
         return count
-    from .wire_format import wire_format
-
-    source_includes = wire_format(source_wire).usage_fields.input_includes_cache
-    cache = (usage.cached_tokens or 0) + (usage.cache_creation_tokens or 0)
-    if source_includes and not includes_cache:
-        return max(0, count - cache)
-    if includes_cache and not source_includes:
-        return count + cache
-    return count
+    whole = inclusive_input(usage) or 0
+    return max(0, native_input(whole, usage.cached_tokens, usage.cache_creation_tokens,
+                               includes_cache=includes_cache))
 
 
 def recorded_error(error: Any) -> ErrorEvent | None:

@@ -1,5 +1,5 @@
 """Error payloads as data: one mapping from any provider's error object to an
-:class:`~streamkit.events.ErrorEvent`.
+:class:`~streamkit.model.events.ErrorEvent`.
 
 Providers agree on the shape more than on the words: an ``error`` object with
 a ``message``, and some of ``code`` (a string, or the HTTP status as a number),
@@ -8,8 +8,8 @@ number). Every parser and the HTTP error-body path call :func:`error_event`,
 so the same payload gives the same event whoever reads it:
 
 - ``message``: the object's ``message``; else the object as JSON. At most
-  :data:`MAX_ERROR_MESSAGE_CHARS` characters, so a hostile or runaway message
-  cannot flood a log line or ``str(ProviderError)``; ``raw`` keeps the payload,
+  :data:`~streamkit.model.limits.MAX_ERROR_MESSAGE_CHARS` characters, so a hostile
+  or runaway message cannot flood a log line or ``str(ProviderError)``; ``raw`` keeps the payload,
   which the event-size limit (``max_event_bytes``) already bounds.
 - ``code``: the object's ``code`` as a string.
 - ``status``: the HTTP status: a numeric ``status``, else a numeric ``code``
@@ -29,10 +29,9 @@ from typing import Any
 
 import msgspec
 
-from ..events import ErrorEvent
+from ..model.events import ErrorEvent
+from ..model.limits import bounded_message
 from .coerce import as_int, as_str
-
-MAX_ERROR_MESSAGE_CHARS = 4096
 
 # Error type words and the HTTP status each comes with.
 TYPE_STATUS: dict[str, int] = {
@@ -65,14 +64,6 @@ TYPE_STATUS: dict[str, int] = {
     "UNAVAILABLE": 503,
     "DEADLINE_EXCEEDED": 504,
 }
-
-
-def bounded_message(message: str) -> str:
-    """``message`` cut to :data:`MAX_ERROR_MESSAGE_CHARS`, saying how much was cut."""
-    if len(message) <= MAX_ERROR_MESSAGE_CHARS:
-        return message
-    more = len(message) - MAX_ERROR_MESSAGE_CHARS
-    return f"{message[:MAX_ERROR_MESSAGE_CHARS]}... [{more} more characters]"
 
 
 def _as_text(value: Any) -> str:

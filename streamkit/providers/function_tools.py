@@ -1,14 +1,14 @@
-"""A :class:`~streamkit.tools.Tool` as the function declaration the wire
+"""A :class:`~streamkit.conversation.tools.Tool` as the function declaration the wire
 formats share: ``name``, ``description`` when there is one, the JSON schema
 under the wire's field name, ``strict`` when set, and the tool's ``metadata``
 (wire extras such as ``cache_control``) over them when they are the wire's own
-or set by hand (:func:`~streamkit.extras.extras_for`). Each wire wraps it its own
+or set by hand (:func:`~streamkit.model.extras.extras_for`). Each wire wraps it its own
 way (Chat Completions in ``{"type": "function", "function": ...}``, Responses
 with ``"type": "function"`` first, Anthropic with ``input_schema``); what a
 declaration carries is decided here once, so a new :class:`Tool` field reaches
 every wire. :func:`read_function` is its inverse, for the request readers.
 
-A structured output's named schema (:class:`~streamkit.request.JsonSchemaOutput`)
+A structured output's named schema (:class:`~streamkit.conversation.request.JsonSchemaOutput`)
 is the same kind of declaration on OpenAI's two wires (``name``, ``schema``,
 ``strict``, ``description``): :func:`schema_fields` and :func:`read_schema_output`.
 
@@ -25,8 +25,8 @@ A call's arguments go back the same way on every wire, whoever wrote the turn:
 ``max_tokens``) or that are no JSON object never raise: the text wires get the
 raw text exactly as the model wrote it (nothing made up, no ``"{}"`` in its
 place), the object wires ``{}`` (the raw text stays in the response's
-:class:`~streamkit.blocks.ToolCallBlock`). Either way the model can see what
-it asked for, and :meth:`~streamkit.tools.Tool.run_call`'s error result tells
+:class:`~streamkit.model.blocks.ToolCallBlock`). Either way the model can see what
+it asked for, and :meth:`~streamkit.conversation.tools.Tool.run_call`'s error result tells
 it what went wrong.
 """
 
@@ -35,12 +35,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..blocks import ToolCallBlock, decode_arguments
-from ..errors import warn_lossy
-from ..extras import extras_for, origin_of
-from ..partial_json import PartialJSONError
-from ..request import JsonSchemaOutput
-from ..tools import Tool
+from ..conversation.request import JsonSchemaOutput
+from ..conversation.tools import Tool
+from ..model.blocks import ToolCallBlock, decode_arguments
+from ..model.errors import warn_lossy
+from ..model.extras import extras_for, origin_of
+from ..model.partial_json import PartialJSONError
 from .lossless import unread, with_extras
 
 
@@ -143,7 +143,7 @@ def written_tools(tools: Sequence[Tool | dict[str, Any]],
 def arguments_as_text(block: ToolCallBlock) -> str:
     """The call's arguments for a wire that takes JSON text: the text as it
     came, valid or not, cut off or not (no text at all: ``"{}"``, no
-    arguments, which is what :meth:`~streamkit.blocks.ToolCallBlock.arguments`
+    arguments, which is what :meth:`~streamkit.model.blocks.ToolCallBlock.arguments`
     reads it as)."""
     text = block.input
     return text if text.strip() else "{}"

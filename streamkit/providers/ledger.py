@@ -11,7 +11,7 @@ table of what each event means; the ledger keeps the rest, once:
 - the lifecycle, one :class:`Phase` with one set of names;
 - ``vendor key -> open block``: the streamkit index each of the wire's parts
   writes to, in opening order (``0, 1, 2...`` per choice, the event contract);
-- the ids streamkit makes up (:class:`~streamkit.ids.StreamIds`), derived from
+- the ids streamkit makes up (:class:`~streamkit.model.ids.StreamIds`), derived from
   the stream so that two parses of the same bytes agree and the events carry
   them;
 - metadata a wire keeps repeating (a field on every chunk), reported only
@@ -32,8 +32,8 @@ from collections.abc import Callable, Hashable
 from enum import Enum
 from typing import Any, Generic, TypeVar
 
-from ..blocks import Block
-from ..events import (
+from ..model.blocks import Block
+from ..model.events import (
     BlockEnd,
     BlockStart,
     ErrorEvent,
@@ -42,8 +42,8 @@ from ..events import (
     ResponseMetadata,
     ResponseStart,
 )
-from ..finish import FinishReason
-from ..ids import StreamIds
+from ..model.finish import FinishReason
+from ..model.ids import StreamIds
 
 __all__ = ["ENDED", "BlockLedger", "OpenBlock", "Phase"]
 

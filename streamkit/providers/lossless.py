@@ -9,13 +9,13 @@ nothing a provider sent is lost. Two rules, one per direction of use:
   their own name); null fields say nothing and are dropped. What it keeps is
   shown to users (``metadata``) and never written anywhere.
 - :func:`unread` (request bodies): every field not read, nulls included, as
-  :class:`~streamkit.extras.Extras` of the wire, so writing the request back
+  :class:`~streamkit.model.extras.Extras` of the wire, so writing the request back
   to the same wire gives the body exactly, and another wire never receives
-  them (:func:`~streamkit.extras.extras_for`).
+  them (:func:`~streamkit.model.extras.extras_for`).
 
 :func:`exactly` is the request readers' guard: a wire object becomes a
 streamkit block only when writing the block gives the object back exactly;
-otherwise it is kept whole as a :class:`~streamkit.blocks.RawBlock` of its wire
+otherwise it is kept whole as a :class:`~streamkit.model.blocks.RawBlock` of its wire
 (:func:`kept`); :func:`read_part` reads a part by its ``type`` under that guard.
 :func:`with_extras` is the builders' other half of :func:`unread`: what a
 reader of the wire kept goes back over the object it was read from, and the
@@ -31,11 +31,11 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, TypeVar
 
-from ..blocks import Block, DataBlock, RawBlock, TextBlock, ToolResultBlock
-from ..errors import InvalidBodyError, StreamkitError, UnsupportedFeatureError
-from ..extras import Extras, extras_for, origin_of
-from ..ids import StreamIds
-from ..messages import UserContent
+from ..conversation.messages import UserContent
+from ..model.blocks import Block, DataBlock, RawBlock, TextBlock, ToolResultBlock
+from ..model.errors import InvalidBodyError, StreamkitError, UnsupportedFeatureError
+from ..model.extras import Extras, extras_for, origin_of
+from ..model.ids import StreamIds
 
 __all__ = ["ABSENT", "exactly", "kept", "message_extras", "put_back", "raw_part", "read_part",
            "tagged", "take", "take_list", "unmodelled", "unread", "with_extras",

@@ -1,4 +1,4 @@
-"""Writing :class:`~streamkit.request.Request` options into a wire body, the
+"""Writing :class:`~streamkit.conversation.request.Request` options into a wire body, the
 steps every wire format's request builder takes the same way.
 
 Each wire package keeps its own tables (which uniform option is which field,
@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from ..errors import UnsupportedFeatureError, warn_lossy
-from ..extras import Extras, origin_of
-from ..request import UNIFORM_OPTIONS, ForeignThinking, Request
+from ..conversation.request import UNIFORM_OPTIONS, ForeignThinking, Request
+from ..model.errors import UnsupportedFeatureError, warn_lossy
+from ..model.extras import Extras, origin_of
 from .turns import foreign_thinking_policy
 from .wire_format import WIRE_NAMES, wire_format
 
@@ -45,7 +45,7 @@ def own_options(options: Mapping[str, Any], wire: str) -> dict[str, Any]:
     another wire's reader kept them (its other fields are that wire's words,
     which this wire would refuse or misread: dropped with a
     :class:`~streamkit.LossyTranslationWarning` naming them). The options of
-    another wire stay marked as its (an :class:`~streamkit.extras.Extras`), so
+    another wire stay marked as its (an :class:`~streamkit.model.extras.Extras`), so
     that the builder drops a uniform option it has no form for instead of
     refusing it (see :func:`refuse_or_drop`)."""
     origin = origin_of(options)
@@ -67,7 +67,7 @@ def is_foreign(options: Mapping[str, Any], wire: str) -> bool:
 def refuse_or_drop(options: dict[str, Any], name: str, wire: str, reason: str,
                    feature: str | None = None) -> None:
     """``wire`` has no form for the option ``name``: refused
-    (:class:`~streamkit.errors.UnsupportedFeatureError`) when the caller gave
+    (:class:`~streamkit.model.errors.UnsupportedFeatureError`) when the caller gave
     it, since the API would refuse it or ignore what was asked; dropped with a
     :class:`~streamkit.LossyTranslationWarning` when another wire's reader read
     it, since a conversation moving between providers must still arrive."""

@@ -15,11 +15,11 @@ apart on it; a wire supplies only how it writes a text and a plain tool call
   ``"drop"``; signatures, encrypted and redacted reasoning are dropped: the
   target cannot verify them and would refuse the request;
 - tool calls: the call plainly (id, name, arguments); a call the other
-  provider ran itself (:attr:`~streamkit.blocks.ToolCallBlock.server_side`) is
+  provider ran itself (:attr:`~streamkit.model.blocks.ToolCallBlock.server_side`) is
   dropped, since no tool result could answer it on another API;
 - media (an OpenAI audio answer): what the wire can hold of it in an assistant
   turn (Ollama: images), else its transcript, else nothing;
-- every other kind, provider items (:class:`~streamkit.blocks.RawBlock`) and
+- every other kind, provider items (:class:`~streamkit.model.blocks.RawBlock`) and
   server tools' results among them: dropped, no other API can read them. The
   table lists what passes; a block kind it does not name never crosses.
 
@@ -28,7 +28,7 @@ said with a :class:`~streamkit.LossyTranslationWarning` (:func:`dropped_content`
 bookkeeping (signatures, encrypted reasoning, ids) goes without a word.
 
 A block of a wire's own turn that another wire's reader made (its metadata is
-that wire's :class:`~streamkit.extras.Extras`) is written as another API's
+that wire's :class:`~streamkit.model.extras.Extras`) is written as another API's
 (:func:`turn_parts`).
 
 Reading, two wires (Anthropic, Gemini) put tool results among a user turn's
@@ -47,7 +47,15 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
-from ..blocks import (
+from ..conversation.messages import (
+    FunctionExecutionResult,
+    FunctionExecutionResultMessage,
+    Message,
+    UserContent,
+    UserMessage,
+)
+from ..conversation.request import ForeignThinking
+from ..model.blocks import (
     Block,
     DataBlock,
     RawBlock,
@@ -56,23 +64,15 @@ from ..blocks import (
     ToolCallBlock,
     ToolResultBlock,
 )
-from ..errors import UnsupportedFeatureError, warn_lossy
-from ..extras import Extras, origin_of
-from ..messages import (
-    FunctionExecutionResult,
-    FunctionExecutionResultMessage,
-    Message,
-    UserContent,
-    UserMessage,
-)
-from ..request import ForeignThinking
+from ..model.errors import UnsupportedFeatureError, warn_lossy
+from ..model.extras import Extras, origin_of
 
 Part = TypeVar("Part")
 
 #: Metadata key of a message read from the same wire message as the one before it.
 SAME_TURN = "same_turn"
 
-#: The ``foreign_thinking`` words (see :mod:`streamkit.request`).
+#: The ``foreign_thinking`` words (see :mod:`streamkit.conversation.request`).
 FOREIGN_THINKING_POLICIES: tuple[ForeignThinking, ...] = ("text", "drop")
 
 

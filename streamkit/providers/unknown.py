@@ -2,7 +2,7 @@
 
 Providers add event types and fields faster than parsers learn them. Whatever a
 parser cannot place is never fatal and never dropped: :func:`unknown_payload`
-makes a :class:`~streamkit.events.ResponseMetadata` event that *appends* the
+makes a :class:`~streamkit.model.events.ResponseMetadata` event that *appends* the
 payload to the response's ``metadata["unknown_events"]`` list. Appending (not
 re-sending the list so far) keeps the cost O(payload) per unknown payload, so
 even a stream made only of unknown events stays linear.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..events import ResponseMetadata
+from ..model.events import ResponseMetadata
 
 UNKNOWN_EVENTS_KEY = "unknown_events"
 

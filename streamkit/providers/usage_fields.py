@@ -1,18 +1,21 @@
-"""Usage objects as data: where each wire format puts each token count.
+"""Usage objects as data: where each wire format puts each token count, and what it means.
 
 Every wire format names its counts differently (``prompt_tokens``,
 ``input_tokens``, ``promptTokenCount``, ``prompt_eval_count``...) and some
 vendors add their own (DeepSeek's ``prompt_cache_hit_tokens``). A wire format
 declares a :class:`UsageFields` table; :func:`usage_from` reads any usage
 object with it. A count the provider did not give (or gave with the wrong
-type) stays ``None``; the whole object is kept in ``raw``.
+type) stays ``None``; the whole object is kept in ``raw``; and every usage read
+is stamped with what its wire's counts mean (whether the input includes the
+prompt cache, the output the reasoning), so no reader has to ask which
+provider sent it.
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..usage import Accounting, ChatUsage
+from ..model.usage import Accounting, ChatUsage
 from .coerce import as_int, path
 
 Path = tuple[str, ...]
@@ -62,6 +65,9 @@ class UsageFields(NamedTuple):
     """Whether the wire's input count includes the tokens read from and written
     to the prompt cache (every wire's does but Anthropic's): what a framework
     that wants the whole prompt's count must add back."""
+    output_includes_reasoning: bool = True
+    """Whether the wire's output count includes the reasoning tokens (every
+    wire's does but Gemini's, which reports them beside it)."""
 
 
 def _read(rule: Rule, usage: dict[str, Any]) -> int | None:
@@ -84,4 +90,6 @@ def usage_from(fields: UsageFields, usage: dict[str, Any]) -> ChatUsage:
         audio_tokens=_read(fields.audio_tokens, usage),
         raw=usage,
         accounting=fields.accounting,
+        input_includes_cache=fields.input_includes_cache,
+        output_includes_reasoning=fields.output_includes_reasoning,
     )

@@ -6,7 +6,7 @@ Ollama ``/api/chat``). Each lives in one package under
 :mod:`streamkit.providers`, with the same file for the same verb:
 
 =============  =============================================================
-``stream.py``  the stream parser: payloads -> :mod:`streamkit.events`
+``stream.py``  the stream parser: payloads -> :mod:`streamkit.model.events`
 ``request.py`` request bodies: build one from a :class:`~streamkit.Request`, read one back
 ``response.py`` a non-streamed response body -> :class:`~streamkit.ChatResponse`
 ``content.py`` the wire's content parts <-> streamkit blocks, for both directions
@@ -24,7 +24,7 @@ is checked: mypy checks each field's type where the record is made, and a test
 checks that every wire package has every verb.
 
 ``dialect`` is the vendor dialect a vendor of the wire speaks (``deepseek`` on
-OpenAI Chat; ``None`` for the wire's own API); see :mod:`streamkit.registry`.
+OpenAI Chat; ``None`` for the wire's own API); see :mod:`streamkit.model.vendors`.
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..events import ErrorEvent
-    from ..finish import FinishReason
-    from ..request import Request
-    from ..response import ChatResponse
+    from ..conversation.request import Request
+    from ..model.events import ErrorEvent
+    from ..model.finish import FinishReason
+    from ..model.response import ChatResponse
     from .base import Parser
     from .encoder import StreamEncoder
     from .usage_fields import UsageFields

@@ -29,11 +29,17 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import StreamError
-from ..messages import AssistantMessage, FunctionExecutionResultMessage, Message, UserMessage
-from ..response import ChatResponse
-from ..testing import RecordedRequest, ReplayServer, Reply, load_recording
-from ..tools import Tool
+from ..conversation.messages import (
+    AssistantMessage,
+    FunctionExecutionResultMessage,
+    Message,
+    UserMessage,
+)
+from ..conversation.tools import Tool
+from ..model.errors import StreamError
+from ..model.response import ChatResponse
+from ..testing.recordings import load_recording
+from ..testing.server import RecordedRequest, ReplayServer, Reply
 from .encoder import UIMessageStreamEncoder
 from .stream import UI_MESSAGE_STREAM_HEADERS
 
@@ -42,7 +48,7 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
-    from ..client import Client
+    from ..client.client import Client
 
 #: The recordings of the demo (in streamkit/demo_data) and the provider of each.
 DEMO_RECORDINGS = {
@@ -82,7 +88,7 @@ def demo_recording(name: str) -> bytes:
 
 def demo_finals() -> list[list[ChatResponse]]:
     """The final responses of each scripted message's steps (what the page must show)."""
-    from ..pipeline import replay
+    from ..reading.pipeline import replay
 
     return [[replay(demo_recording(name), DEMO_RECORDINGS[name]).response
              for _, name in steps] for steps in DEMO_SCRIPT]
@@ -153,7 +159,7 @@ class DemoLoop:
         self.answered = 0  # user messages answered: which part of the script comes next
 
     def client(self, model: str) -> Client:
-        from ..client import Client
+        from ..client.client import Client
 
         return Client(model, base_url=self.upstream.base_url(model), api_key="demo-key",
                       max_retries=0)
@@ -198,7 +204,7 @@ def create_app(*, delay: float = 0.04, upstream: ScriptedUpstream | None = None)
     from starlette.responses import FileResponse, PlainTextResponse, StreamingResponse
     from starlette.routing import Route
 
-    from ..tools import tool
+    from ..conversation.tools import tool
 
     state: dict[str, DemoLoop] = {}
     lock = threading.Lock()

@@ -7,7 +7,7 @@ stream of JSON chunks: ``start``, ``start-step``, ``text-start`` /
 ``tool-input-delta`` / ``tool-input-available``, ``file``, ``source-url``,
 ``finish-step``, ``finish``, ``error``. :class:`UIMessageStreamEncoder` turns
 each item of a streamkit stream (the events, then the final
-:class:`~streamkit.response.ChatResponse`) into the bytes of those frames.
+:class:`~streamkit.model.response.ChatResponse`) into the bytes of those frames.
 
 It emits deltas only: a text delta becomes one ``text-delta`` frame holding
 that delta, never the block so far. Audio and image bytes are kept in the
@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ..blocks import (
+from ..conversation.messages import FunctionExecutionResult
+from ..model.blocks import (
     Base64Source,
     Block,
     Citation,
@@ -44,7 +45,7 @@ from ..blocks import (
     ToolCallBlock,
     URLSource,
 )
-from ..events import (
+from ..model.events import (
     BlockDelta,
     BlockEnd,
     BlockStart,
@@ -60,8 +61,7 @@ from ..events import (
     ToolInputDelta,
     TranscriptDelta,
 )
-from ..messages import FunctionExecutionResult
-from ..response import ChatResponse
+from ..model.response import ChatResponse
 
 if TYPE_CHECKING:
     from .output import OutputParts
@@ -157,7 +157,7 @@ class UIMessageStreamEncoder:
     Call :meth:`encode` with every item of a streamkit stream, in order, and
     send the bytes it returns (often empty: usage updates, metadata and the
     like wait for the final ``finish``). The final
-    :class:`~streamkit.response.ChatResponse` closes the step: whatever is still
+    :class:`~streamkit.model.response.ChatResponse` closes the step: whatever is still
     open is closed (a cut-off tool call becomes ``tool-input-error``), then
     ``finish-step`` and, after the last step, ``finish`` with the usage and
     finish reason in ``messageMetadata``, then ``data: [DONE]``.
@@ -255,10 +255,10 @@ class UIMessageStreamEncoder:
 
     def encode_error(self, error: BaseException | str) -> bytes:
         """End the message after a failure the stream raised (a
-        :class:`~streamkit.errors.StreamError`): every open part is closed with
+        :class:`~streamkit.model.errors.StreamError`): every open part is closed with
         what was received, then ``error``, ``finish-step`` and ``finish`` (with
         the partial response's metadata when the error carries it). A provider
-        error already reported by an :class:`~streamkit.events.ErrorEvent` is
+        error already reported by an :class:`~streamkit.model.events.ErrorEvent` is
         not reported twice."""
         if self._finished:
             return b""

@@ -1,7 +1,7 @@
 """Structured output in the UI message stream: ``data-output`` parts.
 
 With ``output=Model`` the encoder also sends the structured answer as it
-streams (:mod:`streamkit.partial_output`), as one AI SDK data part per step that
+streams (:mod:`streamkit.model.structured.reader`), as one AI SDK data part per step that
 the client updates in place: every ``data-output`` chunk of a step carries the
 same ``id``, and the ``ai`` client's ``readUIMessageStream`` (``useChat``)
 replaces the part's ``data`` with the newest one. ``data`` is::
@@ -10,7 +10,7 @@ replaces the part's ``data`` with the newest one. ``data`` is::
 
 ``object`` is the partial value (only the fields known so far) while
 ``streaming``; the whole validated value once ``done``; the last partial value
-with ``errorText`` (the :class:`~streamkit.errors.StructuredOutputError`) when
+with ``errorText`` (the :class:`~streamkit.model.errors.StructuredOutputError`) when
 the final answer does not validate. Each chunk holds the whole object so far,
 so chunks are sent at most once per ``interval`` seconds (the last one always);
 a step that never showed any field (a tool-calling step of an agent loop)
@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import StructuredOutputError
-from ..partial_output import PartialOutputReader, Throttle
-from ..response import ChatResponse
+from ..model.errors import StructuredOutputError
+from ..model.response import ChatResponse
+from ..model.structured.reader import PartialOutputReader, Throttle
 
 __all__ = ["OutputParts"]
 

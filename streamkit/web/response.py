@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ..errors import IncompleteStreamError, ProviderError, StreamError
-from ..events import BlockStart
-from ..response import ChatResponse
+from ..model.errors import IncompleteStreamError, ProviderError, StreamError
+from ..model.events import BlockStart
+from ..model.response import ChatResponse
 from .encoder import UIMessageStreamEncoder
 from .stream import UI_MESSAGE_STREAM_HEADERS
 

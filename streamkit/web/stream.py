@@ -17,9 +17,9 @@ from typing import Any
 
 import anyio
 
-from ..errors import StreamError
-from ..events import Event
-from ..response import ChatResponse
+from ..model.errors import StreamError
+from ..model.events import Event
+from ..model.response import ChatResponse
 from .encoder import UIMessageStreamEncoder
 
 __all__ = ["UI_MESSAGE_STREAM_HEADERS", "ui_message_stream"]
@@ -46,9 +46,9 @@ async def ui_message_stream(
 ) -> AsyncIterator[bytes]:
     """The UI message stream of one assistant message, as bytes to send.
 
-    Each stream (a :class:`~streamkit.stream.Stream`, or any async iterable of
+    Each stream (a :class:`~streamkit.reading.stream.Stream`, or any async iterable of
     events ending in the final response) is one step of the message: a model
-    call of an agent loop, say. A :class:`~streamkit.errors.StreamError` ends
+    call of an agent loop, say. A :class:`~streamkit.model.errors.StreamError` ends
     the message with an ``error`` chunk, keeping every part received before it;
     the streams are closed whatever happens, at once when the client goes away
     (the server cancels or closes this iterator). ``output=Model`` also sends

@@ -4,7 +4,7 @@ sees of ``streamkit.stream()``. The last line must be reported as an error."""
 from collections.abc import AsyncIterator, Iterator
 
 import streamkit
-from streamkit.stream import Stream, SyncStream
+from streamkit.reading.stream import Stream, SyncStream
 
 
 async def network() -> AsyncIterator[bytes]:

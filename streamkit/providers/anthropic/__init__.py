@@ -11,7 +11,7 @@
 ``assistant.py``   what the model writes (``content_block`` s, assistant
                    turns) <-> blocks, both directions, and the cross-provider
                    turn policy
-``citations.py``   Anthropic's five citation kinds <-> :class:`~streamkit.blocks.Citation`
+``citations.py``   Anthropic's five citation kinds <-> :class:`~streamkit.model.blocks.Citation`
 ``versions.py``    what each ``anthropic-version`` refuses, and a body fitted to it
 ``wire.py``        the wire's words as data: name, finish words, usage fields
 ``http.py``        where the endpoint is under a base URL; the model is a body field

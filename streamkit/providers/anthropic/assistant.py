@@ -14,7 +14,7 @@ The API's documented types are not trusted: every field is read with
 that is a list, a ``text`` that is a number) is treated as absent and kept in
 the block's ``metadata`` under its own name, so nothing is dropped and nothing
 raises. Ids the wire does not give (text and thinking blocks have none) are
-made up by the reader's :class:`~streamkit.ids.StreamIds`, from the stream or
+made up by the reader's :class:`~streamkit.model.ids.StreamIds`, from the stream or
 the body, so two reads of the same bytes are equal.
 
 Sending an assistant turn (the cross-provider policy)
@@ -53,7 +53,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...blocks import (
+from ...conversation.request import ForeignThinking
+from ...model.blocks import (
     SERVER_CALL,
     Block,
     ContentBlock,
@@ -65,10 +66,9 @@ from ...blocks import (
     ToolResultBlock,
     arguments_text,
 )
-from ...errors import UnsupportedFeatureError
-from ...extras import Extras
-from ...ids import StreamIds
-from ...request import ForeignThinking
+from ...model.errors import UnsupportedFeatureError
+from ...model.extras import Extras
+from ...model.ids import StreamIds
 from ..coerce import as_str
 from ..function_tools import arguments_as_object
 from ..lossless import exactly, tagged, unmodelled

@@ -1,4 +1,4 @@
-"""Anthropic's citation objects <-> :class:`~streamkit.blocks.Citation`.
+"""Anthropic's citation objects <-> :class:`~streamkit.model.blocks.Citation`.
 
 A citation earns its own module because Anthropic has five kinds of them,
 each naming its location its own way (the SDK's ``TextCitation`` union):
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ...blocks import Citation
+from ...model.blocks import Citation
 from ..coerce import as_int, as_list, as_str
 from .wire import NAME
 

@@ -11,11 +11,11 @@ writing that block gives the part back exactly
 (:func:`~streamkit.providers.lossless.exactly`); otherwise it is kept whole as a
 :class:`RawBlock` and goes back verbatim. Wire fields with no streamkit slot
 live in the block's ``metadata`` (Anthropic's
-:class:`~streamkit.extras.Extras`) under their own names (``cache_control``,
+:class:`~streamkit.model.extras.Extras`) under their own names (``cache_control``,
 ``citations: null``...) and are written back last, so they win; fields another
 wire's reader kept are never written here
-(:func:`~streamkit.extras.extras_for`). Every id the reader makes up comes
-from the body (:class:`~streamkit.ids.StreamIds`), so two reads of a body are
+(:func:`~streamkit.model.extras.extras_for`). Every id the reader makes up comes
+from the body (:class:`~streamkit.model.ids.StreamIds`), so two reads of a body are
 equal.
 
 Tool call ids must match ``^[a-zA-Z0-9_-]+$`` (the API answers 400
@@ -35,11 +35,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ...blocks import Base64Source, Block, DataBlock, RawBlock, TextBlock, URLSource
-from ...errors import UnsupportedFeatureError
-from ...extras import extras_for
-from ...ids import StreamIds
-from ...messages import FunctionExecutionResult, Message, UserContent
+from ...conversation.messages import FunctionExecutionResult, Message, UserContent
+from ...model.blocks import Base64Source, Block, DataBlock, RawBlock, TextBlock, URLSource
+from ...model.errors import UnsupportedFeatureError
+from ...model.extras import extras_for
+from ...model.ids import StreamIds
 from ..coerce import as_str
 from ..lossless import read_part, unread, write_user_part
 from ..media import base_media_type

@@ -55,7 +55,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from ...blocks import (
+from ...model.blocks import (
     SERVER_CALL,
     Citation,
     ContentBlock,
@@ -63,8 +63,8 @@ from ...blocks import (
     ThinkingBlock,
     ToolCallBlock,
 )
-from ...errors import UnsupportedFeatureError
-from ...events import (
+from ...model.errors import UnsupportedFeatureError
+from ...model.events import (
     CitationDelta,
     Delta,
     ErrorEvent,
@@ -76,8 +76,8 @@ from ...events import (
     ThinkingDelta,
     ToolInputDelta,
 )
-from ...response import ChatResponse
-from ...usage import ChatUsage
+from ...model.response import ChatResponse
+from ...model.usage import ChatUsage
 from .. import encoder
 from ..encoder import (
     StreamEncoder,
@@ -102,7 +102,7 @@ Wire = dict[str, Any]
 stop_word = partial(encoder.finish_word, words=STOP_WORDS, other="end_turn")
 
 
-def usage_object(usage: ChatUsage | None, *, own: bool, source_wire: str | None) -> Wire:
+def usage_object(usage: ChatUsage | None, *, own: bool) -> Wire:
     """The ``usage`` object: the provider's own (raw) one for this wire's answer,
     else its counts in Anthropic's fields (the cache counted apart from the input)."""
     if usage is None:
@@ -110,7 +110,7 @@ def usage_object(usage: ChatUsage | None, *, own: bool, source_wire: str | None)
     if own and usage.raw:
         return dict(usage.raw)
     cached, created = usage.cached_tokens, usage.cache_creation_tokens
-    input_tokens = input_tokens_for(usage, source_wire, includes_cache=False)
+    input_tokens = input_tokens_for(usage, includes_cache=False)
     out: Wire = {"input_tokens": input_tokens, "output_tokens": usage.output_tokens or 0}
     if cached is not None:
         out["cache_read_input_tokens"] = cached
@@ -207,7 +207,7 @@ class AnthropicStreamEncoder(StreamEncoder):
             "id": start.id or "msg_streamkit", "type": "message", "role": "assistant",
             "model": start.model or "", "content": [], "stop_reason": None,
             "stop_sequence": None,
-            "usage": usage_object(self.usage, own=self.own, source_wire=self.source_wire),
+            "usage": usage_object(self.usage, own=self.own),
             **fields}
         return sse({"type": "message_start", "message": message}, "message_start")
 
@@ -239,8 +239,7 @@ class AnthropicStreamEncoder(StreamEncoder):
                                                 own=self.own),
                        "stop_sequence": None, **self._ending}
         out = sse({"type": "message_delta", "delta": delta, **self._late,
-                   "usage": usage_object(self.usage, own=self.own,
-                                         source_wire=self.source_wire)}, "message_delta")
+                   "usage": usage_object(self.usage, own=self.own)}, "message_delta")
         if event.terminated:
             out += sse({"type": "message_stop"}, "message_stop")
         return out
@@ -380,7 +379,7 @@ def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
         "content": content,
         "stop_reason": stop_word(response.finished_reason, response.stop_reason, own=own),
         "stop_sequence": None, **ending,
-        "usage": usage_object(response.usage, own=own, source_wire=source_wire), **fields,
+        "usage": usage_object(response.usage, own=own), **fields,
     }
 
 

@@ -33,7 +33,7 @@ Where each part of a :class:`Request` goes:
   answer. Forced tool use is incompatible with extended thinking, so that
   combination raises. For a schema on a model older than structured outputs,
   pass the schema as a tool and ``tool_choice=<its name>`` yourself;
-- options (:data:`~streamkit.request.UNIFORM_OPTIONS`): ``api_version``, the
+- options (:data:`~streamkit.conversation.request.UNIFORM_OPTIONS`): ``api_version``, the
   ``anthropic-version`` the body is for (the client passes the header it
   sends; without it, the registry's ``2026-10-21``), writes nothing but
   decides what the version refuses (:mod:`.versions`: under ``2026-10-21``
@@ -60,18 +60,18 @@ Where each part of a :class:`Request` goes:
 Reading a body back gives the same :class:`Request` parts, and every field the
 model has no place for stays in ``options`` (top level) or ``metadata``
 (messages, blocks, tools) under its own name, as Anthropic's
-:class:`~streamkit.extras.Extras`, so ``build_request`` rebuilds the body
+:class:`~streamkit.model.extras.Extras`, so ``build_request`` rebuilds the body
 exactly and no other wire's builder writes them. A wire user message that
 mixes ``tool_result`` parts with other parts becomes several messages; all but
 the first carry ``metadata[SAME_TURN]`` (in those extras) so they are written
 back into the one wire message. The ids the reader makes up come from the body
-(:class:`~streamkit.ids.StreamIds`): two reads of a body are equal.
+(:class:`~streamkit.model.ids.StreamIds`): two reads of a body are equal.
 
 Building writes only what this wire's readers kept or what was set by hand
-(:func:`~streamkit.extras.extras_for`): another wire's message, block and tool
+(:func:`~streamkit.model.extras.extras_for`): another wire's message, block and tool
 extras, and its options beyond the uniform ones, are left out; a tool or a
 user part another wire's reader kept whole has no Anthropic form and raises
-:class:`~streamkit.errors.UnsupportedFeatureError`, as everything else this
+:class:`~streamkit.model.errors.UnsupportedFeatureError`, as everything else this
 wire cannot take does.
 """
 
@@ -80,11 +80,7 @@ from __future__ import annotations
 import copy
 from typing import Any, cast
 
-from ...blocks import TextBlock
-from ...errors import InvalidBodyError, UnsupportedFeatureError, warn_lossy
-from ...extras import Extras, extras_for, origin_of
-from ...ids import StreamIds
-from ...messages import (
+from ...conversation.messages import (
     AssistantMessage,
     FunctionExecutionResult,
     FunctionExecutionResultMessage,
@@ -93,9 +89,13 @@ from ...messages import (
     UserMessage,
     as_assistant,
 )
-from ...request import ForeignThinking, JsonSchemaOutput, Request
-from ...response import ChatResponse
-from ...tools import Tool
+from ...conversation.request import ForeignThinking, JsonSchemaOutput, Request
+from ...conversation.tools import Tool
+from ...model.blocks import TextBlock
+from ...model.errors import InvalidBodyError, UnsupportedFeatureError, warn_lossy
+from ...model.extras import Extras, extras_for, origin_of
+from ...model.ids import StreamIds
+from ...model.response import ChatResponse
 from ..coerce import as_str
 from ..function_tools import function_fields, own_entry, read_function, written_tools
 from ..lossless import message_extras, put_back, take, take_list, unread
@@ -234,7 +234,7 @@ def _fit_thinking_to_tool_turn(body: dict[str, Any]) -> None:
     Anthropic can verify, nor does one of ours whose signature was lost (a
     cut-off stream), and none can be made up; so this request follows the
     API's own advice and is sent with ``{"type": "disabled"}``, with a
-    :class:`~streamkit.errors.LossyTranslationWarning`. Thinking comes back on
+    :class:`~streamkit.model.errors.LossyTranslationWarning`. Thinking comes back on
     the next turn that starts afresh, since a tool-use loop is one assistant
     turn and Anthropic's docs ask for one thinking configuration per turn.
 

@@ -16,7 +16,7 @@ metadata (nulls and the constant ``type`` / ``role`` left out); the response
 is complete (``is_last``, ``terminated``).
 
 An error body (``{"type": "error", "error": {...}}``) is the stream's ``error``
-event: :class:`~streamkit.errors.ProviderError` with the status its type
+event: :class:`~streamkit.model.errors.ProviderError` with the status its type
 implies.
 """
 
@@ -27,8 +27,8 @@ from typing import Any
 
 import msgspec
 
-from ...errors import InvalidBodyError
-from ...response import ChatResponse
+from ...model.errors import InvalidBodyError
+from ...model.response import ChatResponse
 from ..body import read_body
 from .stream import AnthropicParser
 from .wire import NAME, PROVIDER

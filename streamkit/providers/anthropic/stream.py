@@ -41,7 +41,7 @@ What each event becomes:
   none, ``terminated=False``).
 
 Hostile or broken input never raises anything but a
-:class:`~streamkit.errors.ProtocolError` (for a payload that is not JSON, or is
+:class:`~streamkit.model.errors.ProtocolError` (for a payload that is not JSON, or is
 nested too deeply). A field of the wrong type is treated as absent and kept: an
 ``index`` that is not an integer is the block with no index, a ``stop_reason``
 or ``usage`` that is not what the API documents is kept in the response's
@@ -64,8 +64,8 @@ from typing import Any, ClassVar, NamedTuple
 
 import msgspec
 
-from ...blocks import Block, TextBlock, ThinkingBlock, ToolCallBlock
-from ...events import (
+from ...model.blocks import Block, TextBlock, ThinkingBlock, ToolCallBlock
+from ...model.events import (
     BlockDelta,
     CitationDelta,
     Delta,
@@ -78,7 +78,7 @@ from ...events import (
     ToolInputDelta,
     UsageUpdate,
 )
-from ...ids import StreamIds
+from ...model.ids import StreamIds
 from ..base import Framing, StreamParser, decode_json
 from ..coerce import as_dict, as_int, as_str
 from ..error_payloads import error_event

@@ -23,11 +23,11 @@ Messages rules are those of ``2023-06-01``.
 
 Under a version that refuses them:
 
-- the sampling options are refused (:class:`~streamkit.errors.UnsupportedFeatureError`)
+- the sampling options are refused (:class:`~streamkit.model.errors.UnsupportedFeatureError`)
   when the caller gave them (by hand, or read from an Anthropic body), with the
   way out (pin ``2023-06-01``); when another wire's reader read them, they were
   that API's settings, not this request's wish: dropped with a
-  :class:`~streamkit.errors.LossyTranslationWarning`, so the conversation goes;
+  :class:`~streamkit.model.errors.LossyTranslationWarning`, so the conversation goes;
 - documents in assistant messages and citations on user texts are left out
   with a warning: the conversation's text stays, only what the version cannot
   hold goes.
@@ -39,7 +39,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...errors import UnsupportedFeatureError, warn_lossy
+from ...model.errors import UnsupportedFeatureError, warn_lossy
 from .wire import NAME
 
 #: The version the registry's ``anthropic`` entry sends (its ``anthropic-version``

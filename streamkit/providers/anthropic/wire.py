@@ -4,7 +4,7 @@ Every reader and writer of the format shares these tables (the stream parser,
 the response reader through it, the request codec):
 
 - :data:`NAME`: the wire format's name, which every field kept for it carries
-  (:class:`~streamkit.extras.Extras`), and :data:`PROVIDER`, its own vendor's
+  (:class:`~streamkit.model.extras.Extras`), and :data:`PROVIDER`, its own vendor's
   registry name;
 - :data:`FINISH_REASONS`: ``stop_reason`` words -> :class:`FinishReason`;
 - :data:`USAGE_FIELDS`: where a ``usage`` object keeps each count;
@@ -19,7 +19,7 @@ the response reader through it, the request codec):
 
 from __future__ import annotations
 
-from ...finish import FinishReason
+from ...model.finish import FinishReason
 from ..usage_fields import UsageFields, first
 
 #: The wire format's name.

@@ -10,7 +10,7 @@ a part does to it:
 - consecutive text parts merge into one text block, consecutive ``thought: true``
   parts into one thinking block; a change of kind closes the open block;
 - ``thoughtSignature`` stays on the block of the part it came on (thinking,
-  text or tool call: a :class:`~streamkit.events.SignatureDelta`); a signature
+  text or tool call: a :class:`~streamkit.model.events.SignatureDelta`); a signature
   on an *empty* text part (Gemini's trailing marker) attaches to the preceding
   block; a text part bringing a second signature starts a new block so that no
   signature replaces another;
@@ -18,17 +18,17 @@ a part does to it:
   no call id on the public API: one is made up from the stream); Vertex
   ``streamFunctionCallArguments`` (``willContinue`` + ``partialArgs`` updates,
   closed by an empty ``functionCall``) is streamed as argument JSON text through
-  :class:`~streamkit.partial_json.JSONPathBuilder`; an update it cannot place
+  :class:`~streamkit.model.partial_json.JSONPathBuilder`; an update it cannot place
   (out of order, a ``jsonPath`` that is not a string, an unknown value kind) is
   kept in the block's ``metadata["unassembledPartialArgs"]`` and the call marked
   incomplete at its end;
 - ``inlineData`` audio parts of the same media type accumulate into one
-  :class:`~streamkit.blocks.DataBlock` as raw bytes (TTS streams); other inline
+  :class:`~streamkit.model.blocks.DataBlock` as raw bytes (TTS streams); other inline
   data (images) are complete blocks; ``fileData`` is a URL data block; anything
   else (``executableCode``, ``codeExecutionResult``, future part kinds) is a
-  :class:`~streamkit.blocks.RawBlock` holding the whole part;
+  :class:`~streamkit.model.blocks.RawBlock` holding the whole part;
 - ``citationMetadata.citations`` become typed
-  :class:`~streamkit.blocks.Citation` s of the open text block (``uri`` ->
+  :class:`~streamkit.model.blocks.Citation` s of the open text block (``uri`` ->
   ``url``, ``startIndex`` / ``endIndex`` -> ``start`` / ``end``, the object in
   ``raw``), or, with no text block open, the raw objects in the response's
   ``metadata["citations"]``.
@@ -49,7 +49,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from ...blocks import (
+from ...model.blocks import (
     Base64Source,
     Block,
     Citation,
@@ -60,7 +60,7 @@ from ...blocks import (
     ToolCallBlock,
     URLSource,
 )
-from ...events import (
+from ...model.events import (
     BlockDelta,
     CitationDelta,
     DataDelta,
@@ -74,8 +74,8 @@ from ...events import (
     ThinkingDelta,
     ToolInputDelta,
 )
-from ...finish import FinishReason
-from ...partial_json import JSONPathBuilder, JSONPathValue
+from ...model.finish import FinishReason
+from ...model.partial_json import JSONPathBuilder, JSONPathValue
 from ..coerce import as_int, as_str
 from ..ledger import BlockLedger, OpenBlock
 from ..lossless import unmodelled

@@ -22,7 +22,7 @@ streamkit                                Gemini part
 
 ``thoughtSignature`` stays on the part it came on: a :class:`ThinkingBlock` holds
 it in ``signature``, every other block in ``metadata["signature"]`` (where
-:mod:`streamkit.merge` puts a signature delta), a :class:`RawBlock` inside its
+:mod:`streamkit.model.merge` puts a signature delta), a :class:`RawBlock` inside its
 part. It is sent back as received (a response's standard base64; the API also
 takes the URL-safe form the google-genai SDK re-encodes it in).
 
@@ -37,9 +37,9 @@ never sent (:data:`RECORDS`): ``snake_case`` (the spelling, see
 ``signature`` / ``unreadable`` / ``unassembledPartialArgs``.
 
 Provenance. Everything the request reader keeps in a block's, a message's or
-a result's metadata is :class:`~streamkit.extras.Extras` of ``gemini``, the
+a result's metadata is :class:`~streamkit.model.extras.Extras` of ``gemini``, the
 records included, so they never reach another wire's body; the writers here
-read metadata only through :func:`~streamkit.extras.extras_for`, so another
+read metadata only through :func:`~streamkit.model.extras.extras_for`, so another
 wire's extras (an Anthropic ``cache_control``, an OpenAI ``name``) never reach
 a Gemini part either. The one fact read whatever its origin is
 ``generated_id``: a made-up id is never sent, whoever made it up.
@@ -47,7 +47,7 @@ a Gemini part either. The one fact read whatever its origin is
 Function call ids. AI Studio usually sends ``functionCall`` without ``id``;
 :class:`ToolCallBlock` needs one, so the stream parser and the request parser
 make one up, derived from the stream or the body
-(:class:`~streamkit.ids.StreamIds`: two reads of the same bytes agree). A
+(:class:`~streamkit.model.ids.StreamIds`: two reads of the same bytes agree). A
 made-up id is never written back (:func:`made_up_id`): the matching
 ``functionResponse`` then goes without ``id`` too, by ``name`` and position,
 as Gemini matched them before it had ids.
@@ -107,7 +107,9 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from ...blocks import (
+from ...conversation.messages import FunctionExecutionResult, UserContent
+from ...conversation.request import ForeignThinking
+from ...model.blocks import (
     PCM_RATE_ASSUMED,
     Base64Source,
     Block,
@@ -121,11 +123,9 @@ from ...blocks import (
     URLSource,
     arguments_text,
 )
-from ...errors import InvalidBodyError, UnsupportedFeatureError
-from ...extras import Extras, extras_for, origin_of
-from ...ids import StreamIds
-from ...messages import FunctionExecutionResult, UserContent
-from ...request import ForeignThinking
+from ...model.errors import InvalidBodyError, UnsupportedFeatureError
+from ...model.extras import Extras, extras_for, origin_of
+from ...model.ids import StreamIds
 from ..coerce import as_str
 from ..function_tools import arguments_as_object
 from ..lossless import ABSENT, exactly, raw_part, unread, write_user_part
@@ -170,7 +170,7 @@ PART_FIELDS = frozenset({
 #: (ai.google.dev/gemini-api/docs/thought-signatures, FAQ).
 FOREIGN_CALL_SIGNATURE = "skip_thought_signature_validator"
 
-# streamkit's made-up call ids (streamkit.ids: prefix "call", 24 hex digits), for
+# streamkit's made-up call ids (streamkit.model.ids: prefix "call", 24 hex digits), for
 # blocks whose reader did not mark them (see made_up_id).
 _MADE_UP_ID = re.compile(r"call_[0-9a-f]{24}")
 _SIGNATURE_FIELDS = frozenset({"thought", "thoughtSignature", "thought_signature"})

@@ -41,7 +41,7 @@ this wire (or made by hand) gets its ``thoughtSignature`` s (on the part they
 came on), its raw ``usageMetadata``, its own ``finishReason`` word, its call
 ids, its kept fields (``safetyRatings``, ``createTime``, unknown part fields),
 its citations, its provider parts (``executableCode``... kept as
-:class:`~streamkit.blocks.RawBlock`) and, for a Vertex call whose arguments
+:class:`~streamkit.model.blocks.RawBlock`) and, for a Vertex call whose arguments
 were cut off or could not be assembled, the streamed ``partialArgs`` form that
 reads back as the same incomplete call.
 
@@ -69,7 +69,7 @@ import re
 from functools import partial
 from typing import Any
 
-from ...blocks import (
+from ...model.blocks import (
     ContentBlock,
     DataBlock,
     RawBlock,
@@ -79,7 +79,7 @@ from ...blocks import (
     URLSource,
     decode_arguments,
 )
-from ...events import (
+from ...model.events import (
     BlockEnd,
     CitationDelta,
     DataDelta,
@@ -97,9 +97,9 @@ from ...events import (
     ToolInputDelta,
     UsageUpdate,
 )
-from ...partial_json import PartialJSONError
-from ...response import ChatResponse
-from ...usage import ChatUsage
+from ...model.partial_json import PartialJSONError
+from ...model.response import ChatResponse
+from ...model.usage import ChatUsage
 from .. import encoder
 from ..encoder import StreamEncoder, input_tokens_for, json_bytes, wire_of_provider
 from ..error_payloads import type_word
@@ -120,7 +120,7 @@ finish_word = partial(encoder.finish_word, words=FINISH_WORDS, other="OTHER")
 UNASSEMBLED = "unassembledPartialArgs"
 
 _EVENT_END = b"\r\n\r\n"
-# A response id streamkit made up (streamkit.ids: a prefix and 24 hex digits).
+# A response id streamkit made up (streamkit.model.ids: a prefix and 24 hex digits).
 _MADE_UP_RESPONSE_ID = re.compile(r"resp_[0-9a-f]{24}")
 # A JSONPath member name written without quotes (partial_json.parse_json_path).
 _PLAIN_NAME = re.compile(r"[^.\[\]'\"\\]+")
@@ -129,12 +129,12 @@ _PLAIN_NAME = re.compile(r"[^.\[\]'\"\\]+")
 # ---------------------------------------------------------------- words and fields
 
 
-def usage_object(usage: ChatUsage, *, own: bool, source_wire: str | None) -> Wire:
+def usage_object(usage: ChatUsage, *, own: bool) -> Wire:
     """``usageMetadata``: the API's own (raw) object for this wire's answer, else
     the counts in Gemini's fields (the prompt count with the cache in it)."""
     if own and usage.raw:
         return dict(usage.raw)
-    prompt = input_tokens_for(usage, source_wire, includes_cache=True)
+    prompt = input_tokens_for(usage, includes_cache=True)
     output = usage.output_tokens or 0
     out: Wire = {"promptTokenCount": prompt, "candidatesTokenCount": output,
                  "totalTokenCount": usage.total_tokens if usage.total_tokens is not None
@@ -355,8 +355,7 @@ class GeminiStreamEncoder(StreamEncoder):
                 written["content"] = {**self._pending_content.pop(choice), **candidate["content"]}
             chunk["candidates"] = [{**written, "index": choice}]
         if self.usage is not None:
-            chunk["usageMetadata"] = usage_object(self.usage, own=self.own,
-                                                  source_wire=self.source_wire)
+            chunk["usageMetadata"] = usage_object(self.usage, own=self.own)
             self._usage_written = self.usage
         return self.frame({**chunk, **self._envelope})
 
@@ -654,7 +653,7 @@ def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
         candidate["finishReason"] = word
     body: Wire = {"candidates": [{**candidate, **candidate_fields, "index": 0}]}
     if response.usage is not None:
-        body["usageMetadata"] = usage_object(response.usage, own=own, source_wire=source_wire)
+        body["usageMetadata"] = usage_object(response.usage, own=own)
     if response.model:
         body["modelVersion"] = response.model
     written_id = response_id(response.id)

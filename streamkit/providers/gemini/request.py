@@ -46,7 +46,7 @@ Where each part of a :class:`Request` goes:
   one read as ``responseSchema``, the OpenAPI subset, is held as JSON Schema
   and written back to that field, as a tool's ``parameters`` are); the
   schema's name, ``strict`` and ``description`` have no Gemini field;
-- options (:data:`~streamkit.request.UNIFORM_OPTIONS`), all inside
+- options (:data:`~streamkit.conversation.request.UNIFORM_OPTIONS`), all inside
   ``generationConfig``: ``temperature``, ``top_p`` (``topP``), ``max_tokens``
   (``maxOutputTokens``), ``stop`` (``stopSequences``), ``seed``;
   ``thinking_budget``, ``include_thoughts`` and ``reasoning_effort`` ->
@@ -79,7 +79,7 @@ in the ``model`` content before it (it gets that call's id, marked
 
 Provenance: everything a read keeps (message, block, result and tool metadata,
 dict tool entries, ``json_output.metadata``, ``options``) is
-:class:`~streamkit.extras.Extras` of ``gemini``, and the ids it makes up derive
+:class:`~streamkit.model.extras.Extras` of ``gemini``, and the ids it makes up derive
 from the body (two reads are ``==``). Building writes only Gemini's extras (or
 a hand-made dict's): a :class:`Request` another wire read gives its uniform
 options only, and its dict tool entries (server tools of that API) and raw
@@ -97,11 +97,7 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
-from ...blocks import ContentBlock, TextBlock, ToolCallBlock
-from ...errors import InvalidBodyError, UnsupportedFeatureError
-from ...extras import Extras, extras_for
-from ...ids import StreamIds
-from ...messages import (
+from ...conversation.messages import (
     AssistantMessage,
     FunctionExecutionResult,
     FunctionExecutionResultMessage,
@@ -111,9 +107,13 @@ from ...messages import (
     UserMessage,
     as_assistant,
 )
-from ...request import ForeignThinking, JsonSchemaOutput, Request
-from ...response import ChatResponse
-from ...tools import Tool
+from ...conversation.request import ForeignThinking, JsonSchemaOutput, Request
+from ...conversation.tools import Tool
+from ...model.blocks import ContentBlock, TextBlock, ToolCallBlock
+from ...model.errors import InvalidBodyError, UnsupportedFeatureError
+from ...model.extras import Extras, extras_for
+from ...model.ids import StreamIds
+from ...model.response import ChatResponse
 from ..coerce import path
 from ..function_tools import own_entry
 from ..lossless import ABSENT, put_back, take_list, unread, with_extras

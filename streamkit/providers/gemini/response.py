@@ -12,7 +12,7 @@ construction rather than by a second copy of the part rules. A JSON array of
 such responses (what ``:streamGenerateContent`` answers without ``alt=sse``)
 reads as the stream it is.
 
-An ``{"error": {...}}`` body raises :class:`~streamkit.errors.ProviderError`
+An ``{"error": {...}}`` body raises :class:`~streamkit.model.errors.ProviderError`
 (with the response as ``partial``), as an error chunk ends a stream.
 """
 
@@ -22,7 +22,7 @@ from typing import Any
 
 import msgspec
 
-from ...response import ChatResponse
+from ...model.response import ChatResponse
 from ..body import read_body
 from .stream import GeminiParser
 

@@ -15,7 +15,7 @@ The rule, the same everywhere: streamkit reads a field under either name and
 holds it under one (the camelCase one); what it holds it in records, under
 :data:`SNAKE_CASE`, the dotted camelCase paths of the fields the body spelled
 in snake_case, relative to the wire object it was read from (a part for a
-block, a function declaration for a :class:`~streamkit.tools.Tool`, the body
+block, a function declaration for a :class:`~streamkit.conversation.tools.Tool`, the body
 for ``Request.options``). Writing spells exactly those fields in snake_case,
 and every other field in camelCase, the spelling of the API reference. A
 spelling is data about one key, so mixed bodies come back exactly, and a body

@@ -13,7 +13,7 @@ feedback, errors); each candidate (= choice) is a
 made-up ids), which makes blocks out of its parts; the wire words (finish
 reasons, usage fields) are tables in :mod:`~streamkit.providers.gemini.wire`.
 
-The response starts (:class:`~streamkit.events.ResponseStart`) at the first
+The response starts (:class:`~streamkit.model.events.ResponseStart`) at the first
 chunk, with the ``responseId`` and ``modelVersion`` it names (an id made up
 from the stream when it names none); an id or model named only later is
 reported then, and a differing later response id is kept in
@@ -33,7 +33,7 @@ keep a text chunk to exactly one event, the latest snapshot is held (a
 reference, not a copy) and reported once when a candidate finishes, on a
 usage-only chunk, before an error, and at :meth:`GeminiParser.finish`.
 Candidate extras (``safetyRatings``, ``groundingMetadata``...) and unknown
-top-level keys likewise become :class:`~streamkit.events.ResponseMetadata` only
+top-level keys likewise become :class:`~streamkit.model.events.ResponseMetadata` only
 when their value changes; a known field of the wrong type (``candidates`` not
 a list, ``index`` not an integer...) is treated as absent and kept the same
 way, under its own name.
@@ -51,9 +51,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ...events import Event, ResponseMetadata, UsageUpdate
-from ...finish import FinishReason
-from ...ids import StreamIds
+from ...model.events import Event, ResponseMetadata, UsageUpdate
+from ...model.finish import FinishReason
+from ...model.ids import StreamIds
 from ..base import Framing, Payloads, StreamParser, decode_json, feed_each
 from ..coerce import as_int, as_str
 from ..error_payloads import error_event

@@ -5,7 +5,7 @@ the stream parser (:mod:`.stream`, :mod:`.candidate`), the response reader
 through it, and the request codec (:mod:`.request`, :mod:`.content`):
 
 - :data:`NAME`: the wire format's name, carried by every field kept for it
-  (:class:`~streamkit.extras.Extras`), and :data:`PROVIDER`, its own vendor's
+  (:class:`~streamkit.model.extras.Extras`), and :data:`PROVIDER`, its own vendor's
   registry name (Vertex AI speaks the same wire under ``vertex``);
 - :data:`FINISH_REASONS`: ``finishReason`` words -> :class:`FinishReason`;
 - :data:`USAGE_FIELDS`: where ``usageMetadata`` keeps each count;
@@ -24,8 +24,8 @@ import base64
 import binascii
 from typing import Any
 
-from ...finish import FinishReason
-from ...usage import ChatUsage
+from ...model.finish import FinishReason
+from ...model.usage import ChatUsage
 from ..coerce import as_int, as_list
 from ..usage_fields import UsageFields, first, usage_from
 
@@ -129,7 +129,8 @@ ERROR_TYPES: dict[int, str] = {
 }
 
 #: ``usageMetadata`` fields. Output is ``candidatesTokenCount``: Gemini reports
-#: thoughts apart (``thoughtsTokenCount``, our reasoning tokens). Audio has no
+#: thoughts apart (``thoughtsTokenCount``, our reasoning tokens; the total holds
+#: both, and the tool-use prompt beside the prompt). Audio has no
 #: field of its own: :func:`map_usage` sums it from the per-modality details.
 #: ``promptTokenCount`` includes the cached tokens (``cachedContentTokenCount``
 #: is a part of it), the default of the table.
@@ -139,6 +140,7 @@ USAGE_FIELDS = UsageFields(
     total_tokens=first("totalTokenCount"),
     cached_tokens=first("cachedContentTokenCount"),
     reasoning_tokens=first("thoughtsTokenCount"),
+    output_includes_reasoning=False,
 )
 
 # The per-modality lists of ``usageMetadata`` (``[{"modality": "AUDIO", "tokenCount": 5}]``).

@@ -23,12 +23,12 @@ and one read from a request body hold the same blocks.
 Images are base64 without a ``data:`` prefix and without a media type (Ollama
 sniffs the bytes: :func:`media_type_of` does too); a ``data:`` URL is
 unpacked, a web URL is refused (sans-IO: nothing is fetched here) and so is a
-non-image file, with an :class:`~streamkit.errors.UnsupportedFeatureError`
+non-image file, with an :class:`~streamkit.model.errors.UnsupportedFeatureError`
 naming the block. Tool call ``arguments`` go as a JSON object (Ollama refuses
 the JSON text); ``{}`` for arguments cut off or no JSON object (the policy of
 every wire: :mod:`streamkit.providers.function_tools`). A tool result's
 ``is_error`` has no field: the content says it (see
-:meth:`streamkit.tools.Tool.run_json`). ``tool_name`` is filled from the call
+:meth:`streamkit.conversation.tools.Tool.run_json`). ``tool_name`` is filled from the call
 it answers when the result does not name it.
 
 Sending a turn back (same wire). Every block Ollama produced goes back:
@@ -51,7 +51,7 @@ treated as Ollama's own. A ``RawBlock`` in a user message or a tool result is
 another wire's item: Ollama has no place for it and it is left out.
 
 Reading is lossless, with provenance. What the model has no place for is kept
-as :class:`~streamkit.extras.Extras` of ``ollama``: a message's unknown fields
+as :class:`~streamkit.model.extras.Extras` of ``ollama``: a message's unknown fields
 in its ``metadata`` (merged back into the wire message), a call's ``index``
 and unknown keys in the block's. Three keys are this module's own records,
 never sent (:data:`RECORDS`): a message's ``"absent"`` lists documented fields
@@ -60,9 +60,9 @@ call's ``"generated_id"`` marks an id made up because the body had none (it
 is not sent, nor is ``tool_call_id`` on the results that answer it), and an
 image's ``"base64"`` keeps the body's own spelling of its bytes. A builder
 writes back only extras of ``ollama`` or set by hand
-(:func:`~streamkit.extras.extras_for`), so another wire's fields and records
+(:func:`~streamkit.model.extras.extras_for`), so another wire's fields and records
 never reach an Ollama body, nor these reach another wire's. Ids the body does
-not give are derived from the body (:class:`~streamkit.ids.StreamIds`): two
+not give are derived from the body (:class:`~streamkit.model.ids.StreamIds`): two
 reads of one body are equal. A tool message without ``tool_call_id`` answers
 the next unanswered call of the assistant message before it (the one of its
 ``tool_name`` first), so a conversation read here can be sent to a wire
@@ -75,20 +75,7 @@ import binascii
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from ...blocks import (
-    Base64Source,
-    ContentBlock,
-    DataBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolCallBlock,
-    URLSource,
-    arguments_text,
-)
-from ...errors import InvalidBodyError, UnsupportedFeatureError
-from ...extras import Extras, extras_for
-from ...ids import StreamIds
-from ...messages import (
+from ...conversation.messages import (
     AssistantMessage,
     FunctionExecutionResult,
     FunctionExecutionResultMessage,
@@ -98,8 +85,21 @@ from ...messages import (
     UserMessage,
     as_assistant,
 )
-from ...request import ForeignThinking
-from ...response import ChatResponse
+from ...conversation.request import ForeignThinking
+from ...model.blocks import (
+    Base64Source,
+    ContentBlock,
+    DataBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    URLSource,
+    arguments_text,
+)
+from ...model.errors import InvalidBodyError, UnsupportedFeatureError
+from ...model.extras import Extras, extras_for
+from ...model.ids import StreamIds
+from ...model.response import ChatResponse
 from ..coerce import as_str
 from ..function_tools import arguments_as_object
 from ..lossless import ABSENT, unread, with_extras
@@ -337,7 +337,7 @@ def _decodes_to(text: str, source: Base64Source) -> bool:
 
 def parse_messages(items: list[Any], ids: StreamIds) -> list[Message]:
     """The ``messages`` array as streamkit messages (consecutive tool messages
-    are one :class:`~streamkit.messages.FunctionExecutionResultMessage`);
+    are one :class:`~streamkit.conversation.messages.FunctionExecutionResultMessage`);
     ``ids`` makes up the ids the body does not give."""
     out: list[Message] = []
     unanswered: list[ToolCallBlock] = []  # calls of the last assistant message

@@ -25,7 +25,7 @@
   after tool calls as after text (its reader reports ``tool_calls`` then), and
   has no word for a refusal, a content filter or a pause: those stop. The
   done line is written only when the source's end was seen (``terminated``);
-- an :class:`~streamkit.events.ErrorEvent` is the line ``{"error":
+- an :class:`~streamkit.model.events.ErrorEvent` is the line ``{"error":
   "message"}`` (the HTTP status stays 200, as the server's does); the HTTP
   error body before any stream is the same object (:func:`encode_error`),
   which the ``ollama`` client raises as ``ResponseError`` with the status.
@@ -75,9 +75,9 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any, Final
 
-from ...blocks import ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock
-from ...errors import UnsupportedFeatureError
-from ...events import (
+from ...model.blocks import ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from ...model.errors import UnsupportedFeatureError
+from ...model.events import (
     Delta,
     ErrorEvent,
     MetadataAppendDelta,
@@ -88,9 +88,9 @@ from ...events import (
     ThinkingDelta,
     ToolInputDelta,
 )
-from ...finish import FinishReason
-from ...response import ChatResponse
-from ...usage import ChatUsage
+from ...model.finish import FinishReason
+from ...model.response import ChatResponse
+from ...model.usage import ChatUsage
 from .. import encoder
 from ..encoder import StreamEncoder, input_tokens_for, json_bytes, wire_of_provider
 from .content import call_entry
@@ -129,7 +129,7 @@ _MESSAGE_PREFIX: Final = "message."
 _NEWLINE: Final = b"\n"
 
 
-def counters(usage: ChatUsage | None, *, own: bool, source_wire: str | None) -> Wire:
+def counters(usage: ChatUsage | None, *, own: bool) -> Wire:
     """The done line's counters: this wire's own (with the durations) for its
     answer, else the two counts the usage has, and nothing made up."""
     if usage is None:
@@ -138,7 +138,7 @@ def counters(usage: ChatUsage | None, *, own: bool, source_wire: str | None) -> 
         return dict(usage.raw)
     out: Wire = {}
     if usage.input_tokens is not None:
-        out["prompt_eval_count"] = input_tokens_for(usage, source_wire, includes_cache=True)
+        out["prompt_eval_count"] = input_tokens_for(usage, includes_cache=True)
     if usage.output_tokens is not None:
         out["eval_count"] = usage.output_tokens
     return out
@@ -261,7 +261,7 @@ class OllamaStreamEncoder(StreamEncoder):
         word = done_word(event.finish_reason, event.stop_reason, own=self.own)
         if word is not None:
             line["done_reason"] = word
-        line.update(counters(self.usage, own=self.own, source_wire=self.source_wire))
+        line.update(counters(self.usage, own=self.own))
         return out + _ndjson(line)
 
     def on_error(self, event: ErrorEvent) -> bytes:
@@ -352,7 +352,7 @@ def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
     word = done_word(response.finished_reason, response.stop_reason, own=own)
     if word is not None:
         body["done_reason"] = word
-    body.update(counters(response.usage, own=own, source_wire=source_wire))
+    body.update(counters(response.usage, own=own))
     return body
 
 

@@ -3,7 +3,7 @@
 :func:`build_request` writes the body Ollama's ``/api/chat`` takes (its
 ``docs/api.md``, "Generate a chat completion", and ``api/types.go``
 ``ChatRequest``); :func:`parse_request` reads one back into a
-:class:`~streamkit.request.Request`, so that ``build_request(parse_request(b))
+:class:`~streamkit.conversation.request.Request`, so that ``build_request(parse_request(b))
 == b`` as data for every body that follows the documented API. The messages
 are :mod:`.content`'s, the tools :mod:`.tools`'; this module holds the body's
 other fields.
@@ -26,13 +26,13 @@ and go inside ``options``; ``parse_request`` reads them back to the top level.
 Dropped, because the wire has no such switch: ``include_usage`` (Ollama always
 reports its counters), ``include_thoughts`` (thinking comes back whenever the
 model thinks), ``parallel_tool_calls``. ``audio`` output is refused
-(:class:`~streamkit.errors.UnsupportedFeatureError`): no Ollama model speaks.
+(:class:`~streamkit.model.errors.UnsupportedFeatureError`): no Ollama model speaks.
 Anything else is passed through under its own name (``keep_alive``,
 ``truncate``, ``shift``, ``logprobs``, ``top_logprobs``, a ``think: true``).
 ``json_output=True`` is ``format: "json"``, a schema is ``format: {schema}``.
 There are no dialects: ``dialect`` is ignored.
 
-Options read from another wire's body (:class:`~streamkit.extras.Extras` of
+Options read from another wire's body (:class:`~streamkit.model.extras.Extras` of
 that wire) bring only their uniform options: the rest are that wire's fields.
 What ``parse_request`` cannot model is kept, as Ollama's extras, so the body
 comes back exactly: unknown top-level fields in ``Request.options`` (itself
@@ -44,10 +44,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import UnsupportedFeatureError
-from ...extras import Extras
-from ...ids import StreamIds
-from ...request import JsonSchemaOutput, Request
+from ...conversation.request import JsonSchemaOutput, Request
+from ...model.errors import UnsupportedFeatureError
+from ...model.extras import Extras
+from ...model.ids import StreamIds
 from ..lossless import take, take_list
 from ..options import prepared_options, set_field, write_renamed
 from ..turns import refuse_orphan_results
@@ -143,7 +143,7 @@ def _think(options: dict[str, Any]) -> bool | str | None:
 # ================================================================ parse
 
 def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
-    """The :class:`~streamkit.request.Request` an ``/api/chat`` body stands for."""
+    """The :class:`~streamkit.conversation.request.Request` an ``/api/chat`` body stands for."""
     ids = StreamIds.of_body(body)  # the ids the body does not give, derived from it
     rest = dict(body)
     request = Request(messages=[], model=take(rest, "model", str))

@@ -10,7 +10,7 @@ the same order (thinking, text, tool calls, images), the same metadata keys,
 usage and finish reason as the equivalent stream, by construction rather than
 by a second copy of the field mapping.
 
-An ``{"error": ...}`` body raises :class:`~streamkit.errors.ProviderError`
+An ``{"error": ...}`` body raises :class:`~streamkit.model.errors.ProviderError`
 (with the response as ``partial``), as the stream does at its end.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from ...response import ChatResponse
+from ...model.response import ChatResponse
 from ..body import read_body
 from .stream import OllamaParser
 

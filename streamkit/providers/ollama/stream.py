@@ -18,7 +18,7 @@ of what Ollama's fields mean):
 
 - the first line -> :class:`ResponseStart` with the model and its
   ``created_at``; Ollama gives no id, so the ledger makes one up, derived from
-  that first line (:class:`~streamkit.ids.StreamIds`: its ``created_at`` and
+  that first line (:class:`~streamkit.model.ids.StreamIds`: its ``created_at`` and
   model tell two responses apart), as it does every block and call id: two
   parses of the same bytes are equal, and the events carry the ids;
 - ``thinking`` / ``content`` / ``response`` -> thinking and text deltas
@@ -37,7 +37,7 @@ of what Ollama's fields mean):
   the message's fields), reported when its value changes.
 
 Hostile input never raises anything but a
-:class:`~streamkit.errors.ProtocolError` (a line that is not JSON, or nested too
+:class:`~streamkit.model.errors.ProtocolError` (a line that is not JSON, or nested too
 deeply). A field of the wrong type is treated as absent and kept as metadata
 under its name, like an unknown field; a line that is not an object, a tool
 call without a ``function`` object and an image that is not valid base64 are
@@ -58,8 +58,8 @@ from typing import Any, ClassVar, NamedTuple
 
 import msgspec
 
-from ...blocks import Block, TextBlock, ThinkingBlock, ToolCallBlock
-from ...events import (
+from ...model.blocks import Block, TextBlock, ThinkingBlock, ToolCallBlock
+from ...model.events import (
     BlockDelta,
     Delta,
     Event,
@@ -68,7 +68,7 @@ from ...events import (
     ThinkingDelta,
     UsageUpdate,
 )
-from ...ids import StreamIds
+from ...model.ids import StreamIds
 from ..base import Framing, Payloads, StreamParser, decode_json, feed_each
 from ..coerce import as_dict, as_str
 from ..error_payloads import error_event

@@ -5,11 +5,11 @@ through: it decodes ``parameters`` into Go structs and renders the model's
 prompt from them (:func:`ollama_schema` says what survives), which is the one
 thing about tools a reader of this package must know.
 
-A :class:`~streamkit.tools.Tool` is ``{"type": "function", "function":
+A :class:`~streamkit.conversation.tools.Tool` is ``{"type": "function", "function":
 {"name", "description", "parameters"}}`` (no ``strict``: Ollama has none), its
 parameters rewritten by :func:`ollama_schema` (nested models inlined). A dict
 is the wire's own entry and goes as it is; a dict another wire's reader kept
-(:class:`~streamkit.extras.Extras` of that wire: a server tool, an entry with
+(:class:`~streamkit.model.extras.Extras` of that wire: a server tool, an entry with
 fields Ollama does not know) is refused, as Ollama could not run it.
 
 ``tool_choice``: Ollama has none. ``auto`` and ``required`` send the tools
@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...extras import Extras
-from ...tools import Tool, inline_refs
+from ...conversation.tools import Tool, inline_refs
+from ...model.extras import Extras
 from ..function_tools import named_tools, own_entry, read_function, written_tools
 from .wire import NAME
 
@@ -64,7 +64,7 @@ def _tool(item: Tool | dict[str, Any]) -> dict[str, Any] | None:
 
 
 def parse_tool(item: dict[str, Any]) -> Tool | dict[str, Any]:
-    """A documented function entry as a :class:`~streamkit.tools.Tool`; any
+    """A documented function entry as a :class:`~streamkit.conversation.tools.Tool`; any
     other entry stays the dict it is (sent back as it is)."""
     function = item.get("function")
     tool = read_function(function, NAME) if item.get("type") == "function" and isinstance(
@@ -83,7 +83,7 @@ def ollama_schema(schema: dict[str, Any]) -> dict[str, Any]:
     required) and renders the model's prompt from them, so any other keyword of
     a property is silently lost: a ``$ref`` to a nested model (the model would
     see a property with no type), a ``const``, a ``oneOf``. Refs are inlined
-    (:func:`~streamkit.tools.inline_refs`), ``const`` becomes a one-value
+    (:func:`~streamkit.conversation.tools.inline_refs`), ``const`` becomes a one-value
     ``enum``, ``oneOf`` becomes ``anyOf``; other keywords stay (harmless).
     """
     return _keep_forms(inline_refs(schema))

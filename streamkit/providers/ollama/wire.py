@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ...finish import FinishReason
-from ...usage import ChatUsage
+from ...model.finish import FinishReason
+from ...model.usage import ChatUsage
 from ..usage_fields import UsageFields, first, usage_from
 
 __all__ = ["FINISH_REASONS", "MODEL_LOADING", "NAME", "TOOL_CALLS_STOP", "USAGE_COUNTERS",

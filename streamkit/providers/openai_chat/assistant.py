@@ -1,5 +1,5 @@
 """An assistant turn, both ways: a :class:`~streamkit.ChatResponse` (or an
-:class:`~streamkit.messages.AssistantMessage`) as one ``{"role": "assistant"}``
+:class:`~streamkit.conversation.messages.AssistantMessage`) as one ``{"role": "assistant"}``
 message, and such a message read back.
 
 Each block of the target's own turn becomes :class:`_Item` s
@@ -33,7 +33,7 @@ Who wrote the turn decides what goes back (:func:`~.history.source_of`):
   block metadata included (a Gemini ``extra_content`` thought signature on a
   call, OpenRouter detail ``format``), and the message's own ``metadata``
   written over the result; metadata another wire format's reader kept
-  (:class:`~streamkit.extras.Extras` of another wire) is never written;
+  (:class:`~streamkit.model.extras.Extras` of another wire) is never written;
 - another OpenAI-compatible vendor (same wire, other dialect): text and calls
   without their metadata; visible reasoning in the target's plain field
   (``reasoning_content``, ``reasoning``, think tags, Mistral chunks) or, for a
@@ -61,7 +61,7 @@ every field the rebuilt message has but the body had not is listed in
 ``metadata["absent"]``. Keys of this module's own, never sent: ``absent``,
 ``content_parts`` (the content was an array) and, on a thinking block,
 ``reasoning_form`` (the field it was read from, which it is written back to).
-All of it is this wire's :class:`~streamkit.extras.Extras`, so no other wire's
+All of it is this wire's :class:`~streamkit.model.extras.Extras`, so no other wire's
 builder ever writes it; the ids the reader makes up come from the body
 (:attr:`.history.BuildContext.ids`).
 """
@@ -72,7 +72,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
-from ...blocks import (
+from ...conversation.messages import AssistantMessage
+from ...model.blocks import (
     ContentBlock,
     DataBlock,
     RawBlock,
@@ -80,9 +81,8 @@ from ...blocks import (
     ThinkingBlock,
     ToolCallBlock,
 )
-from ...extras import extras_for
-from ...ids import StreamIds
-from ...messages import AssistantMessage
+from ...model.extras import extras_for
+from ...model.ids import StreamIds
 from ..function_tools import arguments_as_text
 from ..lossless import ABSENT, unread, with_extras
 from ..turns import ForeignWriters, foreign_parts, thinking_as_text

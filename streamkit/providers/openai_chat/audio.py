@@ -5,7 +5,7 @@ cut off mid-quantum waits for the next chunk, never re-encoded), ``transcript``
 becomes ``TranscriptDelta``; ``id`` is set once as ``metadata["audio_id"]`` and
 ``expires_at`` (or any other field) replaced when it changes, also after the
 finish chunk: the block stays open until the stream ends. Data that is not
-base64 is a :class:`~streamkit.errors.ProtocolError` naming the field; a
+base64 is a :class:`~streamkit.model.errors.ProtocolError` naming the field; a
 remainder still undecoded at the end is kept as ``metadata["undecoded_data"]``.
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 import binascii
 from typing import TYPE_CHECKING, Any, Final
 
-from ...errors import ProtocolError
-from ...events import BlockDelta, DataDelta, Event, MetadataDelta, TranscriptDelta
+from ...model.errors import ProtocolError
+from ...model.events import BlockDelta, DataDelta, Event, MetadataDelta, TranscriptDelta
 
 if TYPE_CHECKING:
     from .choice import Choice

@@ -37,8 +37,8 @@ from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any, Final, NamedTuple
 
-from ...blocks import Block, DataBlock, TextBlock, ThinkingBlock
-from ...events import (
+from ...model.blocks import Block, DataBlock, TextBlock, ThinkingBlock
+from ...model.events import (
     BlockDelta,
     CitationDelta,
     Delta,
@@ -49,7 +49,7 @@ from ...events import (
     TextDelta,
     ThinkingDelta,
 )
-from ...finish import FinishReason
+from ...model.finish import FinishReason
 from ..coerce import as_str
 from ..ledger import BlockLedger, OpenBlock
 from .audio import Audio

@@ -1,5 +1,5 @@
 """Content parts of Chat Completions messages <-> streamkit blocks, both ways,
-and a response's ``annotations`` -> :class:`~streamkit.blocks.Citation`.
+and a response's ``annotations`` -> :class:`~streamkit.model.blocks.Citation`.
 
 One function per part kind, each with its inverse:
 
@@ -17,25 +17,25 @@ RawBlock ``openai-chat:*``  the part it holds, verbatim
 ==========================  ==================================================
 
 A block's ``metadata`` holds the part's fields streamkit has no slot for, under
-their own names, as this wire's :class:`~streamkit.extras.Extras`, and is
+their own names, as this wire's :class:`~streamkit.model.extras.Extras`, and is
 written back into the part (``detail`` goes inside ``image_url``, ``file_id``
 inside ``file``); another wire's extras are never written
-(:func:`~streamkit.extras.extras_for`). Reading a part checks that it writes
+(:func:`~streamkit.model.extras.extras_for`). Reading a part checks that it writes
 back exactly; one that would not (an unknown type, base64 that is not
-canonical, a field in an odd place) becomes a :class:`~streamkit.blocks.RawBlock`
+canonical, a field in an odd place) becomes a :class:`~streamkit.model.blocks.RawBlock`
 of kind ``openai-chat:<type>`` holding the part, sent back as it is
 (:func:`~streamkit.providers.lossless.exactly`). A RawBlock of any other kind is
 another wire format's item: this wire has no place for it, so it is dropped.
 Sans-IO: a URL is never fetched, so audio and files must be inline (or a
 ``file_id``); a web URL is only possible for images; anything else is an
-:class:`~streamkit.errors.UnsupportedFeatureError`.
+:class:`~streamkit.model.errors.UnsupportedFeatureError`.
 
 The ids a reader makes up come from the request's
-:class:`~streamkit.ids.StreamIds` (seeded with the body), so two reads of the
+:class:`~streamkit.model.ids.StreamIds` (seeded with the body), so two reads of the
 same body are ``==``.
 
 Citations: an annotation ``{"type": "url_citation", "url_citation": {"url",
-"title", "start_index", "end_index"}}`` is a :class:`~streamkit.blocks.Citation`
+"title", "start_index", "end_index"}}`` is a :class:`~streamkit.model.blocks.Citation`
 with the annotation itself as ``raw`` (:func:`read_citation`).
 """
 
@@ -46,7 +46,8 @@ import binascii
 from collections.abc import Callable, Mapping
 from typing import Any, Final, TypeVar
 
-from ...blocks import (
+from ...conversation.messages import UserContent
+from ...model.blocks import (
     PCM_RATE_ASSUMED,
     Base64Source,
     Block,
@@ -56,10 +57,9 @@ from ...blocks import (
     TextBlock,
     URLSource,
 )
-from ...errors import UnsupportedFeatureError
-from ...extras import Extras, extras_for
-from ...ids import StreamIds
-from ...messages import UserContent
+from ...model.errors import UnsupportedFeatureError
+from ...model.extras import Extras, extras_for
+from ...model.ids import StreamIds
 from ..coerce import as_int, as_str
 from ..lossless import exactly, kept
 from ..media import base_media_type, data_url, read_data_url
@@ -302,7 +302,7 @@ def _read_file(part: Wire, ids: StreamIds) -> DataBlock | None:
 # ---------------------------------------------------------------- citations
 
 def read_citation(annotation: dict[str, Any]) -> Citation:
-    """A response annotation as a :class:`~streamkit.blocks.Citation`: a
+    """A response annotation as a :class:`~streamkit.model.blocks.Citation`: a
     ``url_citation`` keeps its facts under its type's name (a vendor that puts
     them next to ``type`` is read the same way); the annotation itself is
     ``raw``, for this wire only."""

@@ -2,7 +2,7 @@
 ways: one :class:`Dialect` record per dialect, keyed by the dialect's name.
 
 Which vendor speaks which dialect, under which names and aliases, is the
-vendor registry's (:mod:`streamkit.registry`: ``zai`` and ``bigmodel`` both
+vendor registry's (:mod:`streamkit.model.vendors`: ``zai`` and ``bigmodel`` both
 speak ``glm``, ``dashscope`` is an alias of the vendor ``qwen``); this table
 only says what a dialect does, for reading and for writing.
 
@@ -25,7 +25,7 @@ therefore only tunes *defaults* where two readings are possible:
   when a chunk carries several (vLLM sends ``reasoning`` and the deprecated
   ``reasoning_content`` with the same text; it is kept once);
 - ``finish_reasons``: the vendor's own finish words mapped to a uniform
-  :class:`~streamkit.finish.FinishReason`. Every dialect's words are
+  :class:`~streamkit.model.finish.FinishReason`. Every dialect's words are
   also known to the default dialect (they never clash), so a vendor behind a
   generic proxy still maps correctly; a dialect only takes precedence for its
   own words.
@@ -72,7 +72,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
-from ...finish import FinishReason
+from ...model.finish import FinishReason
 from .wire import FINISH_REASONS
 
 __all__ = [

@@ -68,7 +68,8 @@ import time
 from functools import partial
 from typing import Any, Final
 
-from ...blocks import (
+from ...conversation.request import Request
+from ...model.blocks import (
     PCM_RATE_ASSUMED,
     Block,
     ContentBlock,
@@ -77,7 +78,7 @@ from ...blocks import (
     ThinkingBlock,
     ToolCallBlock,
 )
-from ...events import (
+from ...model.events import (
     DataDelta,
     Delta,
     ErrorEvent,
@@ -92,11 +93,11 @@ from ...events import (
     ToolInputDelta,
     TranscriptDelta,
 )
-from ...finish import FinishReason
-from ...request import Request
-from ...response import ChatResponse
-from ...usage import ChatUsage
-from .. import encoder, wire_of
+from ...model.finish import FinishReason
+from ...model.response import ChatResponse
+from ...model.usage import ChatUsage
+from ...model.vendors import wire_of
+from .. import encoder
 from ..encoder import (
     StreamEncoder,
     input_tokens_for,
@@ -143,12 +144,12 @@ def answer_options(request: Request) -> dict[str, Any]:
     return {"include_usage": request.options.get("include_usage") is True}
 
 
-def usage_object(usage: ChatUsage, *, own: bool, source_wire: str | None) -> Wire:
+def usage_object(usage: ChatUsage, *, own: bool) -> Wire:
     """The ``usage`` object: the vendor's own for this wire's answer, else the
     counts in OpenAI's fields."""
     if own and usage.raw:
         return dict(usage.raw)
-    prompt = input_tokens_for(usage, source_wire, includes_cache=True)
+    prompt = input_tokens_for(usage, includes_cache=True)
     completion = usage.output_tokens or 0
     out: Wire = {"prompt_tokens": prompt, "completion_tokens": completion,
                  "total_tokens": prompt + completion}
@@ -363,7 +364,7 @@ class OpenAIChatStreamEncoder(StreamEncoder):
         out = b""
         if self.usage is not None and self.include_usage:
             out += sse({**self._envelope, "choices": [], "usage": usage_object(
-                self.usage, own=self.own, source_wire=self.source_wire)})
+                self.usage, own=self.own)})
         ends = [state.ended for state in self._choices.values()]
         if ends and all(ends):
             out += _DONE
@@ -596,7 +597,7 @@ def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
                   "created": created_of(response.metadata), "model": response.model or "",
                   "choices": [choice], **(response_fields(response.metadata) if own else {})}
     if response.usage is not None:
-        body["usage"] = usage_object(response.usage, own=own, source_wire=source_wire)
+        body["usage"] = usage_object(response.usage, own=own)
     return body
 
 

@@ -22,9 +22,9 @@ import string
 from dataclasses import dataclass, field
 from enum import Enum
 
-from ...ids import StreamIds
-from ...request import ForeignThinking
-from .. import wire_of
+from ...conversation.request import ForeignThinking
+from ...model.ids import StreamIds
+from ...model.vendors import wire_of
 from .dialects import Dialect, HistoryRules
 from .wire import WIRE_NAME
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from ...blocks import Block, ThinkingBlock
-from ...events import BlockDelta, Event, MetadataDelta, SignatureDelta, ThinkingDelta
+from ...model.blocks import Block, ThinkingBlock
+from ...model.events import BlockDelta, Event, MetadataDelta, SignatureDelta, ThinkingDelta
 from ..coerce import as_int, as_str
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """Chat Completions requests (``POST /v1/chat/completions``) for OpenAI and every
 OpenAI-compatible dialect, both ways: :func:`build_request` writes the body
-for a :class:`~streamkit.request.Request`, :func:`parse_request` reads a body
+for a :class:`~streamkit.conversation.request.Request`, :func:`parse_request` reads a body
 back into one, so that ``build_request(parse_request(body)) == body`` as data.
 
 Messages (one wire message per streamkit message, except tool results):
@@ -28,7 +28,7 @@ the user message that follows the tool messages (as the recorded clients do):
 each such result's data is introduced by the text ``"Attached to the result of
 tool call <id>:"``; a result with no text at all says so in its tool message
 (:data:`SEE_NEXT_MESSAGE`). ``is_error`` has no field on this wire: the content
-says what failed (:meth:`streamkit.tools.Tool.run_json` writes it so). A
+says what failed (:meth:`streamkit.conversation.tools.Tool.run_json` writes it so). A
 result's ``name`` is not sent (a tool message has none); a call that came as
 the legacy ``function_call`` is answered by a ``{"role": "function", "name",
 "content"}`` message.
@@ -36,13 +36,13 @@ the legacy ``function_call`` is answered by a ``{"role": "function", "name",
 Top-level fields:
 
 - ``model``, ``messages``, ``stream`` (when the Request says);
-- ``tools``: a :class:`~streamkit.tools.Tool` -> ``{"type": "function",
+- ``tools``: a :class:`~streamkit.conversation.tools.Tool` -> ``{"type": "function",
   "function": {"name", "description"?, "parameters", "strict"?}}`` with its
   ``metadata`` written into ``function``; a dict goes as it is;
 - ``tool_choice``: ``auto`` / ``required`` / ``none``, a tool's name ->
   ``{"type": "function", "function": {"name"}}``;
 - structured output: ``json_output=True`` -> ``response_format: {"type":
-  "json_object"}``; a :class:`~streamkit.request.JsonSchemaOutput` ->
+  "json_object"}``; a :class:`~streamkit.conversation.request.JsonSchemaOutput` ->
   ``{"type": "json_schema", "json_schema": {"name", "schema", "strict"?,
   "description"?}}``;
 - uniform options: ``max_tokens`` -> the dialect's budget field
@@ -62,13 +62,13 @@ Top-level fields:
   warning (read from another wire), as it does ``include_thoughts``.
   ``include_thoughts`` has no Chat Completions switch (pass the vendor's own
   field, e.g. ``reasoning={...}`` for OpenRouter): given by hand it raises
-  :class:`~streamkit.errors.UnsupportedFeatureError`, read from another wire's
+  :class:`~streamkit.model.errors.UnsupportedFeatureError`, read from another wire's
   body it is dropped with a :class:`~streamkit.LossyTranslationWarning`. ``foreign_thinking``
   (``"text"`` / ``"drop"``) is the cross-provider policy of :mod:`.assistant`.
   Any other option goes through under its own name (``n``,
   ``frequency_penalty``, ``thinking``, ``chat_template_kwargs``...), unless
   another wire format's reader read it (``Request.options`` an
-  :class:`~streamkit.extras.Extras` of another wire: a gateway's request): those
+  :class:`~streamkit.model.extras.Extras` of another wire: a gateway's request): those
   options are that wire's words, and only the uniform ones are written.
 
 Reading a body back keeps every field the model has no place for: unknown
@@ -77,11 +77,11 @@ top-level fields in ``options``, unknown message fields in the message's
 :func:`.assistant.patch`), unknown part fields in the block's ``metadata``,
 parts that would not write back exactly as RawBlocks, tool entries that would
 not as the dicts they are. All of it is this wire's
-:class:`~streamkit.extras.Extras` (``options`` itself is one), and the builder
+:class:`~streamkit.model.extras.Extras` (``options`` itself is one), and the builder
 writes only its own wire's extras or metadata set by hand
-(:func:`~streamkit.extras.extras_for`): what an Anthropic or Gemini reader kept
+(:func:`~streamkit.model.extras.extras_for`): what an Anthropic or Gemini reader kept
 never reaches a Chat Completions body. A tool entry another wire's reader kept
-is refused (:class:`~streamkit.errors.UnsupportedFeatureError`): this wire has
+is refused (:class:`~streamkit.model.errors.UnsupportedFeatureError`): this wire has
 no such tool. The ids the reader makes up are derived from the body, so two
 reads of one body are ``==``.
 """
@@ -91,11 +91,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from ...blocks import DataBlock, TextBlock, ToolCallBlock
-from ...errors import InvalidBodyError
-from ...extras import extras_for
-from ...ids import StreamIds
-from ...messages import (
+from ...conversation.messages import (
     AssistantMessage,
     FunctionExecutionResult,
     FunctionExecutionResultMessage,
@@ -105,10 +101,14 @@ from ...messages import (
     UserMessage,
     as_assistant,
 )
-from ...registry import PROVIDERS
-from ...request import JsonSchemaOutput, Request
-from ...response import ChatResponse
-from ...tools import Tool
+from ...conversation.request import JsonSchemaOutput, Request
+from ...conversation.tools import Tool
+from ...model.blocks import DataBlock, TextBlock, ToolCallBlock
+from ...model.errors import InvalidBodyError
+from ...model.extras import extras_for
+from ...model.ids import StreamIds
+from ...model.response import ChatResponse
+from ...model.vendors import PROVIDERS
 from ..function_tools import (
     function_fields,
     named_tools,
@@ -328,7 +328,7 @@ def _tool_message(result: FunctionExecutionResult, context: BuildContext) -> Wir
 # ================================================================ parse
 
 def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
-    """The :class:`~streamkit.request.Request` a Chat Completions body stands for."""
+    """The :class:`~streamkit.conversation.request.Request` a Chat Completions body stands for."""
     if not isinstance(body, dict):
         raise InvalidBodyError(f"a Chat Completions request is a JSON object, not "
                                f"{type(body).__name__}", wire=WIRE_NAME)
@@ -378,7 +378,7 @@ def _read_options(rest: dict[str, Any], options: dict[str, Any], rules: HistoryR
 
 
 def _read_tool(entry: dict[str, Any]) -> Tool | dict[str, Any]:
-    """A function entry as a :class:`~streamkit.tools.Tool` when it writes back
+    """A function entry as a :class:`~streamkit.conversation.tools.Tool` when it writes back
     exactly; any other entry as the dict it is (this wire's extras). An entry
     without ``type`` is a function too (Mistral's API takes and sends that
     form): written back without it, and to every other wire as the function it is."""
@@ -428,7 +428,7 @@ def _read_response_format(rest: dict[str, Any], request: Request) -> None:
 
 def parse_messages(items: list[Any], context: BuildContext, provider: str) -> list[Message]:
     """The ``messages`` array as streamkit messages (consecutive tool messages
-    are one :class:`~streamkit.messages.FunctionExecutionResultMessage`);
+    are one :class:`~streamkit.conversation.messages.FunctionExecutionResultMessage`);
     assistant turns are attributed to ``provider``; made-up ids come from
     ``context.ids``."""
     out: list[Message] = []

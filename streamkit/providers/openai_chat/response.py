@@ -24,8 +24,8 @@ stream's is; the other choices are kept whole in ``metadata["choices"]``
 from the stream's choice-0 response.
 
 An error body (``{"error": {...}}``, vLLM's ``{"object": "error"}``) raises
-:class:`~streamkit.errors.ProviderError` with choice 0's response as ``partial``;
-a body that is not a JSON object, :class:`~streamkit.errors.InvalidBodyError`.
+:class:`~streamkit.model.errors.ProviderError` with choice 0's response as ``partial``;
+a body that is not a JSON object, :class:`~streamkit.model.errors.InvalidBodyError`.
 
 The responses name the vendor of the dialect (:func:`.request.provider_name`);
 :func:`streamkit.parse_response` then names the exact vendor it was asked for.
@@ -37,10 +37,10 @@ from typing import Any, Final
 
 import msgspec
 
-from ...errors import InvalidBodyError
-from ...events import Event
-from ...response import ChatResponse
-from ...think_blocks import ThinkTagFilter
+from ...model.errors import InvalidBodyError
+from ...model.events import Event
+from ...model.response import ChatResponse
+from ...model.think_blocks import ThinkTagFilter
 from ..body import read_body
 from .dialects import get_dialect
 from .request import provider_name

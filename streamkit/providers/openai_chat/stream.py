@@ -17,7 +17,7 @@ report. The package reads the stream in layers:
   lifecycle and open blocks are a :class:`~streamkit.providers.ledger.BlockLedger`
   (choice 0's is the stream's: its phase is the parser's), and every id the
   stream does not give (a response, a block, a call) is made up from the first
-  payload (:class:`~streamkit.ids.StreamIds`, one per stream), so two parses of
+  payload (:class:`~streamkit.model.ids.StreamIds`, one per stream), so two parses of
   the same bytes give the same ids;
 - :mod:`.fast`: the strict decode of the per-token chunk (``fast_decode=True``,
   the default); every other payload, and every payload when
@@ -48,7 +48,7 @@ differing ``id`` / ``created`` values (the first real one wins; some vendors
 send a new id on every chunk).
 
 Hostile input never raises anything but a
-:class:`~streamkit.errors.ProtocolError`: for a payload that is not JSON, is
+:class:`~streamkit.model.errors.ProtocolError`: for a payload that is not JSON, is
 nested too deeply, or holds audio data that is not base64. A field of the
 wrong type is treated as absent and kept in ``metadata["extras"]``, as is a
 ``choices[]`` entry whose index is beyond :data:`.wire.MAX_CHOICES`. Costs stay
@@ -62,8 +62,8 @@ from typing import Any, ClassVar, Final
 
 import msgspec
 
-from ...errors import ProtocolError
-from ...events import (
+from ...model.errors import ProtocolError
+from ...model.events import (
     BlockDelta,
     ErrorEvent,
     Event,
@@ -72,7 +72,7 @@ from ...events import (
     ToolInputDelta,
     UsageUpdate,
 )
-from ...ids import StreamIds
+from ...model.ids import StreamIds
 from ..base import Framing, StreamParser, decode_json
 from ..coerce import as_dict, as_int, as_str
 from ..error_payloads import error_event
@@ -100,7 +100,7 @@ _TEXT: Final = Kind.TEXT
 
 
 class OpenAIChatParser(StreamParser):
-    """Chat Completions chunks -> :mod:`streamkit.events` (see the module docstring).
+    """Chat Completions chunks -> :mod:`streamkit.model.events` (see the module docstring).
 
     ``dialect`` names the dialect an OpenAI-compatible vendor speaks
     (:mod:`.dialects`); it only tunes defaults. ``provider`` is the vendor's

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from ...blocks import Block, ToolCallBlock
-from ...events import BlockDelta, Event, MetadataDelta, ToolInputDelta
+from ...model.blocks import Block, ToolCallBlock
+from ...model.events import BlockDelta, Event, MetadataDelta, ToolInputDelta
 from ..coerce import as_int, as_str
 from .wire import json_text
 

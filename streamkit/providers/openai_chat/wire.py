@@ -4,7 +4,7 @@ counts live, what ends a stream.
 :data:`FINISH_REASONS` are OpenAI's own ``finish_reason`` words; the words a
 vendor adds are its dialect's (:mod:`.dialects`). Every OpenAI-compatible
 vendor names its token counts a little differently; :data:`USAGE_FIELDS`
-lists, per count of :class:`~streamkit.usage.ChatUsage`, the paths tried in
+lists, per count of :class:`~streamkit.model.usage.ChatUsage`, the paths tried in
 order (or summed, for audio split into prompt and completion). Everything else
 the usage object holds (``cost``, cache misses, Groq timings) stays in ``raw``.
 """
@@ -17,15 +17,15 @@ from typing import Any, Final
 
 import msgspec
 
-from ...finish import FinishReason
-from ...usage import ChatUsage
+from ...model.finish import FinishReason
+from ...model.usage import ChatUsage
 from ..usage_fields import UsageFields, first, total, usage_from
 
 __all__ = ["DONE_MARKERS", "FINISH_REASONS", "MAX_CHOICES", "USAGE_FIELDS", "WIRE_NAME",
            "json_text", "map_usage"]
 
 #: The wire format's name: what its readers tag the extras they keep with
-#: (:class:`~streamkit.extras.Extras`) and its citations with.
+#: (:class:`~streamkit.model.extras.Extras`) and its citations with.
 WIRE_NAME: Final = "openai-chat"
 
 #: OpenAI's own finish reasons (``function_call`` is the legacy tool-call word).

@@ -1,4 +1,4 @@
-"""An ``output_text`` part's ``annotations`` <-> typed :class:`~streamkit.blocks.Citation` s.
+"""An ``output_text`` part's ``annotations`` <-> typed :class:`~streamkit.model.blocks.Citation` s.
 
 The Responses API cites in four kinds of annotation (the SDK's
 ``ResponseOutputText.Annotation``), the same whether they come in a part's
@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ...blocks import Citation
+from ...model.blocks import Citation
 from ..coerce import as_int, as_str
 from .wire import WIRE_NAME
 

@@ -26,9 +26,9 @@ Reading a request is lossless: an item or part becomes blocks only when writing
 those blocks gives it back exactly; otherwise it is kept whole (a
 :class:`RawBlock`, or the original field in ``metadata``, which is written last
 and wins). What a block, a tool output or a message keeps of the wire is
-:class:`~streamkit.extras.Extras` of this wire, and the writers here write a
+:class:`~streamkit.model.extras.Extras` of this wire, and the writers here write a
 block's metadata only when it is this wire's or has no origin
-(:func:`~streamkit.extras.extras_for`): another wire's fields never reach a
+(:func:`~streamkit.model.extras.extras_for`): another wire's fields never reach a
 Responses body, whichever message carries them. Ids the body does not give (a
 text part has none) are made up from the body itself, so two readings agree.
 
@@ -79,12 +79,12 @@ the writers):
 
 In a user, system or tool message, another wire's :class:`RawBlock` (a part
 that wire's reader kept whole) is content this API cannot read: building
-raises :class:`~streamkit.errors.UnsupportedFeatureError` rather than drop it.
+raises :class:`~streamkit.model.errors.UnsupportedFeatureError` rather than drop it.
 
 Audio and video have no input part on this wire (the SDK's
 ``ResponseInputContentParam`` is text, image or file; Mirascope answers
 ``FeatureNotSupportedError`` for audio on Responses, Mirascope/mirascope#1460),
-so building one raises :class:`~streamkit.errors.UnsupportedFeatureError`; a
+so building one raises :class:`~streamkit.model.errors.UnsupportedFeatureError`; a
 recorded ``input_audio`` part is kept whole.
 """
 
@@ -95,7 +95,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...blocks import (
+from ...conversation.messages import FunctionExecutionResult, UserContent
+from ...conversation.request import ForeignThinking
+from ...model.blocks import (
     Block,
     ContentBlock,
     DataBlock,
@@ -106,11 +108,9 @@ from ...blocks import (
     ToolResultBlock,
     URLSource,
 )
-from ...errors import InvalidBodyError, UnsupportedFeatureError
-from ...extras import Extras, extras_for, origin_of
-from ...ids import StreamIds
-from ...messages import FunctionExecutionResult, UserContent
-from ...request import ForeignThinking
+from ...model.errors import InvalidBodyError, UnsupportedFeatureError
+from ...model.extras import Extras, extras_for, origin_of
+from ...model.ids import StreamIds
 from ..coerce import as_list, as_str
 from ..function_tools import arguments_as_text
 from ..lossless import read_part, tagged, unread, write_user_part
@@ -234,7 +234,7 @@ def tool_output(result: FunctionExecutionResult, calls: Calls) -> Wire:
     custom tool call): a string, or a list of text / image / file parts.
 
     ``is_error`` has no field on this wire: the content says it (as
-    :meth:`streamkit.tools.Tool.run_json` writes it). ``name`` is not sent either:
+    :meth:`streamkit.conversation.tools.Tool.run_json` writes it). ``name`` is not sent either:
     the output is matched by ``call_id`` and no recorded request carries one.
     """
     metadata = own(result.metadata)

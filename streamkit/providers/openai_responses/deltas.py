@@ -23,8 +23,15 @@ from typing import Any, Final
 
 import msgspec
 
-from ...errors import InvalidBase64Error
-from ...events import DataDelta, Delta, TextDelta, ThinkingDelta, ToolInputDelta, TranscriptDelta
+from ...model.errors import InvalidBase64Error
+from ...model.events import (
+    DataDelta,
+    Delta,
+    TextDelta,
+    ThinkingDelta,
+    ToolInputDelta,
+    TranscriptDelta,
+)
 from ..coerce import as_int, as_str
 from .items import AUDIO, CALL, REASONING, REFUSAL, SUMMARY, TEXT, PartKind
 
@@ -93,7 +100,7 @@ def delta_event(payload: dict[str, Any], event_type: str) -> DeltaEvent | None:
 
 def audio_delta(text: str) -> DataDelta:
     """The bytes of one ``response.audio.delta``. Base64 that does not decode is an
-    :class:`~streamkit.errors.InvalidBase64Error` (a ``ProtocolError``): dropping or
+    :class:`~streamkit.model.errors.InvalidBase64Error` (a ``ProtocolError``): dropping or
     keeping aside a chunk of a PCM stream would silently shift every sample after it."""
     try:
         return DataDelta(binascii.a2b_base64(text))

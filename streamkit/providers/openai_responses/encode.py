@@ -44,9 +44,9 @@ each event with its ``type``, a ``sequence_number`` counting from 0 and the
   output items and its ``usage`` (``input_tokens`` with the prompt cache
   included, ``input_tokens_details.cached_tokens``, ``output_tokens``,
   ``output_tokens_details.reasoning_tokens``, ``total_tokens``). A stream cut
-  before its end (no :class:`~streamkit.events.ResponseEnd`, or one with
+  before its end (no :class:`~streamkit.model.events.ResponseEnd`, or one with
   ``terminated=False``) gets no final event, as a cut stream has none.
-- an in-stream error (:class:`~streamkit.events.ErrorEvent`) is the ``error``
+- an in-stream error (:class:`~streamkit.model.events.ErrorEvent`) is the ``error``
   event in the shape the API sends for a failing stream (a recorded one:
   ``{"type": "error", "sequence_number", "error": {"type", "code", "message",
   "param"}}``, then ``response.failed`` carrying the same error). The official
@@ -84,7 +84,7 @@ import time
 from types import MappingProxyType
 from typing import Any, Final
 
-from ...blocks import (
+from ...model.blocks import (
     Base64Source,
     ContentBlock,
     DataBlock,
@@ -93,8 +93,8 @@ from ...blocks import (
     ThinkingBlock,
     ToolCallBlock,
 )
-from ...errors import UnsupportedFeatureError
-from ...events import (
+from ...model.errors import UnsupportedFeatureError
+from ...model.events import (
     BlockEnd,
     CitationDelta,
     DataDelta,
@@ -111,10 +111,10 @@ from ...events import (
     ToolInputDelta,
     TranscriptDelta,
 )
-from ...finish import FinishReason
-from ...replay_events import events_of
-from ...response import ChatResponse
-from ...usage import ChatUsage
+from ...model.finish import FinishReason
+from ...model.replay import events_of
+from ...model.response import ChatResponse
+from ...model.usage import ChatUsage
 from ..encoder import StreamEncoder, input_tokens_for, sse
 from ..error_payloads import openai_error_object
 from .citations import annotation_of
@@ -146,15 +146,14 @@ _RESPONSE_DEFAULTS: Final[MappingProxyType[str, Any]] = MappingProxyType({
     "top_p": None})
 
 
-def usage_object(usage: ChatUsage | None, *, own: bool,
-                 source_wire: str | None) -> Wire | None:
+def usage_object(usage: ChatUsage | None, *, own: bool) -> Wire | None:
     """The ``usage`` object: the provider's own for this wire's answer, else the
     counts in Responses' fields (``null`` for a response that reported none)."""
     if usage is None:
         return None
     if own and usage.raw:
         return dict(usage.raw)
-    input_tokens = input_tokens_for(usage, source_wire, includes_cache=True)
+    input_tokens = input_tokens_for(usage, includes_cache=True)
     output_tokens = usage.output_tokens or 0
     input_details: Wire = {"cached_tokens": usage.cached_tokens or 0,
                            "cache_write_tokens": usage.cache_creation_tokens or 0}
@@ -371,8 +370,7 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
                                                       "message": "the response failed"}
         output = [self._item_object(item) for item in self._items]
         self.final = self._object(status if event.terminated else "in_progress", output,
-                                  usage_object(self.usage, own=self.own,
-                                               source_wire=self.source_wire))
+                                  usage_object(self.usage, own=self.own))
         if not event.terminated:
             return out
         return out + self._event(f"response.{status}", {"response": self.final})

@@ -22,7 +22,7 @@ import binascii
 from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal, NamedTuple
 
-from ...blocks import (
+from ...model.blocks import (
     Base64Source,
     ContentBlock,
     DataBlock,
@@ -31,8 +31,8 @@ from ...blocks import (
     ThinkingBlock,
     ToolCallBlock,
 )
-from ...ids import StreamIds
-from ...merge import apply_snapshot
+from ...model.ids import StreamIds
+from ...model.merge import apply_snapshot
 from ..coerce import as_list, as_str, mapping
 from ..lossless import unmodelled, unread
 from .citations import read_citations

@@ -38,7 +38,7 @@ Where each part of a :class:`Request` goes:
   ``json_output=True`` -> ``{"type": "json_object"}`` (JSON mode; as in Chat
   Completions, whose 400 says "'messages' must contain the word 'json'", the input
   should mention JSON). Other ``text`` fields (``verbosity``) go through;
-- options (:data:`~streamkit.request.UNIFORM_OPTIONS`): ``max_tokens`` ->
+- options (:data:`~streamkit.conversation.request.UNIFORM_OPTIONS`): ``max_tokens`` ->
   ``max_output_tokens``, ``temperature``, ``top_p``, ``parallel_tool_calls``;
   ``reasoning_effort`` -> ``reasoning.effort``; ``include_thoughts=True`` ->
   ``reasoning.summary: "auto"`` (summaries are opt-in; ``False`` writes nothing).
@@ -47,7 +47,7 @@ Where each part of a :class:`Request` goes:
   (:func:`~streamkit.providers.options.budget_as_effort`). ``stop``, ``seed``
   and ``audio`` have no form here (the SDK's ``ResponseCreateParams`` declares
   no stop sequences, seed or audio output): given by hand they raise
-  :class:`~streamkit.errors.UnsupportedFeatureError`; read from another wire's
+  :class:`~streamkit.model.errors.UnsupportedFeatureError`; read from another wire's
   body they are dropped with a :class:`~streamkit.LossyTranslationWarning`. Every other option goes
   through under its own name (``include``, ``store``, ``previous_response_id``,
   ``conversation``, ``truncation``, ``metadata``, ``service_tier``...), unless
@@ -69,7 +69,7 @@ Reading a body back gives the same :class:`Request` parts, and every field the
 model has no place for stays in ``options`` (top level) or ``metadata``
 (messages, blocks, tools, structured output) under its own name, so
 ``build_request`` rebuilds the body exactly. All of them are
-:class:`~streamkit.extras.Extras` of ``openai-responses``, as is a tool kept as
+:class:`~streamkit.model.extras.Extras` of ``openai-responses``, as is a tool kept as
 its dict: written back here, never into another wire's body. Ids the body does
 not give are made up from the body, so two readings of it are equal.
 
@@ -88,11 +88,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from ...blocks import TextBlock
-from ...errors import InvalidBodyError, UnsupportedFeatureError
-from ...extras import Extras
-from ...ids import StreamIds
-from ...messages import (
+from ...conversation.messages import (
     AssistantMessage,
     FunctionExecutionResultMessage,
     Message,
@@ -100,9 +96,13 @@ from ...messages import (
     UserMessage,
     as_assistant,
 )
-from ...request import ForeignThinking, JsonSchemaOutput, Request
-from ...response import ChatResponse
-from ...tools import Tool
+from ...conversation.request import ForeignThinking, JsonSchemaOutput, Request
+from ...conversation.tools import Tool
+from ...model.blocks import TextBlock
+from ...model.errors import InvalidBodyError, UnsupportedFeatureError
+from ...model.extras import Extras
+from ...model.ids import StreamIds
+from ...model.response import ChatResponse
 from ..function_tools import (
     function_fields,
     own_entry,

@@ -7,7 +7,7 @@ that it has not streamed (:meth:`~.stream.OpenAIResponsesParser`'s terminal
 handler). So the body is read by that parser, as a stream whose one event is the
 terminal event its ``status`` names: the same blocks for each output item (a
 reasoning item's ``encrypted_content`` on its first thinking block, server tool
-items as :class:`~streamkit.blocks.RawBlock` s, an image generation's image), the
+items as :class:`~streamkit.model.blocks.RawBlock` s, an image generation's image), the
 same usage table, finish reasons (``tool_calls`` when a function or custom tool
 call is in the output) and response metadata, by construction rather than by a
 second copy of those rules.
@@ -18,7 +18,7 @@ terminal event: its items so far, ``terminated=False`` and finish reason
 ``unknown``; its ``status`` is in ``metadata``.
 
 A ``failed`` response ends as ``error`` (its ``error`` in ``metadata["error"]``),
-and, as its stream does, raises :class:`~streamkit.errors.ProviderError` with that
+and, as its stream does, raises :class:`~streamkit.model.errors.ProviderError` with that
 response as ``partial``; so does an error body (``{"error": {...}}`` with no response
 object, what an HTTP error carries), read as the stream's ``error`` event.
 
@@ -33,8 +33,8 @@ from typing import Any
 
 import msgspec
 
-from ...errors import InvalidBodyError
-from ...response import ChatResponse
+from ...model.errors import InvalidBodyError
+from ...model.response import ChatResponse
 from ..body import read_body
 from ..coerce import as_dict, as_list, as_str
 from .stream import OpenAIResponsesParser

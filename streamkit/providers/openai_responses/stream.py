@@ -14,29 +14,29 @@ keyed by position first (:mod:`.items`), because ids can be empty, repeated, or 
 between events for the same item (OpenRouter's final reasoning item id differs from the
 streamed one):
 
-- message ``output_text`` part -> :class:`~streamkit.blocks.TextBlock`
+- message ``output_text`` part -> :class:`~streamkit.model.blocks.TextBlock`
   (``metadata["item_id"]``); ``refusal`` part -> ``TextBlock(refusal=True)``;
-  ``output_text.annotation.added`` -> :class:`~streamkit.events.CitationDelta` (typed
-  :class:`~streamkit.blocks.Citation` s: :mod:`.citations`);
-- reasoning summary part -> :class:`~streamkit.blocks.ThinkingBlock` with metadata
+  ``output_text.annotation.added`` -> :class:`~streamkit.model.events.CitationDelta` (typed
+  :class:`~streamkit.model.blocks.Citation` s: :mod:`.citations`);
+- reasoning summary part -> :class:`~streamkit.model.blocks.ThinkingBlock` with metadata
   ``{"item_id", "summary_index", "kind": "summary"}``; raw ``reasoning_text`` part ->
   ``kind: "reasoning_text"`` with ``content_index``. The item's ``encrypted_content``
   goes on the item's first block; a reasoning item with no visible part at all still
   gets one ThinkingBlock (``kind: "item"``) so the item can be sent back;
-- ``function_call`` / ``custom_tool_call`` -> :class:`~streamkit.blocks.ToolCallBlock`
+- ``function_call`` / ``custom_tool_call`` -> :class:`~streamkit.model.blocks.ToolCallBlock`
   (id = ``call_id``, name from ``output_item.added``; a custom tool's ``input`` is raw
   text, marked ``metadata["custom"] = True``);
 - any other item (``web_search_call``, ``code_interpreter_call``, ``mcp_call``,
-  ``image_generation_call``, ``computer_call``...) -> :class:`~streamkit.blocks.RawBlock`
+  ``image_generation_call``, ``computer_call``...) -> :class:`~streamkit.model.blocks.RawBlock`
   ``(kind=item type, data=item)``, updated from ``output_item.done`` (the RawBlock
-  rule of :func:`~streamkit.merge.apply_snapshot`); its progress events (``.searching``,
+  rule of :func:`~streamkit.model.merge.apply_snapshot`); its progress events (``.searching``,
   ``.interpreting``...) set ``metadata["progress"]``. Each partial image of an image
-  generation is its own complete image :class:`~streamkit.blocks.DataBlock`
+  generation is its own complete image :class:`~streamkit.model.blocks.DataBlock`
   (``metadata["partial"] = True``) and the final ``result`` one more; one block per
   partial, because a "latest replaces" snapshot cannot shrink a block (a later PNG can be
   smaller) and keeping every partial is lossless;
 - ``response.audio.delta`` / ``audio.transcript.delta`` (no item id) -> one audio
-  :class:`~streamkit.blocks.DataBlock` of ``audio_media_type``, closed once both
+  :class:`~streamkit.model.blocks.DataBlock` of ``audio_media_type``, closed once both
   ``audio.done`` and ``audio.transcript.done`` came (or at the end).
 
 The eight streamed content kinds (text, refusal, summary, reasoning text, arguments,
@@ -59,15 +59,15 @@ vendor numbering every item 0) starts a new position that its later events follo
 Lifecycle and blocks: a :class:`~streamkit.providers.ledger.BlockLedger` keyed by
 :class:`~.items.PartKey` keeps both (this module keeps only what each event means). The
 response starts at the first response object, or at a block that comes first: then the
-:class:`~streamkit.events.ResponseStart` carries an id made up from the stream
-(:class:`~streamkit.ids.StreamIds`) and the provider, and the late response object brings
-the wire's id, model and metadata as :class:`~streamkit.events.ResponseMetadata`. It ends
+:class:`~streamkit.model.events.ResponseStart` carries an id made up from the stream
+(:class:`~streamkit.model.ids.StreamIds`) and the provider, and the late response object brings
+the wire's id, model and metadata as :class:`~streamkit.model.events.ResponseMetadata`. It ends
 either at ``response.completed`` / ``incomplete`` / ``failed`` (``terminated=True``) or at
 :meth:`~OpenAIResponsesParser.finish` at a clean end of input without one
 (``terminated=False``, honestly). Finish reason ``stop`` (``tool_calls`` when the output
 has a function or custom tool call), ``length`` / ``content_filter`` from
 ``incomplete_details.reason``, ``error`` for ``failed`` (with an
-:class:`~streamkit.events.ErrorEvent` from ``response.error`` unless the same error was
+:class:`~streamkit.model.events.ErrorEvent` from ``response.error`` unless the same error was
 already reported by an ``error`` event). A trailing ``[DONE]`` (OpenRouter) sets
 :attr:`OpenAIResponsesParser.done` but is not a response terminator. ``sequence_number``
 is not required and a stream may begin with ``response.queued``. Once the response has
@@ -76,14 +76,14 @@ ended, nothing opens a block again: later payloads are kept in
 
 Speed: a ``*.delta`` event for an open block is decoded straight into
 :class:`~.deltas.DeltaEvent` (a typed decode that forbids unknown fields) and costs one
-dict lookup (the ledger's open blocks) and one :class:`~streamkit.events.BlockDelta`;
+dict lookup (the ledger's open blocks) and one :class:`~streamkit.model.events.BlockDelta`;
 anything else (other events, vendor extras, mistyped fields, a block to open) takes the
 one general path, a lenient dict decode. ``fast_decode=False`` turns the typed decode
 off; the tests run every recording both ways and compare.
 
-Hostile input: every failure is a :class:`~streamkit.errors.ProtocolError` naming the
+Hostile input: every failure is a :class:`~streamkit.model.errors.ProtocolError` naming the
 event: malformed JSON (with the byte offset), JSON nested deeper than
-:data:`~streamkit.limits.MAX_JSON_DEPTH`, base64 audio that does not decode (dropping a
+:data:`~streamkit.model.limits.MAX_JSON_DEPTH`, base64 audio that does not decode (dropping a
 chunk would shift every later sample). Invalid UTF-8 is replaced (U+FFFD), as the SSE
 decoder does. A wrongly typed field is treated as absent (an ``output_index`` that is
 not an integer: the item is found by its id); a delta that is not text, a partial image
@@ -106,7 +106,7 @@ from typing import Any, ClassVar, Final
 
 import msgspec
 
-from ...blocks import (
+from ...model.blocks import (
     Base64Source,
     Block,
     ContentBlock,
@@ -115,11 +115,11 @@ from ...blocks import (
     ThinkingBlock,
     ToolCallBlock,
 )
-from ...errors import ProtocolError
-from ...events import BlockDelta, CitationDelta, Event, MetadataDelta, UsageUpdate
-from ...finish import FinishReason
-from ...ids import StreamIds
-from ...merge import streamed_text
+from ...model.errors import ProtocolError
+from ...model.events import BlockDelta, CitationDelta, Event, MetadataDelta, UsageUpdate
+from ...model.finish import FinishReason
+from ...model.ids import StreamIds
+from ...model.merge import streamed_text
 from ..base import Framing, StreamParser, decode_json
 from ..coerce import as_dict, as_int, as_list, as_str, mapping, path
 from ..error_payloads import error_event

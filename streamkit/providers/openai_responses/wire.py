@@ -4,7 +4,7 @@ Everything here is about the wire format, not about one direction of it, so the
 stream parser, the response reader and the request codec share it:
 
 - :data:`WIRE_NAME`: the wire format's name, the origin its readers record on
-  what they keep (:class:`~streamkit.extras.Extras`) and its citations' ``wire``;
+  what they keep (:class:`~streamkit.model.extras.Extras`) and its citations' ``wire``;
 - :data:`FINISH_REASONS`: why a response ended, by the wire's word;
 - :data:`USAGE_FIELDS`: where a ``usage`` object keeps each count;
 - :data:`TOOL_PROGRESS` / :data:`TOOL_TEXT_EVENTS`: the lifecycle and streamed
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ...finish import FinishReason
-from ...usage import ChatUsage
+from ...model.finish import FinishReason
+from ...model.usage import ChatUsage
 from ..usage_fields import UsageFields, first, total, usage_from
 
 #: The wire format's name (:data:`~streamkit.providers.wire_format.WIRE_NAMES`).
@@ -64,5 +64,5 @@ TOOL_TEXT_EVENTS: Final = (
 
 
 def map_usage(usage: dict[str, Any]) -> ChatUsage:
-    """A Responses ``usage`` object as :class:`~streamkit.usage.ChatUsage`."""
+    """A Responses ``usage`` object as :class:`~streamkit.model.usage.ChatUsage`."""
     return usage_from(USAGE_FIELDS, usage)

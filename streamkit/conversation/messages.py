@@ -1,0 +1,152 @@
+"""The conversation you send: one message model for every provider.
+
+A conversation is a list of messages, encoded for any wire format by
+:func:`streamkit.build_request` and read back from any recorded request by
+:func:`streamkit.parse_request`. The names follow autogen's
+(``autogen_core.models``) where they fit:
+
+=====================================  =========================================
+streamkit                              autogen_core.models
+=====================================  =========================================
+:class:`SystemMessage`                 ``SystemMessage`` (``content: str``)
+:class:`UserMessage`                   ``UserMessage`` (``content``: text and
+                                       images; here also audio and files, as
+                                       :class:`~streamkit.model.blocks.DataBlock` s)
+:class:`AssistantMessage`, or a        ``AssistantMessage`` (``content``: text
+:class:`~streamkit.ChatResponse` as    or ``FunctionCall`` s, ``thought``); here
+it came back                           every block, with signatures kept
+:class:`FunctionExecutionResult`       ``FunctionExecutionResult`` (``call_id``,
+                                       ``content``, ``is_error``, ``name``)
+:class:`FunctionExecutionResultMessage` ``FunctionExecutionResultMessage``
+=====================================  =========================================
+
+``metadata`` on every message holds what a wire format says about a message
+that this model has no field for (an OpenAI ``name``, an Anthropic
+``cache_control``, a Gemini role spelling), so a request read by
+``parse_request`` is rebuilt by ``build_request`` exactly. Blocks keep their own
+wire extras in their own ``metadata``; provider items the model cannot express
+(server tool calls and results, MCP, compaction, documents) are
+:class:`~streamkit.model.blocks.RawBlock` s that go back verbatim to the wire format
+they came from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model.blocks import ContentBlock, DataBlock, RawBlock, TextBlock
+from ..model.response import ChatResponse
+
+UserContent = TextBlock | DataBlock | RawBlock
+
+
+@dataclass
+class SystemMessage:
+    """Instructions for the model (a ``system`` / ``developer`` message, Anthropic's
+    and Gemini's top-level system prompt)."""
+
+    content: str | list[TextBlock]
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        """The instructions as one string."""
+        if isinstance(self.content, str):
+            return self.content
+        return "".join(block.text for block in self.content)
+
+
+@dataclass
+class UserMessage:
+    """What the user says: text, and images, audio or files as
+    :class:`~streamkit.model.blocks.DataBlock` s (inline bytes or a URL)."""
+
+    content: str | list[UserContent]
+    name: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def blocks(self) -> list[UserContent]:
+        """The content as blocks (a string is one text block)."""
+        if isinstance(self.content, str):
+            return [TextBlock(self.content)]
+        return list(self.content)
+
+
+@dataclass
+class AssistantMessage:
+    """A model's earlier turn: its blocks as they came back, thinking with its
+    signature and encrypted reasoning included.
+
+    ``provider`` is the registry name of the API that wrote it: signatures and
+    encrypted reasoning only go back to the wire format that issued them (see
+    :mod:`streamkit.conversation.request`). A :class:`~streamkit.ChatResponse` in a message
+    list is the same as ``AssistantMessage.from_response(response)``.
+    """
+
+    content: str | list[ContentBlock]
+    provider: str | None = None
+    name: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_response(cls, response: ChatResponse) -> AssistantMessage:
+        """The turn a response stands for (its blocks, not copies: nothing is re-encoded)."""
+        return cls(content=list(response.content), provider=response.provider)
+
+    @property
+    def blocks(self) -> list[ContentBlock]:
+        """The content as blocks (a string is one text block)."""
+        if isinstance(self.content, str):
+            return [TextBlock(self.content)]
+        return list(self.content)
+
+
+@dataclass
+class FunctionExecutionResult:
+    """The result of one tool call: text, or text and images / files."""
+
+    call_id: str
+    content: str | list[TextBlock | DataBlock]
+    is_error: bool = False
+    name: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def blocks(self) -> list[TextBlock | DataBlock]:
+        """The content as blocks (a string is one text block)."""
+        if isinstance(self.content, str):
+            return [TextBlock(self.content)]
+        return list(self.content)
+
+    @property
+    def text(self) -> str:
+        """The text parts joined (what a wire that takes only text receives)."""
+        if isinstance(self.content, str):
+            return self.content
+        return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+
+@dataclass
+class FunctionExecutionResultMessage:
+    """The results of one assistant turn's tool calls, sent back together."""
+
+    content: list[FunctionExecutionResult]
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+Message = (
+    SystemMessage
+    | UserMessage
+    | AssistantMessage
+    | FunctionExecutionResultMessage
+    | ChatResponse
+)
+
+
+def as_assistant(message: AssistantMessage | ChatResponse) -> AssistantMessage:
+    """A :class:`~streamkit.ChatResponse` in a message list as the turn it stands for."""
+    if isinstance(message, ChatResponse):
+        return AssistantMessage.from_response(message)
+    return message

@@ -1,0 +1,474 @@
+"""Every wire format's codecs behind one door, by provider name.
+
+:func:`build_request` encodes a conversation (:mod:`streamkit.conversation.messages`), tools
+(:mod:`streamkit.conversation.tools`), structured output and options into the JSON body of
+one provider's wire format; :func:`parse_request` reads such a body back into
+a :class:`~streamkit.Request`, so a gateway can take a request in one format
+and send it in another, and ``build_request(provider, parse_request(provider,
+body))`` gives ``body`` back. :func:`parse_response` reads a non-streamed JSON
+response into the same :class:`~streamkit.ChatResponse` a stream gives. All
+three are sans-IO: dicts in, dicts out.
+
+The other direction, answers written: :func:`encode_stream` turns streamkit
+events (a :class:`~streamkit.Stream`, any iterable of events, or a finished
+:class:`~streamkit.ChatResponse` replayed as one) into the bytes the
+provider streams, event by event; :func:`encode_response` writes a response
+as the provider's non-streamed body. A wire with no encoder yet raises
+:class:`~streamkit.model.errors.UnsupportedFeatureError` naming it.
+
+``provider`` is any registry name or alias (:data:`streamkit.PROVIDERS`): the
+vendor record says which wire format it speaks and with which dialect, and
+the wire's record (:class:`~streamkit.providers.wire_format.WireFormat`) does
+the work. This module knows no wire field name.
+
+Malformed bodies: :func:`parse_request` and :func:`parse_response` raise
+:class:`~streamkit.model.errors.InvalidBodyError` (a ``ValueError``) for a body that
+is not its wire's shape, whatever it holds: wrong types anywhere, nesting
+deeper than :data:`~streamkit.model.limits.MAX_JSON_DEPTH`, an integer past
+Python's 4,300-digit limit, a value JSON cannot say, text that is not JSON.
+:func:`parse_response` raises :class:`~streamkit.model.errors.ProviderError` (with
+the partial response) for an error body, as a stream would. A lone surrogate
+(JSON's ``"\\ud800"``) is no error: a request keeps it (building the body
+again gives it back), a response reads it as its stream reads text holding
+one (``?``, see :func:`~streamkit.providers.base.decode_json`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from ..conversation.messages import Message
+from ..conversation.request import JsonOutput, JsonSchemaOutput, Request, ToolChoice
+from ..conversation.tools import Tool, tool
+from ..model.errors import (
+    InvalidBodyError,
+    ProtocolError,
+    ProviderError,
+    StreamError,
+    StreamkitError,
+    UnsupportedFeatureError,
+)
+from ..model.events import ErrorEvent, Event
+from ..model.extras import Extras
+from ..model.limits import MAX_JSON_DEPTH, too_deep
+from ..model.response import ChatResponse
+from ..model.vendors import ProviderEntry
+
+if TYPE_CHECKING:
+    from .encoder import StreamEncoder
+    from .wire_format import WireFormat
+
+__all__ = ["EncodedError", "EncodedStream", "build_request", "encode_error", "encode_response",
+           "encode_stream", "parse_request", "parse_response"]
+
+Tools = Sequence[Tool | Callable[..., Any] | dict[str, Any]]
+
+
+class _Unsaid:
+    """The ``stream`` a caller of :func:`build_request` did not give."""
+
+
+UNSAID = _Unsaid()
+
+
+def _vendor(provider: str) -> ProviderEntry:
+    from . import vendor
+
+    return vendor(provider)
+
+
+def _tools(tools: Tools | None) -> list[Tool | dict[str, Any]] | None:
+    if tools is None:
+        return None
+    return [t if isinstance(t, (Tool, dict)) else tool(t) for t in tools]
+
+
+def _json_output(json_output: JsonOutput | None) -> bool | JsonSchemaOutput | None:
+    from pydantic import BaseModel
+
+    if isinstance(json_output, type) and issubclass(json_output, BaseModel):
+        return JsonSchemaOutput.from_model(json_output)
+    if isinstance(json_output, dict):
+        return JsonSchemaOutput(name=str(json_output.get("title", "output")), schema=json_output)
+    return json_output
+
+
+def build_request(
+    provider: str,
+    messages: Sequence[Message] | Request,
+    *,
+    model: str | None = None,
+    tools: Tools | None = None,
+    tool_choice: ToolChoice | Tool | None = None,
+    json_output: JsonOutput | None = None,
+    stream: bool | _Unsaid | None = UNSAID,
+    **options: Any,
+) -> dict[str, Any]:
+    """The JSON body of ``provider``'s wire format for this conversation.
+
+    ``messages`` is a list of messages (a :class:`~streamkit.ChatResponse` counts
+    as the assistant turn it is; ``stream`` defaults to ``True``) or a
+    :class:`~streamkit.Request` (from :func:`parse_request`), whose fields are
+    then used as they are, except what is given here: ``model=`` and
+    ``stream=`` win (a client or a gateway sends another wire's request its own
+    way), ``options`` fill in what the request does not say (a client's
+    defaults, such as asking for usage in a stream). ``tools`` take Python
+    functions too (see :func:`streamkit.tool`); ``json_output`` is ``True`` (any
+    JSON object), a pydantic model or a JSON schema.
+    """
+    from . import wire_format
+
+    entry = _vendor(provider)
+    wire = wire_format(entry.wire)
+    if isinstance(messages, Request):
+        request = _given(messages, model=model, stream=stream, options=options,
+                         unsaid=wire.streams_unless_said)
+    else:
+        request = Request(
+            messages=list(messages), model=model, tools=_tools(tools),
+            tool_choice=tool_choice.name if isinstance(tool_choice, Tool) else tool_choice,
+            json_output=_json_output(json_output),
+            stream=True if isinstance(stream, _Unsaid) else stream, options=options,
+        )
+    if entry.options:
+        request = dataclasses.replace(request, options=with_defaults(request.options,
+                                                                     entry.options))
+    return wire.build_request(request, entry.dialect)
+
+
+def _given(request: Request, *, model: str | None, stream: bool | _Unsaid | None,
+           options: Mapping[str, Any], unsaid: bool) -> Request:
+    """``request`` with what :func:`build_request`'s caller gave (see there).
+    A request that does not say ``stream`` keeps not saying it when what is
+    given is what the wire does unsaid (``unsaid``), so a body read and built
+    again stays as it was."""
+    changes: dict[str, Any] = {}
+    if model is not None:
+        changes["model"] = model
+    if not isinstance(stream, _Unsaid) and not (request.stream is None and stream is unsaid):
+        changes["stream"] = stream
+    if options:
+        changes["options"] = with_defaults(request.options, options)
+    return dataclasses.replace(request, **changes) if changes else request
+
+
+def with_defaults(options: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` over the vendor's default options (Anthropic's ``max_tokens``),
+    so that a body built here is the body :class:`~streamkit.Client` sends, and
+    a conversation read from a wire that needs no output budget still has one.
+    An option given as ``None`` is not given; the options' origin stays
+    (:class:`~streamkit.model.extras.Extras`)."""
+    merged = {**defaults, **{name: value for name, value in options.items()
+                             if value is not None or name not in defaults}}
+    return Extras(options.wire, merged) if isinstance(options, Extras) else merged
+
+
+def parse_request(provider: str, body: dict[str, Any] | bytes | str) -> Request:
+    """The :class:`~streamkit.Request` a body of ``provider``'s wire format stands
+    for, decoded (a dict) or as it came (the JSON text a server received); a
+    malformed body raises :class:`~streamkit.model.errors.InvalidBodyError`."""
+    from . import wire_format
+
+    entry = _vendor(provider)
+    if isinstance(body, bytes | str):
+        body = _request_json(body, entry.wire)
+    if not isinstance(body, dict):
+        raise InvalidBodyError(f"a request body is a JSON object, not {type(body).__name__}",
+                               wire=entry.wire, where="body")
+    json_text(body, entry.wire, "request")  # refused before any reader walks it
+    try:
+        return wire_format(entry.wire).parse_request(body, entry.dialect)
+    except InvalidBodyError:
+        raise
+    except Exception as exc:
+        raise _unreadable(exc, entry.wire, "request") from exc
+
+
+def _request_json(text: bytes | str, wire: str) -> Any:
+    """A request body's JSON, bounded: deeper than
+    :data:`~streamkit.model.limits.MAX_JSON_DEPTH` is refused before any decoder
+    recurses; msgspec decodes, and Python's decoder reads what msgspec refuses
+    but JSON allows and a request keeps (a lone surrogate, ``"\\ud800"``)."""
+    depth = too_deep(text)
+    if depth is not None:
+        raise _too_deep(wire, "request", depth)
+    try:
+        return msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        try:
+            return json.loads(text)
+        except ValueError as exc:  # UnicodeDecodeError too
+            raise InvalidBodyError(f"the {wire} request body is not JSON: {exc}",
+                                   wire=wire, where="body") from None
+
+
+def parse_response(provider: str, body: dict[str, Any] | bytes | str) -> ChatResponse:
+    """A non-streamed JSON response of ``provider``'s wire format as a
+    :class:`~streamkit.ChatResponse` (the same model a stream gives, with the
+    provider's registry name). A malformed body raises
+    :class:`~streamkit.model.errors.InvalidBodyError`, an error body the
+    :class:`~streamkit.model.errors.ProviderError` its stream would raise."""
+    from . import wire_format
+    from .base import decode_json
+
+    entry = _vendor(provider)
+    try:
+        if isinstance(body, (bytes, str)):
+            payload = decode_json(body, "response")
+        else:
+            text = json_text(body, entry.wire, "response")
+            # Text: the body holds a lone surrogate, which UTF-8 cannot carry; it is
+            # read as its stream would read that text (decode_json says how).
+            payload = decode_json(text, "response") if isinstance(text, str) else body
+    except ProtocolError as exc:
+        raise _not_its_shape(exc, entry.wire) from exc
+    try:
+        response = wire_format(entry.wire).parse_response(payload, entry.dialect)
+    except (InvalidBodyError, ProviderError):
+        raise
+    except ProtocolError as exc:  # the body is read as its stream: what breaks that stream
+        raise _not_its_shape(exc, entry.wire) from exc
+    except Exception as exc:
+        raise _unreadable(exc, entry.wire, "response") from exc
+    response.provider = entry.name
+    return response
+
+
+def json_text(body: Any, wire: str, kind: str) -> bytes | str:
+    """``body`` as JSON text (UTF-8 bytes; a ``str`` when it holds a lone
+    surrogate, which UTF-8 cannot carry), or the
+    :class:`~streamkit.model.errors.InvalidBodyError` that says why it is none: JSON
+    nested deeper than :data:`~streamkit.model.limits.MAX_JSON_DEPTH` (every reader
+    behind this walks the body, most of them recursively), an integer past
+    Python's digit limit, a value JSON cannot say. msgspec encodes in C and
+    stops at its own depth limit; the depth is then counted on the text."""
+    try:
+        text: bytes | str = msgspec.json.encode(body)
+    except UnicodeEncodeError:
+        text = _text_with_surrogates(body, wire, kind)
+    except RecursionError:
+        raise _too_deep(wire, kind, None) from None
+    except (TypeError, ValueError, OverflowError) as exc:  # a huge integer, a set...
+        raise InvalidBodyError(f"the {wire} {kind} body must be JSON: {exc}", wire=wire) from None
+    depth = too_deep(text)
+    if depth is not None:
+        raise _too_deep(wire, kind, depth)
+    return text
+
+
+def _text_with_surrogates(body: Any, wire: str, kind: str) -> str:
+    try:
+        return json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except RecursionError:
+        raise _too_deep(wire, kind, None) from None
+    except (TypeError, ValueError) as exc:
+        raise InvalidBodyError(f"the {wire} {kind} body must be JSON: {exc}", wire=wire) from None
+
+
+def _too_deep(wire: str, kind: str, depth: int | None) -> InvalidBodyError:
+    nested = f"{depth} levels deep" if depth is not None else "too deeply to encode"
+    return InvalidBodyError(f"the {wire} {kind} body nests {nested}; the limit is "
+                            f"{MAX_JSON_DEPTH}", wire=wire)
+
+
+def _not_its_shape(exc: ProtocolError, wire: str) -> InvalidBodyError:
+    return InvalidBodyError(f"the {wire} response body cannot be read: {exc.message}",
+                            wire=wire)
+
+
+def _unreadable(exc: Exception, wire: str, kind: str) -> InvalidBodyError:
+    """The promise's last line. Each class of malformed body is refused where it
+    lives (the depth and JSON checks above, each wire's typed readers), and the
+    fuzzers (``tests/write_fuzzing.py``) count what still reaches this point;
+    but a reader that trips over a shape nobody thought of must not leak its
+    own exception type (a ``TypeError`` from ``"role": []``) to a caller who was
+    promised one. The original stays as ``__cause__``."""
+    if isinstance(exc, InvalidBodyError):
+        return exc
+    if isinstance(exc, RecursionError):
+        return _too_deep(wire, kind, None)
+    return InvalidBodyError(f"the {wire} {kind} body cannot be read: "
+                            f"{type(exc).__name__}: {str(exc)[:300]}", wire=wire)
+
+
+# ---------------------------------------------------------------- answers written
+
+EventSource = (ChatResponse | Iterable[Event | ChatResponse]
+               | AsyncIterable[Event | ChatResponse])
+"""What :func:`encode_stream` writes: a finished response, or events (a
+:class:`~streamkit.SyncStream` or :class:`~streamkit.Stream` too: the final
+response they end with is skipped, its events have said it)."""
+
+
+def _encoding_wire(provider: str, verb: str) -> tuple[WireFormat, str | None]:
+    """The vendor's wire record and dialect, refused when the wire has no ``verb`` yet."""
+    from . import wire_format
+
+    entry = _vendor(provider)
+    wire = wire_format(entry.wire)
+    if getattr(wire, verb) is None:
+        raise UnsupportedFeatureError(entry.wire, f"{verb} (the wire's record has no "
+                                      "encoder)", "encode to another wire")
+    return wire, entry.dialect
+
+
+class EncodedStream:
+    """The provider's stream bytes for a source of events, written as the events
+    come (nothing is buffered beyond what the wire says later): ``for chunk in``
+    it over a synchronous source (a response, a list, a
+    :class:`~streamkit.SyncStream`), ``async for chunk in`` it over any source.
+    ``content_type`` is the media type to serve the bytes with.
+
+    A source that fails (a :class:`~streamkit.Stream` raising
+    :class:`~streamkit.model.errors.StreamError` after its first bytes) ends the
+    bytes with the wire's in-stream error event, after everything it said
+    before, as the provider ends a stream that fails; the error is kept in
+    :attr:`error` (it is not raised: the bytes have said it)."""
+
+    def __init__(self, encoder: StreamEncoder, source: EventSource) -> None:
+        from ..model.replay import events_of
+
+        self._encoder = encoder
+        self._source: Iterable[Any] | AsyncIterable[Any] = (
+            events_of(source) if isinstance(source, ChatResponse) else source)
+        self._error_written = False
+        self.content_type = encoder.content_type
+        self.error: StreamError | None = None
+        """The error the source raised, when it failed."""
+
+    def __iter__(self) -> Iterator[bytes]:
+        if not isinstance(self._source, Iterable):
+            raise TypeError("an async source of events is encoded with 'async for'")
+        try:
+            for item in self._source:
+                chunk = self._feed(item)
+                if chunk:
+                    yield chunk
+        except StreamError as error:
+            last = self._failed(error)
+        else:
+            last = self._encoder.close()
+        if last:
+            yield last
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        if not isinstance(self._source, AsyncIterable):
+            for chunk in self:
+                yield chunk
+            return
+        try:
+            async for item in self._source:
+                chunk = self._feed(item)
+                if chunk:
+                    yield chunk
+        except StreamError as error:
+            last = self._failed(error)
+        else:
+            last = self._encoder.close()
+        if last:
+            yield last
+
+    def _feed(self, item: Any) -> bytes:
+        if isinstance(item, ChatResponse):
+            return b""  # a stream's final item: its events have said it all
+        if type(item) is ErrorEvent:
+            self._error_written = True
+        return self._encoder.feed(item)
+
+    def _failed(self, error: StreamError) -> bytes:
+        """The in-stream error event for a source that raised (none when the
+        source's own error event was written already)."""
+        self.error = error
+        if self._error_written:
+            return b""
+        self._error_written = True
+        return self._encoder.feed(error_event(error))
+
+
+def error_event(error: StreamkitError | ErrorEvent | str, status: int | None = None) -> ErrorEvent:
+    """``error`` as the :class:`~streamkit.model.events.ErrorEvent` an encoder writes:
+    a :class:`~streamkit.model.errors.ProviderError`'s message, code, type and status;
+    another error's message (``status`` given wins)."""
+    if isinstance(error, ErrorEvent):
+        event = error
+    elif isinstance(error, ProviderError):
+        event = ErrorEvent(message=error.message, code=error.code, error_type=error.error_type,
+                           status=error.status, raw=error.raw)
+    elif isinstance(error, StreamError):
+        event = ErrorEvent(message=error.message)
+    else:
+        event = ErrorEvent(message=str(error))
+    return event if status is None else msgspec.structs.replace(event, status=status)
+
+
+def encode_stream(provider: str, source: EventSource, *, request: Request | None = None,
+                  **options: Any) -> EncodedStream:
+    """``provider``'s streaming bytes (SSE) for ``source``: a finished
+    :class:`~streamkit.ChatResponse` (replayed as the stream that carries it)
+    or streamkit events (a :class:`~streamkit.Stream`, a list...). The bytes
+    are what the provider sends, in its exact event sequence, so its official
+    SDK reads them. ``request`` is the request the stream answers (a server's:
+    the caller's :class:`~streamkit.Request`), where the wire's stream depends
+    on what was asked (OpenAI Chat sends its usage chunk only to a request
+    that asked for it). ``options`` choose among a wire's forms (Gemini's
+    ``array=True``: the JSON array ``streamGenerateContent`` sends without
+    ``alt=sse``). Refused with
+    :class:`~streamkit.model.errors.UnsupportedFeatureError` for a wire with no
+    stream encoder yet."""
+    wire, dialect = _encoding_wire(provider, "encode_stream")
+    assert wire.encode_stream is not None
+    if request is not None and wire.answer_options is not None:
+        options = {**wire.answer_options(request), **options}
+    return EncodedStream(wire.encode_stream(dialect, **options), source)
+
+
+def encode_response(provider: str, response: ChatResponse) -> dict[str, Any]:
+    """``response`` as ``provider``'s non-streamed JSON body (what the API answers
+    with ``stream: false``); refused with
+    :class:`~streamkit.model.errors.UnsupportedFeatureError` for a wire with no
+    encoder yet."""
+    wire, dialect = _encoding_wire(provider, "encode_response")
+    assert wire.encode_response is not None
+    return wire.encode_response(response, dialect)
+
+
+@dataclasses.dataclass(frozen=True)
+class EncodedError:
+    """An error as ``provider`` answers it before any stream: the HTTP status
+    and the JSON body, so the provider's SDK raises its own exception for it."""
+
+    status: int
+    body: dict[str, Any]
+    content_type: str = "application/json"
+
+
+#: The status an error with none is answered with: the server's own failure.
+DEFAULT_ERROR_STATUS = 500
+
+
+def encode_error(provider: str, error: StreamkitError | ErrorEvent | str, *,
+                 status: int | None = None) -> EncodedError:
+    """``error`` as ``provider``'s HTTP error answer (status and body): a
+    :class:`~streamkit.model.errors.ProviderError` keeps its status, message, type
+    and code; ``status`` given wins; an error with none is a 500. Refused with
+    :class:`~streamkit.model.errors.UnsupportedFeatureError` for a wire with no
+    error encoder yet."""
+    wire, dialect = _encoding_wire(provider, "encode_error")
+    assert wire.encode_error is not None
+    event = error_event(error, status)
+    code = event.status if event.status is not None and 400 <= event.status <= 599 \
+        else DEFAULT_ERROR_STATUS
+    return EncodedError(code, wire.encode_error(event, code, dialect))

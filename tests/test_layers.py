@@ -1,0 +1,70 @@
+"""The house's layers as tests: no import loops, the package's face and its
+stable addresses imported by nobody inside, and rooms of a readable size.
+
+The layers themselves (which package may import which) are import-linter's
+contracts in ``pyproject.toml``, checked by ``lint-imports`` in ``make test``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import grimp
+import pytest
+
+import streamkit
+
+PACKAGE = Path(streamkit.__file__).parent
+
+#: The modules left directly in ``streamkit/``: the public face, ``python -m``,
+#: the version, and the stable addresses of the internals users import by
+#: module (``tests/test_public_api.py``'s ``INTERNALS``).
+STABLE_ADDRESSES = ("blocks", "codec", "errors", "events", "merge", "pipeline",
+                    "replay_events", "usage")
+ROOT_MODULES = {"__init__", "__main__", "__about__", *STABLE_ADDRESSES}
+
+
+@pytest.fixture(scope="module")
+def graph() -> grimp.ImportGraph:
+    """Every import of streamkit, those inside functions included; imports
+    under ``TYPE_CHECKING`` are left out (they never run)."""
+    return grimp.build_graph("streamkit", exclude_type_checking_imports=True, cache_dir=None)
+
+
+def test_no_import_loops_lazy_ones_included(graph: grimp.ImportGraph) -> None:
+    loops = []
+    for importer in sorted(graph.modules):
+        for imported in sorted(graph.find_modules_directly_imported_by(importer)):
+            back = graph.find_shortest_chain(importer=imported, imported=importer)
+            if back is not None:
+                loops.append(" -> ".join((importer, *back)))
+    assert loops == []
+
+
+def test_nothing_inside_imports_the_face_or_a_stable_address(graph: grimp.ImportGraph) -> None:
+    """``streamkit`` and its stable addresses re-export; the code imports where
+    things live, so the layers stay what the contracts say."""
+    outside = {"streamkit", *(f"streamkit.{name}" for name in STABLE_ADDRESSES)}
+    found = sorted(f"{importer} -> {imported}"
+                   for imported in outside
+                   for importer in graph.find_modules_that_directly_import(imported)
+                   if importer not in outside and importer != "streamkit.__main__")
+    assert found == []
+
+
+def test_the_root_holds_the_face_and_the_stable_addresses_only() -> None:
+    modules = {path.stem for path in PACKAGE.glob("*.py")}
+    assert modules == ROOT_MODULES
+    assert len(modules) <= 12
+
+
+def test_every_stable_address_re_exports_the_module_it_names() -> None:
+    import importlib
+    import inspect
+
+    for name in STABLE_ADDRESSES:
+        address = importlib.import_module(f"streamkit.{name}")
+        assert address.__all__, name
+        homes = {value.__module__ for value in map(address.__dict__.get, address.__all__)
+                 if inspect.isclass(value) or inspect.isfunction(value)}
+        assert len(homes) == 1 and not homes & {f"streamkit.{name}"}, (name, homes)
