@@ -1,27 +1,5 @@
-"""``streamkit.codec``: the stable address of every wire format's codecs behind one door.
+"""The stable address of every wire format's codecs behind one door, which live in
+:mod:`streamkit.providers.codec`."""
 
-They live in :mod:`streamkit.providers.codec`; this name stays so that what users import
-from it keeps importing (``tests/test_public_api.py``).
-"""
-
-from .providers.codec import (
-    EncodedError,
-    EncodedStream,
-    build_request,
-    encode_error,
-    encode_response,
-    encode_stream,
-    parse_request,
-    parse_response,
-)
-
-__all__ = [
-    "EncodedError",
-    "EncodedStream",
-    "build_request",
-    "encode_error",
-    "encode_response",
-    "encode_stream",
-    "parse_request",
-    "parse_response",
-]
+from .providers.codec import *  # noqa: F403
+from .providers.codec import __all__ as __all__

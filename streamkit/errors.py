@@ -1,47 +1,5 @@
-"""``streamkit.errors``: the stable address of the error hierarchy.
+"""The stable address of the error hierarchy, which live in
+:mod:`streamkit.model.errors`."""
 
-They live in :mod:`streamkit.model.errors`; this name stays so that what users import
-from it keeps importing (``tests/test_public_api.py``).
-"""
-
-from .model.errors import (
-    BlockConflictError,
-    IncompleteStreamError,
-    InvalidBase64Error,
-    InvalidBodyError,
-    LimitExceeded,
-    LossyTranslationWarning,
-    MediaTypeError,
-    NoResponseError,
-    ProtocolError,
-    ProviderConfigError,
-    ProviderError,
-    StreamError,
-    StreamkitError,
-    StructuredOutputError,
-    ToolArgumentsError,
-    ToolDefinitionError,
-    UnsupportedFeatureError,
-    warn_lossy,
-)
-
-__all__ = [
-    "BlockConflictError",
-    "IncompleteStreamError",
-    "InvalidBase64Error",
-    "InvalidBodyError",
-    "LimitExceeded",
-    "LossyTranslationWarning",
-    "MediaTypeError",
-    "NoResponseError",
-    "ProtocolError",
-    "ProviderConfigError",
-    "ProviderError",
-    "StreamError",
-    "StreamkitError",
-    "StructuredOutputError",
-    "ToolArgumentsError",
-    "ToolDefinitionError",
-    "UnsupportedFeatureError",
-    "warn_lossy",
-]
+from .model.errors import *  # noqa: F403
+from .model.errors import __all__ as __all__

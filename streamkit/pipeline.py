@@ -1,21 +1,5 @@
-"""``streamkit.pipeline``: the stable address of the sans-IO pipeline.
+"""The stable address of the sans-IO pipeline, which live in
+:mod:`streamkit.reading.pipeline`."""
 
-They live in :mod:`streamkit.reading.pipeline`; this name stays so that what users import
-from it keeps importing (``tests/test_public_api.py``).
-"""
-
-from .reading.pipeline import (
-    DEFAULT_MAX_EVENT_BYTES,
-    DEFAULT_MAX_TOTAL_BYTES,
-    Pipeline,
-    Replayed,
-    replay,
-)
-
-__all__ = [
-    "DEFAULT_MAX_EVENT_BYTES",
-    "DEFAULT_MAX_TOTAL_BYTES",
-    "Pipeline",
-    "Replayed",
-    "replay",
-]
+from .reading.pipeline import *  # noqa: F403
+from .reading.pipeline import __all__ as __all__

@@ -1,17 +1,5 @@
-"""``streamkit.replay_events``: the stable address of a finished response told again as events.
+"""The stable address of a finished response told again as events, which live in
+:mod:`streamkit.model.replay`."""
 
-They live in :mod:`streamkit.model.replay`; this name stays so that what users import
-from it keeps importing (``tests/test_public_api.py``).
-"""
-
-from .model.replay import (
-    deltas_of,
-    events_of,
-    shell_of,
-)
-
-__all__ = [
-    "deltas_of",
-    "events_of",
-    "shell_of",
-]
+from .model.replay import *  # noqa: F403
+from .model.replay import __all__ as __all__

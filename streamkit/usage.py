@@ -1,17 +1,5 @@
-"""``streamkit.usage``: the stable address of token usage and its merge rule.
+"""The stable address of token usage and its rules, which live in
+:mod:`streamkit.model.usage`."""
 
-They live in :mod:`streamkit.model.usage`; this name stays so that what users import
-from it keeps importing (``tests/test_public_api.py``).
-"""
-
-from .model.usage import (
-    Accounting,
-    ChatUsage,
-    merge_usage,
-)
-
-__all__ = [
-    "Accounting",
-    "ChatUsage",
-    "merge_usage",
-]
+from .model.usage import *  # noqa: F403
+from .model.usage import __all__ as __all__

@@ -8,7 +8,7 @@ import pytest
 
 from streamkit import Accumulator, BlockEnd, BlockStart, TextBlock, TextDelta, ThinkingBlock
 from streamkit.model.events import BlockDelta, Event
-from streamkit.model.think_blocks import ThinkTagFilter
+from streamkit.model.think import ThinkTagFilter
 from streamkit.reading.pipeline import Pipeline
 
 CONTENT = "<think>The user greets me.</think>\n\nHello! <b>bold</b> text"

@@ -32,6 +32,30 @@ from .ids import new_id
 from .limits import MAX_JSON_DEPTH, too_deep
 from .partial_json import PartialJSON, PartialJSONError
 
+__all__ = [
+    "DEFAULT_PCM_RATE",
+    "PCM_RATE_ASSUMED",
+    "SERVER_CALL",
+    "Base64Source",
+    "Block",
+    "Citation",
+    "ContentBlock",
+    "DataBlock",
+    "ModelT",
+    "PCMFormat",
+    "RawBlock",
+    "TextBlock",
+    "ThinkingBlock",
+    "ToolCallBlock",
+    "ToolResultBlock",
+    "URLSource",
+    "arguments_text",
+    "block_from_dict",
+    "decode_arguments",
+    "new_block_id",
+    "pcm_format",
+]
+
 if TYPE_CHECKING:  # pydantic is imported by whoever passes a model, not by `import streamkit`
     from pydantic import BaseModel
 

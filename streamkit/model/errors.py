@@ -47,6 +47,27 @@ from typing import TYPE_CHECKING, Any, Self
 
 from .limits import bounded_message
 
+__all__ = [
+    "BlockConflictError",
+    "IncompleteStreamError",
+    "InvalidBase64Error",
+    "InvalidBodyError",
+    "LimitExceeded",
+    "LossyTranslationWarning",
+    "MediaTypeError",
+    "NoResponseError",
+    "ProtocolError",
+    "ProviderConfigError",
+    "ProviderError",
+    "StreamError",
+    "StreamkitError",
+    "StructuredOutputError",
+    "ToolArgumentsError",
+    "ToolDefinitionError",
+    "UnsupportedFeatureError",
+    "warn_lossy",
+]
+
 if TYPE_CHECKING:
     from .events import ErrorEvent, Event
     from .response import ChatResponse

@@ -33,6 +33,29 @@ from .blocks import Block, Citation
 from .finish import FinishReason
 from .usage import ChatUsage
 
+__all__ = [
+    "BlockDelta",
+    "BlockEnd",
+    "BlockStart",
+    "CitationDelta",
+    "DataDelta",
+    "Delta",
+    "ErrorEvent",
+    "Event",
+    "MetadataAppendDelta",
+    "MetadataDelta",
+    "ResponseEnd",
+    "ResponseMetadata",
+    "ResponseStart",
+    "SignatureDelta",
+    "TextDelta",
+    "ThinkingDelta",
+    "ToolInputDelta",
+    "TranscriptDelta",
+    "UsageUpdate",
+    "event_to_dict",
+]
+
 # ---------------------------------------------------------------- deltas
 
 

@@ -35,6 +35,14 @@ from .events import (
     TranscriptDelta,
 )
 
+__all__ = [
+    "DELTA_APPLIERS",
+    "DeltaMismatchError",
+    "apply_delta",
+    "apply_snapshot",
+    "streamed_text",
+]
+
 
 class DeltaMismatchError(StreamkitError, TypeError):
     """A delta was applied to a block of the wrong kind (a parser bug or a

@@ -34,6 +34,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, NamedTuple
 
+__all__ = [
+    "Accounting",
+    "ChatUsage",
+    "merge_usage",
+]
+
 Accounting = Literal["cumulative", "additive"]
 
 _COUNTS = (

@@ -51,6 +51,7 @@ from ..model.events import (
 from ..model.finish import FinishReason
 from ..model.replay import deltas_of, shell_of
 from ..model.usage import ChatUsage, inclusive_input, merge_usage, native_input
+from ..model.vendors import wire_of
 
 __all__ = ["StreamEncoder", "input_tokens_for", "json_bytes", "recorded_error", "sse",
            "wire_of_provider"]
@@ -71,8 +72,6 @@ def wire_of_provider(provider: str | None) -> str | None:
     registry does not know (a response made by hand)."""
     if provider is None:
         return None
-    from . import wire_of
-
     try:
         return wire_of(provider)[0]
     except (ProviderConfigError, ValueError):

@@ -66,7 +66,7 @@ from ..model.ids import StreamIds
 from ..model.limits import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_TOTAL_BYTES
 from ..model.partial_json import PartialJSON, PartialJSONError
 from ..model.response import ChatResponse
-from ..model.think_blocks import ThinkTagFilter
+from ..model.think import ThinkTagFilter
 from ..providers import Parser, get_parser, wire_of
 from ..providers.base import decode_json
 from ..providers.detect import AutoParser, detect_provider

@@ -40,7 +40,7 @@ import msgspec
 from ...model.errors import InvalidBodyError
 from ...model.events import Event
 from ...model.response import ChatResponse
-from ...model.think_blocks import ThinkTagFilter
+from ...model.think import ThinkTagFilter
 from ..body import read_body
 from .dialects import get_dialect
 from .request import provider_name
