@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo web web-build gateway test check-tools docs docs-serve lint typecheck fuzz bench bench-foundation bench-partial bench-sse bench-reads bench-micro bench-translation bench-observability bench-gateway clean bench-output
+.PHONY: demo web web-build gateway test check-tools docs docs-serve lint typecheck fuzz bench bench-before-after bench-foundation bench-partial bench-sse bench-reads bench-micro bench-translation bench-observability bench-gateway clean bench-output
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -139,6 +139,14 @@ fuzz: $(VENV)/.dev-installed
 # bench/RESULTS.md. Progress (step, steps left) goes to stderr as it runs.
 bench: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/compare.py $(if $(UPDATE),--update)
+
+# streamkit against an older revision of itself: make bench's floor ratios, both trees in
+# one run, alternating (bench/before_after.py). BEFORE=<revision>, e.g. BEFORE=HEAD~3.
+bench-before-after: $(BENCH_VENV)/.installed
+	@test -n "$(BEFORE)" || { echo "name the older revision: make bench-before-after BEFORE=<rev>" >&2; exit 1; }
+	@tree=$$(mktemp -d) && git worktree add -q --detach $$tree $(BEFORE) && \
+	  $(BENCH_BIN)/python bench/before_after.py --before $$tree --output bench/before-after.latest.md; \
+	  status=$$?; git worktree remove --force $$tree; exit $$status
 
 bench-foundation: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/foundation.py
