@@ -10,8 +10,9 @@ schema says, and what fails when the tool is defined, is in
 :func:`inline_refs` replaces a schema's local ``$ref`` s by their definitions,
 for servers that drop ``$ref``.
 
-pydantic (~16 ms) is imported by the functions that use it, so ``import
-streamkit`` does not pay for it: it comes with the first tool defined.
+pydantic (the largest import streamkit could make) is imported by the functions
+that use it, so ``import streamkit`` does not pay for it: it comes with the
+first tool defined (tests/test_tools.py checks what ``import streamkit`` loads).
 """
 
 from __future__ import annotations

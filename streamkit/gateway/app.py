@@ -236,10 +236,8 @@ def upstream_http_client() -> httpx.AsyncClient:
     interface (what :class:`~streamkit.Client` drives) over aiohttp's
     connections (``httpx-aiohttp``). httpcore's own pool looks over its
     connections on every request and every close, so its cost per call grows
-    with the streams open: in runs of ``bench/gateway.py`` (2026-12-01), 1,000
-    concurrent loopback streams straight from the upstream took 26.5 s read
-    through plain httpx and 3.7 s over aiohttp's connector. Timeouts are the
-    client's (per call)."""
+    with the streams open (``make bench-gateway`` measured it: see "The
+    gateway" in docs/benchmarks.md). Timeouts are the client's (per call)."""
     limits = httpx.Limits(max_connections=UPSTREAM_CONNECTIONS,
                           max_keepalive_connections=UPSTREAM_CONNECTIONS)
     return httpx.AsyncClient(transport=AiohttpTransport(limits=limits), timeout=None)
