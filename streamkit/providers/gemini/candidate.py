@@ -50,7 +50,6 @@ from typing import Any, NamedTuple
 import msgspec
 
 from ...model.blocks import (
-    Base64Source,
     Block,
     Citation,
     DataBlock,
@@ -58,8 +57,8 @@ from ...model.blocks import (
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
-    URLSource,
 )
+from ...model.data_sources import Base64Source, URLSource
 from ...model.events import (
     BlockDelta,
     CitationDelta,

@@ -76,9 +76,8 @@ from ...model.blocks import (
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
-    URLSource,
-    decode_arguments,
 )
+from ...model.data_sources import URLSource
 from ...model.events import (
     BlockEnd,
     CitationDelta,
@@ -99,6 +98,7 @@ from ...model.events import (
 )
 from ...model.partial_json import PartialJSONError
 from ...model.response import ChatResponse
+from ...model.tool_arguments import decode_arguments
 from ...model.usage import ChatUsage
 from .. import encoder
 from ..encoder import StreamEncoder, input_tokens_for, json_bytes, wire_of_provider
