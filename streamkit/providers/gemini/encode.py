@@ -122,7 +122,7 @@ UNASSEMBLED = "unassembledPartialArgs"
 _EVENT_END = b"\r\n\r\n"
 # A response id streamkit made up (streamkit.model.ids: a prefix and 24 hex digits).
 _MADE_UP_RESPONSE_ID = re.compile(r"resp_[0-9a-f]{24}")
-# A JSONPath member name written without quotes (partial_json.parse_json_path).
+# A JSONPath member name written without quotes (json_path.parse_json_path).
 _PLAIN_NAME = re.compile(r"[^.\[\]'\"\\]+")
 
 
