@@ -24,13 +24,13 @@ import h11
 
 from .replies import RecordedRequest, Route, recorded_request
 
-__all__ = ["PEER_GONE", "ConnectionHooks", "serve_connection"]
+__all__ = ["ConnectionHooks", "serve_connection"]
 
 logger = logging.getLogger("streamkit.testing")
 
 #: Errors that mean "the peer went away"; they end a connection quietly because a
 #: client hanging up is an expected event for a streaming server, not a bug.
-PEER_GONE: tuple[type[BaseException], ...] = (
+_PEER_GONE: tuple[type[BaseException], ...] = (
     anyio.BrokenResourceError,
     anyio.ClosedResourceError,
     anyio.EndOfStream,
@@ -74,7 +74,7 @@ async def serve_connection(stream: anyio.abc.SocketStream, hooks: ConnectionHook
     try:
         async with stream:
             await _connection_loop(stream, hooks)
-    except PEER_GONE:
+    except _PEER_GONE:
         pass
     except h11.RemoteProtocolError as exc:
         logger.debug("ReplayServer: bad request: %s", exc)
@@ -144,7 +144,7 @@ async def _send_bad_request(
     if conn.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
         return
     body = json.dumps({"error": {"message": f"bad request: {exc}"}}).encode()
-    with contextlib.suppress(*PEER_GONE, h11.LocalProtocolError):
+    with contextlib.suppress(*_PEER_GONE, h11.LocalProtocolError):
         await stream.send(
             conn.send(
                 h11.Response(
@@ -191,7 +191,7 @@ async def _send_response(
         task_group.start_soon(_watch_peer, stream, conn, state, task_group.cancel_scope)
         try:
             await _write_body(stream, conn, route, state)
-        except PEER_GONE:
+        except _PEER_GONE:
             state.peer_gone = True
         task_group.cancel_scope.cancel()
 
@@ -266,7 +266,7 @@ async def _watch_peer(
         while True:
             data = await stream.receive(_RECEIVE_SIZE)
             conn.receive_data(data)
-    except PEER_GONE:
+    except _PEER_GONE:
         # If the last bytes were already handed to the kernel the client may
         # have received the whole body and closed normally: not a disconnect.
         if not state.final_send_started:
