@@ -53,7 +53,6 @@ from .conversation.strict import StrictSchemaError
 from .conversation.tools import Tool, tool
 from .model.accumulate import Accumulator
 from .model.blocks import (
-    Base64Source,
     Block,
     Citation,
     ContentBlock,
@@ -63,8 +62,8 @@ from .model.blocks import (
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
-    URLSource,
 )
+from .model.data_sources import Base64Source, URLSource
 from .model.errors import (
     BlockConflictError,
     IncompleteStreamError,

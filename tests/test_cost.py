@@ -7,6 +7,7 @@ an answer that cannot be priced says why."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from datetime import datetime
 from decimal import Decimal
@@ -17,10 +18,12 @@ import genai_prices
 import pytest
 from conftest import CONVERSATIONS, FIXTURES, body, payloads
 from genai_prices.data import providers as price_lists
+from genai_prices.data_snapshot import find_provider_by_id
 
 import streamkit
 from streamkit import ChatResponse, ChatUsage, Client, UserMessage
-from streamkit.model.cost import PRICE_PROVIDERS, UNPRICED_PROVIDERS, Cost, CostTotals, price
+from streamkit.model.cost import Cost, CostTotals, price
+from streamkit.model.vendors import PROVIDERS, ProviderEntry, fill_base_url
 from streamkit.testing import ReplayServer, load_recording
 
 
@@ -99,7 +102,7 @@ def test_the_price_of_a_recorded_answer_is_genai_prices_own(
     reading = next(p for p in price_lists if p.id == reader[0])
     _, extracted = reading.extract_usage(usage_object(path), api_flavor=reader[1])
     expected = genai_prices.calc_price(extracted, response.model,
-                                       provider_id=PRICE_PROVIDERS[priced_as],
+                                       provider_id=PROVIDERS[priced_as].price_provider,
                                        genai_request_timestamp=when(response))
     cost = response.cost() if priced_as == provider else price(
         response.usage, response.model, priced_as, response.created_at)
@@ -122,11 +125,40 @@ def test_cached_tokens_are_priced_at_their_own_rate() -> None:
     assert as_if_uncached.input == Decimal(3 + 9511) / 10**6
 
 
-def test_every_registry_name_is_priced_or_said_not_to_be() -> None:
-    ids = {provider.id for provider in price_lists}
-    assert set(PRICE_PROVIDERS.values()) <= ids
-    assert not set(PRICE_PROVIDERS) & UNPRICED_PROVIDERS
-    assert set(PRICE_PROVIDERS) | UNPRICED_PROVIDERS == set(streamkit.PROVIDERS)
+#: Settings some default base URLs need from the environment.
+PLACES = {"AZURE_OPENAI_ENDPOINT": "https://contoso.openai.azure.com",
+          "GOOGLE_CLOUD_PROJECT": "p", "GOOGLE_CLOUD_LOCATION": "us-central1"}
+
+
+def genai_prices_list_of(entry: ProviderEntry) -> str | None:
+    """The price list genai-prices itself finds for a vendor: the first whose API
+    URL pattern matches the vendor's default base URL, else the one its provider
+    matching finds for the registry name. An entry without a base URL is any
+    server, whose vendor nobody knows."""
+    if entry.base_url is None:
+        return None
+    url = fill_base_url(entry.base_url, PLACES)
+    by_url = next((p.id for p in price_lists if re.match(p.api_pattern, url)), None)
+    by_name = find_provider_by_id(price_lists, entry.name)
+    return by_url or (by_name.id if by_name else None)
+
+
+@pytest.mark.parametrize("entry", PROVIDERS.values(), ids=list(PROVIDERS))
+def test_each_vendor_is_priced_by_the_list_genai_prices_finds_for_it(entry: ProviderEntry) -> None:
+    assert entry.price_provider == genai_prices_list_of(entry)
+    if entry.price_provider is not None:
+        assert find_provider_by_id(price_lists, entry.price_provider) is not None
+
+
+def test_a_vendor_without_a_price_list_says_so() -> None:
+    usage = ChatUsage(input_tokens=1, output_tokens=1)
+    unpriced = [name for name, entry in PROVIDERS.items() if entry.price_provider is None]
+    assert {"openai-compatible", "ollama", "vllm", "qwen"} <= set(unpriced)
+    for name in unpriced:
+        assert price(usage, "some-model", name).reason == (
+            f"genai-prices has no prices for provider {name!r}")
+    assert price(usage, "gpt-4o", "no-such-vendor").reason == (
+        "genai-prices has no prices for provider 'no-such-vendor'")
 
 
 @pytest.mark.parametrize(("response", "reason"), [

@@ -58,13 +58,22 @@ def test_the_root_holds_the_face_and_the_stable_addresses_only() -> None:
     assert len(modules) <= 12
 
 
-def test_every_stable_address_re_exports_the_module_it_names() -> None:
+def test_every_stable_address_re_exports_the_module_it_names(graph: grimp.ImportGraph) -> None:
+    """A stable address imports one module, the one it stands for, and offers
+    exactly what that module's ``__all__`` names. The module may gather names
+    from its own room (``streamkit.model.blocks`` re-exports a data block's
+    sources and PCM audio from their own modules), never from elsewhere."""
     import importlib
     import inspect
 
     for name in STABLE_ADDRESSES:
         address = importlib.import_module(f"streamkit.{name}")
-        assert address.__all__, name
+        (home_name,) = graph.find_modules_directly_imported_by(f"streamkit.{name}")
+        home = importlib.import_module(home_name)
+        assert address.__all__ and address.__all__ == home.__all__, name
+        assert all(getattr(address, each) is getattr(home, each) for each in home.__all__)
         homes = {value.__module__ for value in map(address.__dict__.get, address.__all__)
                  if inspect.isclass(value) or inspect.isfunction(value)}
-        assert len(homes) == 1 and not homes & {f"streamkit.{name}"}, (name, homes)
+        room = home_name.rpartition(".")[0]
+        assert home_name in homes and {h.rpartition(".")[0] for h in homes} == {room}, (
+            name, homes)

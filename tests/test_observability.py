@@ -10,6 +10,7 @@ constant (as in the code), so a name typed by hand anywhere would fail here."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -41,6 +42,7 @@ from streamkit import (
 )
 from streamkit.client.retry import Timing
 from streamkit.model.timing import ResponseTiming
+from streamkit.model.vendors import PROVIDERS, ProviderEntry
 from streamkit.observability import observer as observability
 from streamkit.observability.telemetry import (
     ATTEMPTS,
@@ -54,6 +56,7 @@ from streamkit.observability.telemetry import (
     TIME_TO_FIRST_TOKEN,
     TOKEN_BUCKETS,
 )
+from streamkit.providers.wire_format import WIRE_NAMES, wire_format
 from streamkit.testing import ReplayServer, load_recording
 
 KEY = "sk-test-key"
@@ -169,6 +172,35 @@ CREATED = [
          usage(17 + 119, 201 + 213, reasoning=213), operation=GENERATE, provider_name=GEMINI,
          options=COMMON_OPTIONS, request=COMMON_REQUEST),
 ]
+
+PROVIDER_NAME_VALUES = {member.value for member in gen_ai.GenAiProviderNameValues}
+
+
+def squeezed(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+@pytest.mark.parametrize("entry", PROVIDERS.values(), ids=list(PROVIDERS))
+def test_each_vendor_is_named_as_the_conventions_name_it(entry: ProviderEntry) -> None:
+    """A vendor's ``gen_ai.provider.name`` is the conventions' value for it, else
+    its registry name; a vendor named by its registry name has no value in the
+    conventions that holds its name (``x_ai`` holds ``xai``, ``gcp.vertex_ai``
+    holds ``vertex``): a value new in the conventions fails here until its
+    vendor's record takes it."""
+    if entry.telemetry_name in PROVIDER_NAME_VALUES:
+        return
+    assert entry.telemetry_name == entry.name
+    assert [value for value in PROVIDER_NAME_VALUES
+            if squeezed(entry.name) in squeezed(value)] == []
+
+
+def test_each_wire_names_its_operation_in_the_conventions_words() -> None:
+    operations = {name: wire_format(name).operation for name in WIRE_NAMES}
+    assert set(operations.values()) <= {member.value
+                                        for member in gen_ai.GenAiOperationNameValues}
+    assert operations == {**dict.fromkeys(WIRE_NAMES, gen_ai.GenAiOperationNameValues.CHAT.value),
+                          "gemini": GENERATE}
+
 
 ERROR_BODIES = {
     "openai": {"error": {"message": "bad request", "type": "invalid_request_error"}},

@@ -11,13 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from streamkit.model.json_path import JSONPathBuilder, parse_json_path
 from streamkit.model.limits import MAX_JSON_DEPTH
-from streamkit.model.partial_json import (
-    JSONPathBuilder,
-    PartialJSON,
-    PartialJSONError,
-    parse_json_path,
-)
+from streamkit.model.partial_json import PartialJSON, PartialJSONError
 
 FIXTURES = FsPath(__file__).parent / "fixtures"
 

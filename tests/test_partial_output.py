@@ -26,8 +26,9 @@ import streamkit
 from streamkit import ChatResponse, StructuredOutputError
 from streamkit.model.errors import IncompleteStreamError
 from streamkit.model.partial_json import PartialJSON
-from streamkit.model.structured.partial import PartialValidator, _Slot, partial_model
+from streamkit.model.structured.partial import PartialValidator, partial_model
 from streamkit.model.structured.reader import PartialOutputReader
+from streamkit.model.structured.shapes import Slot
 from streamkit.reading.structured import iterate_sync
 from streamkit.testing import ReplayServer
 
@@ -463,13 +464,13 @@ def test_each_value_is_validated_once_whatever_the_fragments(monkeypatch: Any) -
     from its children, not validated again): no more slot validations than one
     validation of the whole answer."""
     calls = {"n": 0}
-    original = _Slot.complete
+    original = Slot.complete
 
-    def counting(self: _Slot, raw: Any) -> Any:
+    def counting(self: Slot, raw: Any) -> Any:
         calls["n"] += 1
         return original(self, raw)
 
-    monkeypatch.setattr(_Slot, "complete", counting)
+    monkeypatch.setattr(Slot, "complete", counting)
     text = json.dumps({**RECIPE.model_dump(mode="json"),
                        "steps": [s.model_dump() for s in RECIPE.steps] * 60})
     parser = PartialJSON()

@@ -80,16 +80,15 @@ from agentscope.model._model_response import FinishedReason
 from pydantic import ValidationError
 
 from ..model.blocks import (
-    Base64Source,
     Citation,
     ContentBlock,
     DataBlock,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
-    URLSource,
     block_from_dict,
 )
+from ..model.data_sources import Base64Source, URLSource
 from ..model.finish import FinishReason
 from ..model.response import ChatResponse
 from ..model.usage import ChatUsage

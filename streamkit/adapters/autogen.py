@@ -117,14 +117,8 @@ from ..conversation.messages import (
     UserMessage,
 )
 from ..conversation.tools import Tool
-from ..model.blocks import (
-    Base64Source,
-    ContentBlock,
-    DataBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolCallBlock,
-)
+from ..model.blocks import ContentBlock, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from ..model.data_sources import Base64Source
 from ..model.finish import FinishReason
 from ..model.response import ChatResponse
 from ..model.usage import ChatUsage, inclusive_input

@@ -84,7 +84,6 @@ from langchain_core.messages import AIMessage, AIMessageChunk
 from ..model.accumulate import Accumulator
 from ..model.blocks import (
     SERVER_CALL,
-    Base64Source,
     Citation,
     ContentBlock,
     DataBlock,
@@ -93,10 +92,10 @@ from ..model.blocks import (
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
-    URLSource,
     block_from_dict,
     new_block_id,
 )
+from ..model.data_sources import Base64Source, URLSource
 from ..model.errors import ToolArgumentsError
 from ..model.events import BlockDelta, BlockEnd, BlockStart, DataDelta, Event
 from ..model.finish import FinishReason

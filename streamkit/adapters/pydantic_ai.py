@@ -82,7 +82,6 @@ from pydantic_ai.usage import RequestUsage
 
 from ..model.blocks import (
     SERVER_CALL,
-    Base64Source,
     ContentBlock,
     DataBlock,
     TextBlock,
@@ -93,6 +92,7 @@ from ..model.blocks import (
     new_block_id,
 )
 from ..model.blocks import Citation as StreamkitCitation
+from ..model.data_sources import Base64Source
 from ..model.finish import FinishReason
 from ..model.response import ChatResponse
 from ..model.usage import ChatUsage, inclusive_input

@@ -54,10 +54,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..model.blocks import DataBlock, TextBlock, ToolCallBlock, decode_arguments
+from ..model.blocks import DataBlock, TextBlock, ToolCallBlock
 from ..model.errors import ToolDefinitionError
-from ..model.limits import MAX_JSON_DEPTH
+from ..model.limits import MAX_JSON_DEPTH, shorten
 from ..model.partial_json import PartialJSONError
+from ..model.tool_arguments import decode_arguments
 from .docstrings import summary
 from .messages import FunctionExecutionResult
 from .signature import Binding, bind, inline_refs
@@ -179,7 +180,7 @@ class Tool:
             return self._prepare(binding, arguments, call_id)
         except Exception as exc:
             return self._error(call_id, f"the arguments of tool {self.name!r} could not be "
-                                        f"read: {type(exc).__name__}: {_shorten(str(exc))}")
+                                        f"read: {type(exc).__name__}: {shorten(str(exc))}")
 
     def _prepare(self, binding: Binding, arguments: str | dict[str, Any] | None, call_id: str,
                  ) -> tuple[Binding, list[Any], dict[str, Any]] | FunctionExecutionResult:
@@ -231,7 +232,7 @@ class Tool:
         except Exception as exc:  # a value no JSON can say: too deep, circular, a huge integer
             return self._error(call_id, f"tool {self.name!r} returned a value that cannot be "
                                         f"sent as JSON: {type(exc).__name__}: "
-                                        f"{_shorten(str(exc))}")
+                                        f"{shorten(str(exc))}")
         return FunctionExecutionResult(call_id=call_id, content=content, name=self.name)
 
     def _failure(self, call_id: str, exc: Exception) -> FunctionExecutionResult:
@@ -345,10 +346,6 @@ def _nests_deeper(value: Any, limit: int) -> bool:
             items = node.values() if isinstance(node, dict) else node
             stack.extend((item, depth + 1) for item in items if isinstance(item, (dict, list)))
     return False
-
-
-def _shorten(text: str, limit: int = 300) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _describe_errors(exc: pydantic.ValidationError) -> str:

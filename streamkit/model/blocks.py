@@ -10,27 +10,32 @@ Growing fields keep their fragments in :mod:`streamkit.model.fragments` buffers:
 appending is O(1) and the joined value is produced when read. Blocks convert
 losslessly to and from plain dicts (``to_dict`` / ``from_dict``), data bytes
 included (as base64).
+
+The parts of a block with a job of their own live next door, and every public
+name of theirs is re-exported here (this module's ``__all__`` is what
+``streamkit.blocks`` offers): a data block's sources
+(:mod:`streamkit.model.data_sources`), PCM audio's format and WAV file
+(:mod:`streamkit.model.pcm`), and the JSON text of tool-call arguments
+(:mod:`streamkit.model.tool_arguments`).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import builtins
 import copy
-import json
-import re
-import struct
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, overload
 
 import msgspec
 
-from .errors import InvalidBase64Error, MediaTypeError, ToolArgumentsError
+from .data_sources import Base64Source, URLSource, source_from_dict
+from .errors import MediaTypeError, ToolArgumentsError
 from .extras import Extras, origin_of
-from .fragments import BytesBuffer, TextBuffer
+from .fragments import TextBuffer
 from .ids import new_id
-from .limits import MAX_JSON_DEPTH, too_deep
+from .limits import shorten
 from .partial_json import PartialJSON, PartialJSONError
+from .pcm import DEFAULT_PCM_RATE, PCM_RATE_ASSUMED, PCMFormat, is_pcm, pcm_format, wav_file
+from .tool_arguments import arguments_text, decode_arguments
 
 __all__ = [
     "DEFAULT_PCM_RATE",
@@ -98,7 +103,7 @@ class Block:
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items() if k != "type")
-        return f"{type(self).__name__}({_shorten(fields)})"
+        return f"{type(self).__name__}({shorten(fields)})"
 
     def _base_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type, "id": self.id}
@@ -124,10 +129,6 @@ class Block:
         from .schema import json_schema
 
         return json_schema(schema, handler)
-
-
-def _shorten(text: str, limit: int = 300) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class Citation(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -421,123 +422,6 @@ class ToolCallBlock(Block):
         return out
 
 
-class Base64Source:
-    """Inline bytes of a :class:`DataBlock`.
-
-    The bytes live in a ``bytearray``; ``data`` (base64 text, agentscope's
-    field) is produced only when read and cached until the next append, so
-    streaming audio never re-encodes per chunk. ``raw`` gives the bytes with no
-    base64 round trip. Base64 text that does not decode raises
-    :class:`~streamkit.model.errors.InvalidBase64Error` naming the media type.
-    """
-
-    __slots__ = ("_buf", "media_type")
-    type: ClassVar[str] = "base64"
-
-    def __init__(self, data: str | bytes = b"", media_type: str = "") -> None:
-        raw = _b64decode(data, media_type) if isinstance(data, str) else data
-        self._buf = BytesBuffer(raw)
-        self.media_type = media_type
-
-    @property
-    def data(self) -> str:
-        """The bytes, base64-encoded."""
-        return self._buf.read_base64()
-
-    @property
-    def raw(self) -> bytes:
-        """The bytes themselves."""
-        return self._buf.read()
-
-    def append(self, data: bytes) -> None:
-        """Add raw bytes at the end."""
-        self._buf.append(data)
-
-    def replace(self, data: bytes) -> None:
-        """Set the whole content."""
-        self._buf.replace(data)
-
-    def __len__(self) -> int:
-        return len(self._buf)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": "base64", "data": self.data, "media_type": self.media_type}
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Base64Source):
-            return NotImplemented
-        return self.media_type == other.media_type and self.raw == other.raw
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Base64Source(<{len(self)} bytes>, media_type={self.media_type!r})"
-
-
-class URLSource:
-    """A :class:`DataBlock` whose content lives at a URL."""
-
-    __slots__ = ("media_type", "url")
-    type: ClassVar[str] = "url"
-
-    def __init__(self, url: str, media_type: str = "") -> None:
-        self.url = url
-        self.media_type = media_type
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": "url", "url": self.url, "media_type": self.media_type}
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, URLSource):
-            return NotImplemented
-        return (self.url, self.media_type) == (other.url, other.media_type)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"URLSource({self.url!r}, media_type={self.media_type!r})"
-
-
-_PCM_TYPES = {"audio/pcm", "audio/l16", "audio/x-pcm", "audio/pcm16"}
-_PARAM = re.compile(r";\s*([a-zA-Z0-9_-]+)\s*=\s*([^;\s]+)")
-
-#: The sample rate assumed for PCM audio whose media type names none
-#: (``audio/pcm``): OpenAI's and Gemini's speech rate. A block that relies on
-#: it says so in ``metadata[PCM_RATE_ASSUMED]``.
-DEFAULT_PCM_RATE = 24000
-PCM_RATE_ASSUMED = "pcm_rate_assumed"
-_POSITIVE_INT = re.compile(r"[0-9]{1,9}")
-
-
-class PCMFormat(NamedTuple):
-    """What a PCM media type says about its samples (16-bit little-endian)."""
-
-    rate: int
-    channels: int
-    rate_assumed: bool
-    """No ``rate`` parameter: :data:`DEFAULT_PCM_RATE` is assumed."""
-
-
-def pcm_format(media_type: str) -> PCMFormat | None:
-    """The sample rate and channels of a PCM media type (``audio/pcm;rate=16000``,
-    ``audio/L16;codec=pcm;rate=24000;channels=2``); ``None`` when the type is not
-    PCM, or a ``rate`` / ``channels`` parameter is not a positive whole number
-    that a WAV header can hold (the wire's word is never trusted to divide by)."""
-    if media_type.split(";", 1)[0].strip().lower() not in _PCM_TYPES:
-        return None
-    params = {key.lower(): value for key, value in _PARAM.findall(media_type)}
-    rate_text = params.get("rate")
-    channels_text = params.get("channels", "1")
-    for text in (rate_text, channels_text):
-        if text is not None and (not _POSITIVE_INT.fullmatch(text) or int(text) == 0):
-            return None
-    rate = DEFAULT_PCM_RATE if rate_text is None else int(rate_text)
-    channels = int(channels_text)
-    if channels * 2 > 0xFFFF or rate * channels * 2 > 0xFFFFFFFF:  # WAV's 16- and 32-bit fields
-        return None
-    return PCMFormat(rate, channels, rate_text is None)
-
-
 class DataBlock(Block):
     """Binary content: audio, images, files; inline (:class:`Base64Source`) or a URL.
 
@@ -597,7 +481,7 @@ class DataBlock(Block):
         player) that has ``offset`` bytes read last; costs the bytes returned."""
         if not isinstance(self.source, Base64Source):
             return b""
-        return self.source._buf.read_from(offset)
+        return self.source.read_from(offset)
 
     @property
     def transcript(self) -> str:
@@ -621,7 +505,7 @@ class DataBlock(Block):
     @property
     def is_pcm(self) -> bool:
         """Whether the media type names raw 16-bit PCM samples."""
-        return self.media_type.split(";", 1)[0].strip().lower() in _PCM_TYPES
+        return is_pcm(self.media_type)
 
     @property
     def pcm_format(self) -> PCMFormat | None:
@@ -648,18 +532,12 @@ class DataBlock(Block):
             what = "is not PCM audio" if not self.is_pcm else "has no usable rate / channels"
             raise MediaTypeError(
                 f"to_wav() needs PCM audio with a positive whole rate and channels; block "
-                f"{self.id!r} {what}: {_shorten(self.media_type, 100)!r}")
-        rate, channels = audio.rate, audio.channels
-        pcm = self.data
-        header = b"RIFF" + struct.pack("<I", 36 + len(pcm)) + b"WAVE"
-        header += b"fmt " + struct.pack("<IHHIIHH", 16, 1, channels, rate, rate * channels * 2,
-                                        channels * 2, 16)
-        header += b"data" + struct.pack("<I", len(pcm))
-        return header + pcm
+                f"{self.id!r} {what}: {shorten(self.media_type, 100)!r}")
+        return wav_file(self.data, audio)
 
     def __repr__(self) -> str:  # never base64-encode a whole audio stream for a repr
         return (f"DataBlock(id={self.id!r}, source={self.source!r}, name={self.name!r}, "
-                f"transcript={_shorten(self.transcript, 80)!r})")
+                f"transcript={shorten(self.transcript, 80)!r})")
 
     def to_dict(self) -> dict[str, Any]:
         out = self._base_dict()
@@ -732,34 +610,6 @@ class RawBlock(Block):
 ContentBlock = TextBlock | ThinkingBlock | ToolCallBlock | DataBlock | ToolResultBlock | RawBlock
 
 
-def arguments_text(value: Any) -> str:
-    """The JSON text of tool-call arguments a wire gives as an object
-    (Anthropic ``input``, Gemini ``args``, Ollama ``arguments``): msgspec's
-    compact text; for an object holding a lone surrogate (JSON's ``"\\ud800"``,
-    which UTF-8 cannot carry) the same text by :mod:`json`, the surrogate kept,
-    so that parsing it gives the object back."""
-    try:
-        return msgspec.json.encode(value).decode()
-    except UnicodeEncodeError:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def decode_arguments(text: str) -> Any:
-    """``json.loads`` of tool-call argument text within :mod:`streamkit.model.limits`:
-    every failure (not JSON, nested deeper than ``MAX_JSON_DEPTH``, an integer
-    past Python's digit limit) is a :class:`~streamkit.model.partial_json.PartialJSONError`
-    with the offset and the reason."""
-    if too_deep(text) is None:
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise PartialJSONError(exc.msg, exc.pos) from exc
-        except (ValueError, RecursionError):  # an integer past Python's digit limit
-            pass  # json.loads gives no position: the incremental parser finds it
-    offset, reason = _diagnose(text)
-    raise PartialJSONError(reason, offset)
-
-
 def _decode_arguments(call: ToolCallBlock, text: str) -> Any:
     """:func:`decode_arguments`; every failure is a
     :class:`~streamkit.model.errors.ToolArgumentsError` naming the call."""
@@ -769,43 +619,12 @@ def _decode_arguments(call: ToolCallBlock, text: str) -> Any:
         raise _arguments_error(call, text, error.offset, error.message) from error
 
 
-def _diagnose(text: str) -> tuple[int, str]:
-    """Offset and reason for text ``json.loads`` refused without a position, or
-    that nests deeper than :data:`~streamkit.model.limits.MAX_JSON_DEPTH`: the
-    incremental parser (which reads each character once and never recurses)
-    stops at the very character."""
-    parser = PartialJSON(max_depth=MAX_JSON_DEPTH)
-    try:
-        parser.feed(text)
-        parser.finish()
-    except PartialJSONError as error:
-        return error.offset, error.message
-    return 0, "nested too deeply to decode"  # only with a nearly full call stack
-
-
 def _arguments_error(call: ToolCallBlock, text: str, offset: int,
                      reason: str) -> ToolArgumentsError:
     return ToolArgumentsError(
-        f"tool call {_shorten(call.name, 100)!r} (id {_shorten(call.id, 100)!r}) has invalid "
-        f"JSON arguments at offset {offset}: {_shorten(reason, 300)}",
+        f"tool call {shorten(call.name, 100)!r} (id {shorten(call.id, 100)!r}) has invalid "
+        f"JSON arguments at offset {offset}: {shorten(reason, 300)}",
         tool=call.name, offset=offset, text=text)
-
-
-def _b64decode(data: str, media_type: str) -> bytes:
-    """Base64 text -> bytes; anything that does not decode is an
-    :class:`~streamkit.model.errors.InvalidBase64Error` naming the media type."""
-    try:
-        return base64.b64decode(data)
-    except (binascii.Error, ValueError) as exc:  # ValueError: non-ASCII text
-        raise InvalidBase64Error(
-            f"invalid base64 for {_shorten(media_type, 100) or 'data'!r} "
-            f"({len(data)} characters): {exc}", raw=data[:200]) from None
-
-
-def _source_from_dict(d: dict[str, Any]) -> Base64Source | URLSource:
-    if d.get("type") == "url":
-        return URLSource(d["url"], d.get("media_type", ""))
-    return Base64Source(d.get("data", ""), d.get("media_type", ""))
 
 
 def block_from_dict(d: dict[str, Any]) -> ContentBlock:
@@ -827,7 +646,7 @@ def block_from_dict(d: dict[str, Any]) -> ContentBlock:
         return ToolCallBlock(d["id"], d.get("name", ""), d.get("input", ""),
                              incomplete=d.get("incomplete", False), metadata=meta)
     if kind == "data":
-        return DataBlock(d["id"], name=d.get("name"), source=_source_from_dict(d["source"]),
+        return DataBlock(d["id"], name=d.get("name"), source=source_from_dict(d["source"]),
                          transcript=d.get("transcript", ""), metadata=meta)
     if kind == "tool_result":
         content = [block_from_dict(c) for c in d.get("content", [])]

@@ -11,8 +11,9 @@ totals (:func:`streamkit.model.usage.token_counts`), which genai-prices prices p
 
 A response that cannot be priced gives a :class:`Cost` whose ``amount`` is
 ``None`` and whose ``reason`` says why: no usage, no model name, a provider
-genai-prices has no price list for (:data:`PRICE_PROVIDERS` is the mapping, as
-data), a model it does not know, or genai-prices not installed.
+genai-prices has no price list for (each vendor's record says which list is
+its own: :attr:`~streamkit.model.vendors.ProviderEntry.price_provider`), a model
+it does not know, or genai-prices not installed.
 
 :class:`CostTotals` is a client's running total (``client.total_cost``): each
 call is priced when the total is read (or in batches, so memory stays bounded),
@@ -22,50 +23,19 @@ so a client whose cost is never asked for never imports the price database.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from .errors import ProviderConfigError
 from .usage import ChatUsage, token_counts
+from .vendors import provider_entry
 
 if TYPE_CHECKING:
     from .response import ChatResponse
 
-__all__ = ["PRICE_PROVIDERS", "UNPRICED_PROVIDERS", "Cost", "CostTotals", "price"]
-
-#: genai-prices' provider id for each streamkit registry name it has prices for.
-PRICE_PROVIDERS: Mapping[str, str] = MappingProxyType({
-    "openai": "openai",
-    "openai-responses": "openai",
-    "azure": "azure",
-    "anthropic": "anthropic",
-    "gemini": "google",
-    "gemini-openai": "google",
-    "vertex": "google",
-    "deepseek": "deepseek",
-    "mistral": "mistral",
-    "groq": "groq",
-    "fireworks": "fireworks",
-    "together": "together",
-    "xai": "x-ai",
-    "openrouter": "openrouter",
-    "perplexity": "perplexity",
-    "cerebras": "cerebras",
-    "moonshot": "moonshotai",
-    "moonshot-intl": "moonshotai",
-    "zai": "zai",
-    "bigmodel": "zhipuai",
-})
-
-#: Registry names genai-prices has no price list for (local servers, any
-#: OpenAI-compatible server, vendors it does not cover).
-UNPRICED_PROVIDERS: frozenset[str] = frozenset({
-    "openai-compatible", "ollama", "ollama-v1", "vllm", "lmstudio", "crusoe", "qwen",
-    "qwen-intl", "ark", "yi", "nvidia", "sambanova", "internlm",
-})
+__all__ = ["Cost", "CostTotals", "price"]
 
 CURRENCY = "USD"
 """genai-prices' prices are in US dollars."""
@@ -135,6 +105,15 @@ def _remember_unknown(model: str, price_provider: str) -> None:
     _UNKNOWN_MODELS.add((model, price_provider))
 
 
+def _price_provider(provider: str) -> str | None:
+    """genai-prices' id of a registry name's price list (``None``: none, or not a
+    registry name)."""
+    try:
+        return provider_entry(provider).price_provider
+    except ProviderConfigError:
+        return None
+
+
 def price(usage: ChatUsage | None, model: str | None, provider: str | None,
           created_at: str | None = None) -> Cost:
     """What ``usage`` of ``model`` at ``provider`` (a registry name) cost at
@@ -145,7 +124,7 @@ def price(usage: ChatUsage | None, model: str | None, provider: str | None,
         return Cost.unpriced("the response names no model")
     if provider is None:
         return Cost.unpriced("the response names no provider")
-    price_provider = PRICE_PROVIDERS.get(provider)
+    price_provider = _price_provider(provider)
     if price_provider is None:
         return Cost.unpriced(f"genai-prices has no prices for provider {provider!r}")
     if usage.input_tokens is None and usage.output_tokens is None:

@@ -84,3 +84,10 @@ def bounded_message(message: str) -> str:
         return message
     more = len(message) - MAX_ERROR_MESSAGE_CHARS
     return f"{message[:MAX_ERROR_MESSAGE_CHARS]}... [{more} more characters]"
+
+
+def shorten(text: str, limit: int = 300) -> str:
+    """``text`` cut to ``limit`` characters (``...`` ending the cut): what a repr
+    or an error message quotes of a value that came from the wire (a media
+    type, a tool name, a reason), so it stays one readable line."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."

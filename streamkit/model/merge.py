@@ -12,15 +12,8 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from .blocks import (
-    Base64Source,
-    Block,
-    DataBlock,
-    RawBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolCallBlock,
-)
+from .blocks import Block, DataBlock, RawBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from .data_sources import Base64Source
 from .errors import StreamkitError
 from .events import (
     CitationDelta,

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar
 import msgspec
 
 from .blocks import (
-    Base64Source,
     Block,
     ContentBlock,
     DataBlock,
@@ -36,6 +35,7 @@ from .blocks import (
     new_block_id,
     python_dict,
 )
+from .data_sources import Base64Source
 from .errors import BlockConflictError
 from .events import (
     DataDelta,

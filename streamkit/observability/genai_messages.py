@@ -26,7 +26,6 @@ from ..conversation.messages import (
     as_assistant,
 )
 from ..model.blocks import (
-    Base64Source,
     ContentBlock,
     DataBlock,
     RawBlock,
@@ -35,6 +34,7 @@ from ..model.blocks import (
     ToolCallBlock,
     ToolResultBlock,
 )
+from ..model.data_sources import Base64Source
 from ..model.finish import FinishReason
 from ..model.response import ChatResponse
 

@@ -8,9 +8,10 @@ are streamkit's own, under ``streamkit.``.
 
 The span (kind ``CLIENT``, named ``{gen_ai.operation.name} {gen_ai.request.model}``):
 
-- at the start: ``gen_ai.operation.name`` (``generate_content`` on Gemini's own
-  API, ``chat`` elsewhere), ``gen_ai.provider.name`` (the conventions' value
-  where they have one, else the registry name), ``gen_ai.request.model``,
+- at the start: ``gen_ai.operation.name`` (the wire record's ``operation``:
+  ``generate_content`` on Gemini's own API, ``chat`` elsewhere),
+  ``gen_ai.provider.name`` (the vendor record's ``telemetry_name``: the
+  conventions' value where they have one, else the registry name), ``gen_ai.request.model``,
   ``gen_ai.request.stream``, the request's ``temperature``, ``top_p``,
   ``max_tokens``, ``stop_sequences`` and ``seed`` where it sets them,
   ``gen_ai.output.type`` (``json`` for structured output, ``speech`` for audio,
@@ -45,7 +46,6 @@ provider is set, and left out with ``configure(chunk_metric=False)``).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -58,7 +58,9 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 from ..__about__ import __version__
 from ..model.errors import ProviderError
 from ..model.usage import token_counts
+from ..model.vendors import vendor
 from ..providers.codec import parse_request
+from ..providers.wire_format import wire_format
 from ..reading.stream import keep_chunk_gaps
 from .genai_messages import input_messages, output_messages, system_instructions, to_json
 from .observer import CallObserver
@@ -82,22 +84,8 @@ RETRY_EVENT = "streamkit.client.retry"
 RETRY_ATTEMPT = "streamkit.client.retry.attempt"
 RETRY_IN = "streamkit.client.retry.retry_in"
 
-#: The conventions' ``gen_ai.provider.name`` for registry names they have a
-#: value for (a member of ``GenAiProviderNameValues``); other providers are named
-#: by their registry name, as the conventions allow.
-PROVIDER_NAMES: Mapping[str, str] = {
-    registry: gen_ai.GenAiProviderNameValues[member].value
-    for registry, member in {
-        "openai": "OPENAI", "openai-responses": "OPENAI", "azure": "AZURE_AI_OPENAI",
-        "anthropic": "ANTHROPIC", "gemini": "GCP_GEMINI", "gemini-openai": "GCP_GEMINI",
-        "vertex": "GCP_VERTEX_AI", "deepseek": "DEEPSEEK", "groq": "GROQ",
-        "mistral": "MISTRAL_AI", "perplexity": "PERPLEXITY", "xai": "X_AI",
-    }.items()
-}
-
-#: The operation of a call by the wire format's API: Gemini's own is content
-#: generation, every other a chat.
-_GENERATE_CONTENT_WIRES = frozenset({"gemini"})
+#: The operation of a call whose provider the registry does not know.
+CHAT = str(gen_ai.GenAiOperationNameValues.CHAT.value)
 
 # The conventions' advised explicit bucket boundaries.
 TOKEN_BUCKETS = (1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304,
@@ -165,15 +153,15 @@ class Instruments:
                              stream=stream, capture=capture)
 
 
-def _operation(provider: str) -> str:
-    from ..providers import vendor
-
+def _names(provider: str) -> tuple[str, str]:
+    """The conventions' operation and provider names of a call to ``provider``
+    (a registry name), from its vendor's record and its wire's record: a name
+    the registry does not know is a chat with that provider name."""
     try:
-        wire = vendor(provider).wire
+        entry = vendor(provider)
     except ValueError:
-        wire = None
-    member = "GENERATE_CONTENT" if wire in _GENERATE_CONTENT_WIRES else "CHAT"
-    return str(gen_ai.GenAiOperationNameValues[member].value)
+        return CHAT, provider
+    return wire_format(entry.wire).operation, entry.telemetry_name
 
 
 def _server(url: str) -> dict[str, Any]:
@@ -236,10 +224,10 @@ class CallTelemetry(CallObserver):
         self.started_epoch = time.time_ns()
         self.done = False
         self.gaps: list[float] | None = None
-        operation = _operation(provider)
+        operation, provider_name = _names(provider)
         self.common: dict[str, Any] = {
             gen_ai.GEN_AI_OPERATION_NAME: operation,
-            gen_ai.GEN_AI_PROVIDER_NAME: PROVIDER_NAMES.get(provider, provider),
+            gen_ai.GEN_AI_PROVIDER_NAME: provider_name,
             gen_ai.GEN_AI_REQUEST_MODEL: model,
             **_server(url),
         }

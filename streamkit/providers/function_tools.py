@@ -37,10 +37,11 @@ from typing import Any
 
 from ..conversation.request import JsonSchemaOutput
 from ..conversation.tools import Tool
-from ..model.blocks import ToolCallBlock, decode_arguments
+from ..model.blocks import ToolCallBlock
 from ..model.errors import warn_lossy
 from ..model.extras import extras_for, origin_of
 from ..model.partial_json import PartialJSONError
+from ..model.tool_arguments import decode_arguments
 from .lossless import unread, with_extras
 
 

@@ -21,7 +21,7 @@ import mimetypes
 from collections.abc import Callable
 from urllib.parse import unquote_to_bytes, urlsplit
 
-from ..model.blocks import Base64Source
+from ..model.data_sources import Base64Source
 
 __all__ = ["base_media_type", "data_url", "is_placeholder", "read_data_url", "url_media_type"]
 

@@ -99,6 +99,11 @@ class WireFormat:
     ``anthropic-version``): the client passes the value it sends to the
     builder as the ``api_version`` option, so the body fits that version.
     ``None``: the wire's API has no versions."""
+    operation: str = "chat"
+    """The OpenTelemetry GenAI operation a call on this wire's API is
+    (``gen_ai.operation.name``, a value of the conventions'
+    ``GenAiOperationNameValues``): ``generate_content`` for Gemini's own API, a
+    ``chat`` for the others."""
     encode_stream: Callable[..., StreamEncoder] | None = None
     """``encode_stream(dialect, **options)``: a fresh stream encoder for the
     dialect: streamkit events -> the bytes the provider streams (``encode.py``;

@@ -2,7 +2,9 @@
 
 - :mod:`.server`: :class:`ReplayServer`, a real HTTP/1.1 server replaying recorded
   streams (reply sequences, computed replies, requests kept), and
-  :class:`ThreadedReplayServer`, the same for synchronous code;
+  :class:`ThreadedReplayServer`, the same for synchronous code; what a test gives
+  it and reads back is :mod:`.replies` (:class:`Reply`, :class:`RecordedRequest`),
+  and :mod:`.connection` serves one connection with h11;
 - :mod:`.recordings`: :func:`load_recording`, a recorded body with the content type
   its file's suffix says;
 - :mod:`.fakes`: :class:`FakeProvider`, scripted answers written in every wire at
@@ -11,14 +13,8 @@
 
 from .fakes import CHARS_PER_TOKEN, Answer, FakeProvider, FakeRequest, Pacing, Script
 from .recordings import load_recording
-from .server import (
-    SECRET_HEADERS,
-    RecordedRequest,
-    ReplayServer,
-    Reply,
-    Responder,
-    ThreadedReplayServer,
-)
+from .replies import SECRET_HEADERS, RecordedRequest, Reply, Responder
+from .server import ReplayServer, ThreadedReplayServer
 
 __all__ = [
     "CHARS_PER_TOKEN",

@@ -38,7 +38,8 @@ from ..model.replay import events_of
 from ..model.response import ChatResponse
 from ..providers.codec import encode_error, encode_response, encode_stream, parse_request
 from ..providers.routes import ServedCall, served_call
-from .server import RecordedRequest, ReplayServer, Reply
+from .replies import RecordedRequest, Reply
+from .server import ReplayServer
 
 __all__ = ["CHARS_PER_TOKEN", "Answer", "FakeProvider", "FakeRequest", "Pacing", "Script"]
 

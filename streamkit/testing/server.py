@@ -27,191 +27,46 @@ headers without the key)::
 Synchronous code (the sync client, plain ``def`` tests) uses
 :meth:`ReplayServer.in_thread`, which runs the same server on an event loop in a
 background thread.
+
+This module is the server a test holds: its routes, its lifecycle and what it
+observed. The replies and recorded requests are data of their own
+(:mod:`streamkit.testing.replies`), and each connection is served with h11 by
+:mod:`streamkit.testing.connection`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from http import HTTPStatus
+from collections.abc import Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import Any, Self, TypedDict, Unpack
+from typing import Self, Unpack
 
 import anyio
 import anyio.abc
 import anyio.from_thread
-import h11
 
+from .connection import ConnectionHooks, serve_connection
 from .recordings import load_recording
-
-__all__ = [
-    "SECRET_HEADERS",
-    "RecordedRequest",
-    "ReplayServer",
-    "Reply",
-    "Responder",
-    "ThreadedReplayServer",
-]
-
-logger = logging.getLogger("streamkit.testing")
-
-#: Errors that mean "the peer went away"; they end a connection quietly because a
-#: client hanging up is an expected event for a streaming server, not a bug.
-_PEER_GONE: tuple[type[BaseException], ...] = (
-    anyio.BrokenResourceError,
-    anyio.ClosedResourceError,
-    anyio.EndOfStream,
-    OSError,
+from .replies import (
+    ComputedReplies,
+    RecordedRequest,
+    Reply,
+    ReplySequence,
+    Responder,
+    Route,
+    RouteOptions,
+    Serving,
+    error_route,
+    not_found,
+    route_of,
+    split_target,
 )
 
-_RECEIVE_SIZE = 65536
+__all__ = ["ReplayServer", "ThreadedReplayServer"]
 
-#: Request headers that carry a key or a session: a :class:`RecordedRequest`
-#: shows them as :data:`REDACTED` in ``headers`` (and so in its repr and in a
-#: failing test's output) and keeps their values in ``secret_headers``.
-SECRET_HEADERS = frozenset({
-    "authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie",
-})
-
-#: What a secret header's value reads as in :attr:`RecordedRequest.headers`.
-REDACTED = "<redacted>"
-
-
-@dataclass(frozen=True)
-class RecordedRequest:
-    """One request as the server received it, kept so tests can assert on what a
-    client actually put on the wire (method, URL, headers, body).
-
-    ``headers`` keys are lower-cased (HTTP header names are case-insensitive and
-    h11 normalises them); repeated headers are joined with ``", "``.  The value
-    of a header that carries a key (:data:`SECRET_HEADERS`) reads as
-    ``"<redacted>"`` there, so a repr or a failed assertion never prints it;
-    the value itself is in ``secret_headers`` (left out of the repr), for a test
-    that checks which key was sent.  ``path`` excludes the query string, which
-    is kept separately in ``query``.
-    """
-
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: bytes
-    query: str = ""
-    secret_headers: dict[str, str] = field(default_factory=dict, repr=False)
-
-    def json(self) -> Any:
-        """The body decoded as JSON -- the common case for LLM API requests."""
-        return json.loads(self.body)
-
-
-@dataclass(frozen=True)
-class Reply:
-    """One answer of a sequence (:meth:`ReplayServer.add_sequence`) or of a
-    responder (:meth:`ReplayServer.add_responder`): a body and how to send it,
-    with the same meaning as :meth:`ReplayServer.add`'s arguments.
-    ``Reply.file(path)`` reads a recording.
-
-    ``splits`` are the byte offsets where the body's writes begin, in place of
-    ``chunk_size``'s even pieces: a body written at its own boundaries (each
-    SSE event of a paced stream in its own write, ``delay`` seconds apart)."""
-
-    body: bytes
-    status: int = 200
-    content_type: str = "text/event-stream"
-    headers: Mapping[str, str] | None = None
-    chunk_size: int | None = None
-    delay: float = 0.0
-    cut_after: int | None = None
-    pauses: Mapping[int, float] | None = None
-    splits: Sequence[int] | None = None
-
-    @classmethod
-    def file(cls, file_path: str | os.PathLike[str], **options: Any) -> Reply:
-        """A recorded body with the content type its suffix names (see
-        :func:`load_recording`); ``options`` as for the class."""
-        body, content_type = load_recording(file_path)
-        return cls(body, **{"content_type": content_type, **options})
-
-
-@dataclass(frozen=True)
-class _Route:
-    body: bytes
-    status: int
-    content_type: str
-    headers: tuple[tuple[str, str], ...]
-    chunk_size: int | None
-    delay: float
-    cut_after: int | None
-    pauses: tuple[tuple[int, float], ...] = ()
-    splits: tuple[int, ...] = ()
-
-
-@dataclass
-class _Sequence:
-    """Replies served in order on one path; past the last, an error that says so."""
-
-    routes: list[_Route]
-    served: int = 0
-
-    def next_route(self, path: str) -> _Route:
-        if self.served >= len(self.routes):
-            message = (f"ReplayServer served all {len(self.routes)} replies of the sequence "
-                       f"for {path} already")
-            return _error_route(410, message, "sequence_exhausted")
-        self.served += 1
-        return self.routes[self.served - 1]
-
-
-Responder = Callable[[RecordedRequest], Reply]
-"""A reply computed for each request from what it sent (:meth:`ReplayServer.add_responder`)."""
-
-
-@dataclass(frozen=True)
-class _Responder:
-    respond: Responder
-
-
-@dataclass
-class _ResponseState:
-    """Shared between the body writer and the peer watcher of one response."""
-
-    final_send_started: bool = False
-    completed: bool = False
-    peer_gone: bool = False
-
-
-def _reason(status: int) -> bytes:
-    try:
-        return HTTPStatus(status).phrase.encode()
-    except ValueError:
-        return b""
-
-
-def _split_target(target: str) -> tuple[str, str]:
-    path, _, query = target.partition("?")
-    return path, query
-
-
-class Serving(TypedDict, total=False):
-    """How a route is served, beside its body and content type (see
-    :meth:`ReplayServer.add`): one list of options for every way to add one."""
-
-    status: int
-    headers: Mapping[str, str] | None
-    chunk_size: int | None
-    delay: float
-    cut_after: int | None
-    pauses: Mapping[int, float] | None
-    splits: Sequence[int] | None
-
-
-class RouteOptions(Serving, total=False):
-    """:class:`Serving` and the content type (:meth:`ReplayServer.default`)."""
-
-    content_type: str
+logger = logging.getLogger("streamkit.testing")
 
 
 class ReplayServer:
@@ -245,7 +100,7 @@ class ReplayServer:
         self.host = host
         self._requested_port = port
         self._backlog = backlog
-        self._routes: dict[str, _Route | _Sequence | _Responder] = {}
+        self._routes: dict[str, Route | ReplySequence | ComputedReplies] = {}
         self.requests: list[RecordedRequest] = []
         self.disconnects: list[str] = []
         self.connections = 0
@@ -253,6 +108,8 @@ class ReplayServer:
         self._port: int | None = None
         self._disconnect_event: anyio.Event | None = None
         self._exit_stack: contextlib.AsyncExitStack | None = None
+        self._hooks = ConnectionHooks(answer=self._answer, failed=self.errors.append,
+                                      hung_up=self._record_disconnect)
 
     # ------------------------------------------------------------------ routes
 
@@ -291,7 +148,7 @@ class ReplayServer:
         ``headers`` are added to the response; a ``Content-Type`` in them
         overrides ``content_type``.
         """
-        self._routes[path] = _route(Reply(body, status, content_type, headers, chunk_size,
+        self._routes[path] = route_of(Reply(body, status, content_type, headers, chunk_size,
                                           delay, cut_after, pauses, splits))
 
     def add_sequence(
@@ -311,8 +168,8 @@ class ReplayServer:
                 reply = Reply(bytes(reply))
             elif not isinstance(reply, Reply):
                 reply = Reply.file(reply)
-            routes.append(_route(reply))
-        self._routes[path] = _Sequence(routes)
+            routes.append(route_of(reply))
+        self._routes[path] = ReplySequence(routes)
 
     def add_responder(self, path: str, responder: Responder) -> None:
         """Answer each request on ``path`` with the :class:`Reply` that
@@ -323,7 +180,7 @@ class ReplayServer:
         if it raises, the client gets a 500 JSON error naming the exception and
         the exception is kept in :attr:`errors`. Path matching is
         :meth:`add`'s (``"*"``: every path without its own route)."""
-        self._routes[path] = _Responder(responder)
+        self._routes[path] = ComputedReplies(responder)
 
     def default(self, body: bytes, **options: Unpack[RouteOptions]) -> None:
         """Serve ``body`` for every path without its own route (same as
@@ -345,24 +202,29 @@ class ReplayServer:
         body, inferred = load_recording(file_path)
         self.add(path, body, content_type=content_type or inferred, **options)
 
-    def _route_for(self, target: str, request: RecordedRequest) -> _Route | None:
-        path, _ = _split_target(target)
+    def _answer(self, target: str, request: RecordedRequest) -> Route:
+        """Keep a request, and the route that answers it (a 404 when none does)."""
+        self.requests.append(request)
+        return self._route_for(target, request) or not_found(request.method, target)
+
+    def _route_for(self, target: str, request: RecordedRequest) -> Route | None:
+        path, _ = split_target(target)
         found = self._routes.get(target) or self._routes.get(path) or self._routes.get("*")
-        if isinstance(found, _Sequence):
+        if isinstance(found, ReplySequence):
             return found.next_route(path)
-        if isinstance(found, _Responder):
+        if isinstance(found, ComputedReplies):
             return self._computed_route(found, request)
         return found
 
-    def _computed_route(self, responder: _Responder, request: RecordedRequest) -> _Route:
+    def _computed_route(self, responder: ComputedReplies, request: RecordedRequest) -> Route:
         """The responder's reply; its failure is the server's error, said to the
         client and kept for the test."""
         try:
-            return _route(responder.respond(request))
+            return route_of(responder.respond(request))
         except Exception as exc:
             self.errors.append(exc)
             logger.exception("ReplayServer: responder for %s failed", request.path)
-            return _error_route(500, f"the ReplayServer responder failed: "
+            return error_route(500, f"the ReplayServer responder failed: "
                                 f"{type(exc).__name__}: {exc}", "responder_failed")
 
     # --------------------------------------------------------------- lifecycle
@@ -482,276 +344,7 @@ class ReplayServer:
                 await anyio.sleep(0.01)
                 continue
             self.connections += 1
-            task_group.start_soon(self._serve_connection, stream)
-
-    async def _serve_connection(self, stream: anyio.abc.SocketStream) -> None:
-        try:
-            async with stream:
-                await self._connection_loop(stream)
-        except _PEER_GONE:
-            pass
-        except h11.RemoteProtocolError as exc:
-            logger.debug("ReplayServer: bad request: %s", exc)
-        except Exception as exc:
-            self.errors.append(exc)
-            logger.exception("ReplayServer: connection handler failed")
-
-    async def _connection_loop(self, stream: anyio.abc.SocketStream) -> None:
-        conn = h11.Connection(h11.SERVER)
-        while True:
-            try:
-                received = await self._read_request(stream, conn)
-            except h11.RemoteProtocolError as exc:
-                await self._send_bad_request(stream, conn, exc)
-                return
-            if received is None:
-                return
-            request, body = received
-            target = request.target.decode("latin-1")
-            path, query = _split_target(target)
-            headers: dict[str, str] = {}
-            for raw_name, raw_value in request.headers:
-                name, value = raw_name.decode("latin-1"), raw_value.decode("latin-1")
-                headers[name] = f"{headers[name]}, {value}" if name in headers else value
-            secrets = {name: value for name, value in headers.items() if name in SECRET_HEADERS}
-            headers.update(dict.fromkeys(secrets, REDACTED))
-            recorded = RecordedRequest(
-                method=request.method.decode("latin-1"),
-                path=path,
-                headers=headers,
-                body=body,
-                query=query,
-                secret_headers=secrets,
-            )
-            self.requests.append(recorded)
-            route = self._route_for(target, recorded) or _not_found(request.method, target)
-            head_only = request.method == b"HEAD"
-            if not await self._send_response(stream, conn, route, path, head_only=head_only):
-                return
-            if conn.our_state is not h11.DONE or conn.their_state is not h11.DONE:
-                return  # h11 says MUST_CLOSE (Connection: close, HTTP/1.0, ...)
-            conn.start_next_cycle()
-
-    async def _read_request(
-        self, stream: anyio.abc.SocketStream, conn: h11.Connection
-    ) -> tuple[h11.Request, bytes] | None:
-        """Read one complete request (head and whole body); ``None`` on a clean
-        close between requests."""
-        request: h11.Request | None = None
-        body = bytearray()
-        while True:
-            event = conn.next_event()
-            if event is h11.NEED_DATA:
-                if conn.they_are_waiting_for_100_continue:
-                    await stream.send(
-                        conn.send(h11.InformationalResponse(status_code=100, headers=[]))
-                    )
-                try:
-                    data = await stream.receive(_RECEIVE_SIZE)
-                except anyio.EndOfStream:
-                    data = b""  # h11 turns this into ConnectionClosed or an error
-                conn.receive_data(data)
-            elif isinstance(event, h11.Request):
-                request = event
-            elif isinstance(event, h11.Data):
-                body += event.data
-            elif isinstance(event, h11.EndOfMessage):
-                assert request is not None
-                return request, bytes(body)
-            elif isinstance(event, h11.ConnectionClosed):
-                return None
-            else:  # PAUSED cannot happen before we respond; be safe anyway.
-                return None
-
-    async def _send_bad_request(
-        self, stream: anyio.abc.SocketStream, conn: h11.Connection, exc: h11.RemoteProtocolError
-    ) -> None:
-        if conn.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
-            return
-        body = json.dumps({"error": {"message": f"bad request: {exc}"}}).encode()
-        with contextlib.suppress(*_PEER_GONE, h11.LocalProtocolError):
-            await stream.send(
-                conn.send(
-                    h11.Response(
-                        status_code=exc.error_status_hint,
-                        reason=_reason(exc.error_status_hint),
-                        headers=[
-                            ("Content-Type", "application/json"),
-                            ("Content-Length", str(len(body))),
-                            ("Connection", "close"),
-                        ],
-                    )
-                )
-                + conn.send(h11.Data(data=body))
-                + conn.send(h11.EndOfMessage())
-            )
-
-    async def _send_response(
-        self,
-        stream: anyio.abc.SocketStream,
-        conn: h11.Connection,
-        route: _Route,
-        path: str,
-        *,
-        head_only: bool,
-    ) -> bool:
-        """Send one response; return ``False`` if the connection must be dropped
-        (cut on purpose or client gone)."""
-        await stream.send(
-            conn.send(
-                h11.Response(
-                    status_code=route.status,
-                    headers=list(route.headers),
-                    reason=_reason(route.status),
-                )
-            )
-        )
-        if head_only or route.status in (204, 304):
-            await stream.send(conn.send(h11.EndOfMessage()))
-            return True
-
-        state = _ResponseState()
-        async with anyio.create_task_group() as task_group:
-            task_group.start_soon(self._watch_peer, stream, conn, state, task_group.cancel_scope)
-            try:
-                await self._write_body(stream, conn, route, state)
-            except _PEER_GONE:
-                state.peer_gone = True
-            task_group.cancel_scope.cancel()
-
-        if state.completed:
-            return True
-        if route.cut_after is not None and not state.peer_gone:
-            return False  # deliberate cut: _serve_connection closes the socket
-        self._record_disconnect(path)
-        return False
-
-    async def _write_body(
-        self,
-        stream: anyio.abc.SocketStream,
-        conn: h11.Connection,
-        route: _Route,
-        state: _ResponseState,
-    ) -> None:
-        body = route.body
-        if route.cut_after is not None:
-            body = body[: route.cut_after]
-        if route.splits:
-            starts = [0, *(split for split in route.splits if split < len(body))]
-            pieces = [body[start:end] for start, end in zip(starts, [*starts[1:], len(body)],
-                                                            strict=True)]
-        else:
-            size = route.chunk_size or max(len(body), 1)
-            pieces = [body[i : i + size] for i in range(0, len(body), size)]
-        pauses = dict(route.pauses)
-        for index, piece in enumerate(pieces):
-            if index and route.delay:
-                await anyio.sleep(route.delay)
-            if index in pauses:
-                await anyio.sleep(pauses[index])
-            framed = conn.send(h11.Data(data=piece))
-            if route.cut_after is None and index == len(pieces) - 1:
-                trailer = conn.send(h11.EndOfMessage())
-                if not trailer:
-                    # Content-Length framing: this last piece completes the message.
-                    state.final_send_started = True
-                    await stream.send(framed)
-                    state.completed = True
-                    return
-                await stream.send(framed)
-                state.final_send_started = True
-                await stream.send(trailer)
-                state.completed = True
-                return
-            await stream.send(framed)
-        if route.cut_after is None:  # empty body
-            state.final_send_started = True
-            trailer = conn.send(h11.EndOfMessage())
-            if trailer:
-                await stream.send(trailer)
-            state.completed = True
-
-    async def _watch_peer(
-        self,
-        stream: anyio.abc.SocketStream,
-        conn: h11.Connection,
-        state: _ResponseState,
-        writer_scope: anyio.CancelScope,
-    ) -> None:
-        """Notice a client hanging up while the body is being written.
-
-        A slow writer would otherwise only find out on its next send (and a
-        kernel send after a peer close may even succeed once), so waiting on a
-        read gives immediate, deterministic detection.  Pipelined bytes that
-        arrive meanwhile are handed to h11, which buffers them for the next
-        request cycle.
-        """
-        try:
-            while True:
-                data = await stream.receive(_RECEIVE_SIZE)
-                conn.receive_data(data)
-        except _PEER_GONE:
-            # If the last bytes were already handed to the kernel the client may
-            # have received the whole body and closed normally: not a disconnect.
-            if not state.final_send_started:
-                state.peer_gone = True
-                writer_scope.cancel()
-
-
-def _route(reply: Reply) -> _Route:
-    """A reply checked and made ready to serve."""
-    body = reply.body
-    if not isinstance(body, bytes | bytearray | memoryview):
-        raise TypeError(f"body must be bytes, not {type(body).__name__}")
-    if not 200 <= reply.status <= 599:
-        raise ValueError(f"status must be a final status code (200-599), got {reply.status}")
-    if reply.chunk_size is not None and reply.chunk_size < 1:
-        raise ValueError(f"chunk_size must be >= 1 or None, got {reply.chunk_size}")
-    if reply.delay < 0:
-        raise ValueError(f"delay must be >= 0, got {reply.delay}")
-    if reply.cut_after is not None and reply.cut_after < 0:
-        raise ValueError(f"cut_after must be >= 0 or None, got {reply.cut_after}")
-    if reply.pauses and min(reply.pauses.values()) < 0:
-        raise ValueError(f"pauses must be >= 0 seconds, got {dict(reply.pauses)}")
-    splits = tuple(reply.splits or ())
-    if splits and reply.chunk_size is not None:
-        raise ValueError("give chunk_size or splits, not both")
-    if splits and (list(splits) != sorted(set(splits)) or splits[0] < 1
-                   or splits[-1] >= len(body)):
-        raise ValueError(f"splits must be increasing offsets inside the body (1 to "
-                         f"{len(body) - 1}), got {list(splits)}")
-    extra = dict(reply.headers or {})
-    if not any(name.lower() == "content-type" for name in extra):
-        extra["Content-Type"] = reply.content_type
-    return _Route(
-        body=bytes(body),
-        status=reply.status,
-        content_type=reply.content_type,
-        headers=tuple(extra.items()),
-        chunk_size=reply.chunk_size,
-        delay=reply.delay,
-        cut_after=reply.cut_after,
-        pauses=tuple(sorted((reply.pauses or {}).items())),
-        splits=splits,
-    )
-
-
-def _error_route(status: int, message: str, kind: str) -> _Route:
-    body = json.dumps({"error": {"message": message, "type": kind}}).encode()
-    return _Route(
-        body=body,
-        status=status,
-        content_type="application/json",
-        headers=(("Content-Type", "application/json"),),
-        chunk_size=None,
-        delay=0.0,
-        cut_after=None,
-    )
-
-
-def _not_found(method: bytes, target: str) -> _Route:
-    message = f"ReplayServer has no route for {method.decode('latin-1')} {target}"
-    return _error_route(404, message, "not_found")
+            task_group.start_soon(serve_connection, stream, self._hooks)
 
 
 class ThreadedReplayServer:
@@ -796,4 +389,3 @@ class ThreadedReplayServer:
             return await self.server.wait_disconnect(timeout, count=count)
 
         return self._portal.call(wait)
-

@@ -39,7 +39,8 @@ from ..conversation.tools import Tool
 from ..model.errors import StreamError
 from ..model.response import ChatResponse
 from ..testing.recordings import load_recording
-from ..testing.server import RecordedRequest, ReplayServer, Reply
+from ..testing.replies import RecordedRequest, Reply
+from ..testing.server import ReplayServer
 from .encoder import UIMessageStreamEncoder
 from .stream import UI_MESSAGE_STREAM_HEADERS
 

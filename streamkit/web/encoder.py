@@ -35,7 +35,6 @@ import msgspec
 
 from ..conversation.messages import FunctionExecutionResult
 from ..model.blocks import (
-    Base64Source,
     Block,
     Citation,
     DataBlock,
@@ -43,8 +42,8 @@ from ..model.blocks import (
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
-    URLSource,
 )
+from ..model.data_sources import Base64Source, URLSource
 from ..model.events import (
     BlockDelta,
     BlockEnd,

@@ -64,11 +64,11 @@ from ...model.blocks import (
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
-    arguments_text,
 )
 from ...model.errors import UnsupportedFeatureError
 from ...model.extras import Extras
 from ...model.ids import StreamIds
+from ...model.tool_arguments import arguments_text
 from ..coerce import as_str
 from ..function_tools import arguments_as_object
 from ..lossless import exactly, tagged, unmodelled

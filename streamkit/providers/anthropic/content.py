@@ -36,7 +36,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ...conversation.messages import FunctionExecutionResult, Message, UserContent
-from ...model.blocks import Base64Source, Block, DataBlock, RawBlock, TextBlock, URLSource
+from ...model.blocks import Block, DataBlock, RawBlock, TextBlock
+from ...model.data_sources import Base64Source, URLSource
 from ...model.errors import UnsupportedFeatureError
 from ...model.extras import extras_for
 from ...model.ids import StreamIds

@@ -42,6 +42,7 @@ WIRE = WireFormat(
     endpoint=endpoint, model_in_body=MODEL_IN_BODY, served_path=SERVED_PATH,
     option_records=frozenset({SNAKE_CASE}),
     encode_stream=stream_encoder, encode_response=encode_response, encode_error=encode_error,
+    operation="generate_content",
 )
 
 __all__ = ["FINISH_REASONS", "USAGE_FIELDS", "WIRE", "GeminiParser", "map_finish_reason",

@@ -18,7 +18,7 @@ a part does to it:
   no call id on the public API: one is made up from the stream); Vertex
   ``streamFunctionCallArguments`` (``willContinue`` + ``partialArgs`` updates,
   closed by an empty ``functionCall``) is streamed as argument JSON text through
-  :class:`~streamkit.model.partial_json.JSONPathBuilder`; an update it cannot place
+  :class:`~streamkit.model.json_path.JSONPathBuilder`; an update it cannot place
   (out of order, a ``jsonPath`` that is not a string, an unknown value kind) is
   kept in the block's ``metadata["unassembledPartialArgs"]`` and the call marked
   incomplete at its end;
@@ -50,7 +50,6 @@ from typing import Any, NamedTuple
 import msgspec
 
 from ...model.blocks import (
-    Base64Source,
     Block,
     Citation,
     DataBlock,
@@ -58,8 +57,8 @@ from ...model.blocks import (
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
-    URLSource,
 )
+from ...model.data_sources import Base64Source, URLSource
 from ...model.events import (
     BlockDelta,
     CitationDelta,
@@ -75,7 +74,7 @@ from ...model.events import (
     ToolInputDelta,
 )
 from ...model.finish import FinishReason
-from ...model.partial_json import JSONPathBuilder, JSONPathValue
+from ...model.json_path import JSONPathBuilder, JSONPathValue
 from ..coerce import as_int, as_str
 from ..ledger import BlockLedger, OpenBlock
 from ..lossless import unmodelled

@@ -110,8 +110,6 @@ from typing import Any
 from ...conversation.messages import FunctionExecutionResult, UserContent
 from ...conversation.request import ForeignThinking
 from ...model.blocks import (
-    PCM_RATE_ASSUMED,
-    Base64Source,
     Block,
     ContentBlock,
     DataBlock,
@@ -120,12 +118,13 @@ from ...model.blocks import (
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
-    URLSource,
-    arguments_text,
 )
+from ...model.data_sources import Base64Source, URLSource
 from ...model.errors import InvalidBodyError, UnsupportedFeatureError
 from ...model.extras import Extras, extras_for, origin_of
 from ...model.ids import StreamIds
+from ...model.pcm import PCM_RATE_ASSUMED
+from ...model.tool_arguments import arguments_text
 from ..coerce import as_str
 from ..function_tools import arguments_as_object
 from ..lossless import ABSENT, exactly, raw_part, unread, write_user_part

@@ -76,9 +76,8 @@ from ...model.blocks import (
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
-    URLSource,
-    decode_arguments,
 )
+from ...model.data_sources import URLSource
 from ...model.events import (
     BlockEnd,
     CitationDelta,
@@ -99,6 +98,7 @@ from ...model.events import (
 )
 from ...model.partial_json import PartialJSONError
 from ...model.response import ChatResponse
+from ...model.tool_arguments import decode_arguments
 from ...model.usage import ChatUsage
 from .. import encoder
 from ..encoder import StreamEncoder, input_tokens_for, json_bytes, wire_of_provider
@@ -122,7 +122,7 @@ UNASSEMBLED = "unassembledPartialArgs"
 _EVENT_END = b"\r\n\r\n"
 # A response id streamkit made up (streamkit.model.ids: a prefix and 24 hex digits).
 _MADE_UP_RESPONSE_ID = re.compile(r"resp_[0-9a-f]{24}")
-# A JSONPath member name written without quotes (partial_json.parse_json_path).
+# A JSONPath member name written without quotes (json_path.parse_json_path).
 _PLAIN_NAME = re.compile(r"[^.\[\]'\"\\]+")
 
 

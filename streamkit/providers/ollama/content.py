@@ -86,20 +86,13 @@ from ...conversation.messages import (
     as_assistant,
 )
 from ...conversation.request import ForeignThinking
-from ...model.blocks import (
-    Base64Source,
-    ContentBlock,
-    DataBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolCallBlock,
-    URLSource,
-    arguments_text,
-)
+from ...model.blocks import ContentBlock, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from ...model.data_sources import Base64Source, URLSource
 from ...model.errors import InvalidBodyError, UnsupportedFeatureError
 from ...model.extras import Extras, extras_for
 from ...model.ids import StreamIds
 from ...model.response import ChatResponse
+from ...model.tool_arguments import arguments_text
 from ..coerce import as_str
 from ..function_tools import arguments_as_object
 from ..lossless import ABSENT, unread, with_extras

@@ -47,19 +47,12 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final, TypeVar
 
 from ...conversation.messages import UserContent
-from ...model.blocks import (
-    PCM_RATE_ASSUMED,
-    Base64Source,
-    Block,
-    Citation,
-    DataBlock,
-    RawBlock,
-    TextBlock,
-    URLSource,
-)
+from ...model.blocks import Block, Citation, DataBlock, RawBlock, TextBlock
+from ...model.data_sources import Base64Source, URLSource
 from ...model.errors import UnsupportedFeatureError
 from ...model.extras import Extras, extras_for
 from ...model.ids import StreamIds
+from ...model.pcm import PCM_RATE_ASSUMED
 from ..coerce import as_int, as_str
 from ..lossless import exactly, kept
 from ..media import base_media_type, data_url, read_data_url

@@ -69,15 +69,7 @@ from functools import partial
 from typing import Any, Final
 
 from ...conversation.request import Request
-from ...model.blocks import (
-    PCM_RATE_ASSUMED,
-    Block,
-    ContentBlock,
-    DataBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolCallBlock,
-)
+from ...model.blocks import Block, ContentBlock, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from ...model.events import (
     DataDelta,
     Delta,
@@ -94,6 +86,7 @@ from ...model.events import (
     TranscriptDelta,
 )
 from ...model.finish import FinishReason
+from ...model.pcm import PCM_RATE_ASSUMED
 from ...model.response import ChatResponse
 from ...model.usage import ChatUsage
 from ...model.vendors import wire_of

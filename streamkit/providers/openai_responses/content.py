@@ -106,8 +106,8 @@ from ...model.blocks import (
     ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
-    URLSource,
 )
+from ...model.data_sources import URLSource
 from ...model.errors import InvalidBodyError, UnsupportedFeatureError
 from ...model.extras import Extras, extras_for, origin_of
 from ...model.ids import StreamIds

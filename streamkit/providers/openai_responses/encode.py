@@ -85,7 +85,6 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from ...model.blocks import (
-    Base64Source,
     ContentBlock,
     DataBlock,
     RawBlock,
@@ -93,6 +92,7 @@ from ...model.blocks import (
     ThinkingBlock,
     ToolCallBlock,
 )
+from ...model.data_sources import Base64Source
 from ...model.errors import UnsupportedFeatureError
 from ...model.events import (
     BlockEnd,

@@ -23,7 +23,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal, NamedTuple
 
 from ...model.blocks import (
-    Base64Source,
     ContentBlock,
     DataBlock,
     RawBlock,
@@ -31,6 +30,7 @@ from ...model.blocks import (
     ThinkingBlock,
     ToolCallBlock,
 )
+from ...model.data_sources import Base64Source
 from ...model.ids import StreamIds
 from ...model.merge import apply_snapshot
 from ..coerce import as_list, as_str, mapping

@@ -106,15 +106,8 @@ from typing import Any, ClassVar, Final
 
 import msgspec
 
-from ...model.blocks import (
-    Base64Source,
-    Block,
-    ContentBlock,
-    DataBlock,
-    RawBlock,
-    ThinkingBlock,
-    ToolCallBlock,
-)
+from ...model.blocks import Block, ContentBlock, DataBlock, RawBlock, ThinkingBlock, ToolCallBlock
+from ...model.data_sources import Base64Source
 from ...model.errors import ProtocolError
 from ...model.events import BlockDelta, CitationDelta, Event, MetadataDelta, UsageUpdate
 from ...model.finish import FinishReason
