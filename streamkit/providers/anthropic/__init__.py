@@ -21,7 +21,7 @@
 :data:`WIRE` is the package's record (:class:`~streamkit.providers.wire_format.WireFormat`).
 """
 
-from ..wire_format import WireFormat
+from ..wire_format import WireFormat, no_answer_options
 from .encode import AnthropicStreamEncoder, encode_error, encode_response
 from .http import MODEL_IN_BODY, SERVED_PATH, VERSION_HEADER, endpoint
 from .request import build_request, parse_request
@@ -38,7 +38,7 @@ WIRE = WireFormat(
     tools_with_tool_history=True,
     version_header=VERSION_HEADER,
     encode_stream=AnthropicStreamEncoder, encode_response=encode_response,
-    encode_error=encode_error,
+    encode_error=encode_error, answer_options=no_answer_options,
 )
 
 __all__ = ["WIRE", "AnthropicParser", "map_stop_reason"]

@@ -26,7 +26,7 @@ Vertex AI (registry name ``vertex``) speaks this wire with no dialect: the
 parser reports the vendor it was built for as the responses' provider.
 """
 
-from ..wire_format import WireFormat
+from ..wire_format import WireFormat, no_answer_options
 from .encode import encode_error, encode_response, stream_encoder
 from .http import MODEL_IN_BODY, SERVED_PATH, endpoint
 from .request import build_request, parse_request
@@ -42,6 +42,7 @@ WIRE = WireFormat(
     endpoint=endpoint, model_in_body=MODEL_IN_BODY, served_path=SERVED_PATH,
     option_records=frozenset({SNAKE_CASE}),
     encode_stream=stream_encoder, encode_response=encode_response, encode_error=encode_error,
+    answer_options=no_answer_options,
 )
 
 __all__ = ["FINISH_REASONS", "USAGE_FIELDS", "WIRE", "GeminiParser", "map_finish_reason",

@@ -18,7 +18,7 @@ the whole wire format, both directions side by side, as :data:`WIRE`.
   ``/api/chat`` lines) and the non-streamed body.
 """
 
-from ..wire_format import WireFormat
+from ..wire_format import WireFormat, no_answer_options
 from . import http
 from .encode import OllamaStreamEncoder, encode_error, encode_response
 from .request import build_request, parse_request
@@ -36,5 +36,5 @@ WIRE = WireFormat(
     endpoint=http.endpoint, model_in_body=http.MODEL_IN_BODY,
     served_path=http.SERVED_PATH, streams_unless_said=True,
     encode_stream=OllamaStreamEncoder, encode_response=encode_response,
-    encode_error=encode_error,
+    encode_error=encode_error, answer_options=no_answer_options,
 )

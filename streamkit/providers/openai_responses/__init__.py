@@ -22,7 +22,7 @@ format, both directions side by side, exported as :data:`WIRE`.
   SSE), the non-streamed ``Response`` body and the HTTP error body.
 """
 
-from ..wire_format import WireFormat
+from ..wire_format import WireFormat, no_answer_options
 from . import http
 from .encode import OpenAIResponsesStreamEncoder, encode_error, encode_response
 from .request import build_request, parse_request
@@ -37,7 +37,7 @@ WIRE = WireFormat(
     endpoint=http.endpoint, model_in_body=http.MODEL_IN_BODY,
     served_path=http.SERVED_PATH,
     encode_stream=OpenAIResponsesStreamEncoder, encode_response=encode_response,
-    encode_error=encode_error,
+    encode_error=encode_error, answer_options=no_answer_options,
 )
 
 __all__ = ["WIRE", "OpenAIResponsesParser", "map_usage"]
