@@ -15,7 +15,7 @@ is the index it opened at.
   Empty strings never open blocks. Mistral's list ``content`` holds typed
   ``thinking`` / ``text`` chunks.
 - ``reasoning_details`` (:mod:`.reasoning`), ``tool_calls`` and
-  ``function_call`` (:mod:`.tools`), ``audio`` (:mod:`.audio`).
+  ``function_call`` (:mod:`.call_fragments`), ``audio`` (:mod:`.audio`).
 - ``annotations`` -> citations (:func:`.content.read_citation`) and
   ``logprobs`` -> appended to ``metadata["logprobs"]``, of the latest text (or
   refusal) block.
@@ -53,10 +53,10 @@ from ...model.finish import FinishReason
 from ..coerce import as_str
 from ..ledger import BlockLedger, OpenBlock
 from .audio import Audio
+from .call_fragments import ToolCalls
 from .content import read_citation
 from .dialects import REASONING_FIELDS
 from .reasoning import ReasoningDetails
-from .tools import ToolCalls
 
 __all__ = ["EXTRAS_KEY", "Choice", "ChoiceOptions", "Kind"]
 
