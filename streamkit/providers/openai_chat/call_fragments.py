@@ -16,15 +16,13 @@ without an id gets one made up from the stream (two parses agree on it).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from ...model.blocks import Block, ToolCallBlock
 from ...model.events import BlockDelta, Event, MetadataDelta, ToolInputDelta
 from ..coerce import as_int, as_str
+from .choice_blocks import ChoiceBlocks
 from .wire import json_text
-
-if TYPE_CHECKING:
-    from .choice import Choice
 
 __all__ = ["ToolCall", "ToolCalls"]
 
@@ -62,7 +60,7 @@ class ToolCalls:
         """Whether any call has a block."""
         return any(call.block is not None for call in self.calls)
 
-    def fragment(self, choice: Choice, fragment: Any, out: list[Event]) -> None:
+    def fragment(self, choice: ChoiceBlocks, fragment: Any, out: list[Event]) -> None:
         """One ``tool_calls[]`` fragment."""
         if type(fragment) is not dict:
             choice.keep("tool_calls", fragment, out)
@@ -95,7 +93,7 @@ class ToolCalls:
                 metadata["type"] = kind
         self._apply(choice, call, call_id, name, arguments, metadata, out)
 
-    def function_call(self, choice: Choice, fragment: Any, out: list[Event]) -> None:
+    def function_call(self, choice: ChoiceBlocks, fragment: Any, out: list[Event]) -> None:
         """The deprecated ``delta.function_call`` ({name, arguments}): one call."""
         if type(fragment) is not dict:
             choice.keep("function_call", fragment, out)
@@ -128,7 +126,7 @@ class ToolCalls:
         self.calls.append(call)
         return call
 
-    def _apply(self, choice: Choice, call: ToolCall, call_id: str | None, name: Any,
+    def _apply(self, choice: ChoiceBlocks, call: ToolCall, call_id: str | None, name: Any,
                arguments: Any, metadata: dict[str, Any], out: list[Event]) -> None:
         """One fragment: id and name set once, metadata reported when it changes,
         arguments appended."""
@@ -162,20 +160,20 @@ class ToolCalls:
                                   choice=choice.index))
 
     @staticmethod
-    def _open(choice: Choice, call: ToolCall, out: list[Event]) -> None:
+    def _open(choice: ChoiceBlocks, call: ToolCall, out: list[Event]) -> None:
         block = ToolCallBlock(call.id or choice.made_up_id("call"), call.name,
                               metadata=dict(call.metadata))
         call.block = choice.open(block, out)
         call.late_name = False
         choice.kind = None  # text after a new call is a new block, after it
 
-    def open_waiting(self, choice: Choice, out: list[Event]) -> None:
+    def open_waiting(self, choice: ChoiceBlocks, out: list[Event]) -> None:
         """At the end: a call that only ever got a header is still reported."""
         for call in self.calls:
             if call.block is None:
                 self._open(choice, call, out)
 
-    def snapshots(self, choice: Choice) -> dict[int, Block]:
+    def snapshots(self, choice: ChoiceBlocks) -> dict[int, Block]:
         """The ``BlockEnd`` snapshots of calls whose name came after their block opened."""
         return {call.block: ToolCallBlock(call.id or choice.made_up_id("call"), call.name)
                 for call in self.calls if call.late_name and call.block is not None}
