@@ -29,7 +29,6 @@ from streamkit import (
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
-    UnsupportedFeatureError,
     encode_response,
     encode_stream,
     replay,
@@ -45,7 +44,7 @@ from streamkit.model.events import (
     UsageUpdate,
 )
 from streamkit.model.replay import events_of
-from streamkit.providers import WIRE_NAMES, wire_format
+from streamkit.providers import wire_format
 from streamkit.testing import ReplayServer
 
 #: The wires that can write answers, and the registry name each is encoded for.
@@ -67,34 +66,6 @@ def _parsed(path: Path) -> tuple[list[Any], ChatResponse]:
 def _reparsed(provider: str, encoded: bytes) -> ChatResponse:
     with fresh_ids():
         return replay(encoded, provider, on_error="return")[1]
-
-
-# ---------------------------------------------------------------- which wires encode
-
-
-def test_every_wire_writes_streams_bodies_and_errors() -> None:
-    """Each wire's own test file: test_encode_<wire>.py (this one: OpenAI Chat
-    and Anthropic; test_encode_dialects.py: the Chat vendors)."""
-    for name in WIRE_NAMES:
-        wire = wire_format(name)
-        assert None not in (wire.encode_stream, wire.encode_response, wire.encode_error), name
-
-
-def test_a_wire_without_an_encoder_is_refused_naming_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    import dataclasses
-
-    from streamkit.providers import ollama
-
-    monkeypatch.setattr(ollama, "WIRE", dataclasses.replace(
-        ollama.WIRE, encode_stream=None, encode_response=None, encode_error=None))
-    response = ChatResponse(content=[TextBlock("hi", id="t")])
-    with pytest.raises(UnsupportedFeatureError, match="ollama") as stream_error:
-        encode_stream("ollama", response)
-    with pytest.raises(UnsupportedFeatureError, match="ollama"):
-        encode_response("ollama", response)
-    with pytest.raises(UnsupportedFeatureError, match="ollama"):
-        streamkit.encode_error("ollama", "boom")
-    assert stream_error.value.wire == "ollama"
 
 
 # ---------------------------------------------------------------- round trips

@@ -30,8 +30,7 @@ from test_request_gemini import assert_round_trip, assert_sdk_valid
 from translation import TARGETS, _oracles, essence, losses
 
 from streamkit import Request, Tool, UserMessage, build_request, parse_request
-from streamkit.providers.gemini.request import OPENAPI_SCHEMA, SCHEMA_FIELD
-from streamkit.providers.gemini.schema import from_openapi, to_openapi
+from streamkit.providers.gemini.schema import OPENAPI_SCHEMA, SCHEMA_FIELD, from_openapi, to_openapi
 
 FIXTURES = Path(__file__).parent / "fixtures"
 EDGE = FIXTURES / "edge" / "gemini-openapi-schemas.request.json"

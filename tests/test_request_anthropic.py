@@ -58,7 +58,8 @@ from streamkit.model.extras import Extras
 from streamkit.model.response import ChatResponse
 from streamkit.model.vendors import PROVIDERS
 from streamkit.providers.anthropic.content import tool_id
-from streamkit.providers.anthropic.request import JSON_TOOL, SAME_TURN
+from streamkit.providers.anthropic.request import SAME_TURN
+from streamkit.providers.anthropic.tools import JSON_TOOL
 from streamkit.providers.codec import build_request, parse_request, parse_response
 
 ANTHROPIC = "anthropic"

@@ -75,8 +75,9 @@ from streamkit.providers.gemini.content import (
     PART_FIELDS,
     made_up_id,
 )
-from streamkit.providers.gemini.request import GENERATION_FIELDS, SAME_TURN, TOOLS_ENTRY
+from streamkit.providers.gemini.request import GENERATION_FIELDS, SAME_TURN
 from streamkit.providers.gemini.spelling import camel, snake
+from streamkit.providers.gemini.tools import TOOLS_ENTRY
 
 GEMINI = "gemini"
 # The content kinds of a Part (what a part IS, beside the fields PART_FIELDS lists).

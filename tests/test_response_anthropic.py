@@ -38,8 +38,8 @@ from streamkit.model.finish import FinishReason
 from streamkit.model.ids import counting_ids, id_factory
 from streamkit.model.response import ChatResponse
 from streamkit.providers.anthropic import WIRE
-from streamkit.providers.anthropic.request import JSON_TOOL
 from streamkit.providers.anthropic.response import payloads as body_payloads
+from streamkit.providers.anthropic.tools import JSON_TOOL
 from streamkit.providers.codec import build_request, parse_response
 
 ANTHROPIC = "anthropic"

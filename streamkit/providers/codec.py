@@ -13,8 +13,8 @@ The other direction, answers written: :func:`encode_stream` turns streamkit
 events (a :class:`~streamkit.Stream`, any iterable of events, or a finished
 :class:`~streamkit.ChatResponse` replayed as one) into the bytes the
 provider streams, event by event; :func:`encode_response` writes a response
-as the provider's non-streamed body. A wire with no encoder yet raises
-:class:`~streamkit.model.errors.UnsupportedFeatureError` naming it.
+as the provider's non-streamed body, :func:`encode_error` an error as its HTTP
+error answer. Every wire has all three (they are required verbs of its record).
 
 ``provider`` is any registry name or alias (:data:`streamkit.PROVIDERS`): the
 vendor record says which wire format it speaks and with which dialect, and
@@ -59,7 +59,6 @@ from ..model.errors import (
     ProviderError,
     StreamError,
     StreamkitError,
-    UnsupportedFeatureError,
 )
 from ..model.events import ErrorEvent, Event
 from ..model.extras import Extras
@@ -313,16 +312,12 @@ EventSource = (ChatResponse | Iterable[Event | ChatResponse]
 response they end with is skipped, its events have said it)."""
 
 
-def _encoding_wire(provider: str, verb: str) -> tuple[WireFormat, str | None]:
-    """The vendor's wire record and dialect, refused when the wire has no ``verb`` yet."""
+def _encoding_wire(provider: str) -> tuple[WireFormat, str | None]:
+    """The vendor's wire record and dialect."""
     from . import wire_format
 
     entry = _vendor(provider)
-    wire = wire_format(entry.wire)
-    if getattr(wire, verb) is None:
-        raise UnsupportedFeatureError(entry.wire, f"{verb} (the wire's record has no "
-                                      "encoder)", "encode to another wire")
-    return wire, entry.dialect
+    return wire_format(entry.wire), entry.dialect
 
 
 class EncodedStream:
@@ -425,23 +420,17 @@ def encode_stream(provider: str, source: EventSource, *, request: Request | None
     on what was asked (OpenAI Chat sends its usage chunk only to a request
     that asked for it). ``options`` choose among a wire's forms (Gemini's
     ``array=True``: the JSON array ``streamGenerateContent`` sends without
-    ``alt=sse``). Refused with
-    :class:`~streamkit.model.errors.UnsupportedFeatureError` for a wire with no
-    stream encoder yet."""
-    wire, dialect = _encoding_wire(provider, "encode_stream")
-    assert wire.encode_stream is not None
-    if request is not None and wire.answer_options is not None:
+    ``alt=sse``)."""
+    wire, dialect = _encoding_wire(provider)
+    if request is not None:
         options = {**wire.answer_options(request), **options}
     return EncodedStream(wire.encode_stream(dialect, **options), source)
 
 
 def encode_response(provider: str, response: ChatResponse) -> dict[str, Any]:
     """``response`` as ``provider``'s non-streamed JSON body (what the API answers
-    with ``stream: false``); refused with
-    :class:`~streamkit.model.errors.UnsupportedFeatureError` for a wire with no
-    encoder yet."""
-    wire, dialect = _encoding_wire(provider, "encode_response")
-    assert wire.encode_response is not None
+    with ``stream: false``)."""
+    wire, dialect = _encoding_wire(provider)
     return wire.encode_response(response, dialect)
 
 
@@ -463,11 +452,8 @@ def encode_error(provider: str, error: StreamkitError | ErrorEvent | str, *,
                  status: int | None = None) -> EncodedError:
     """``error`` as ``provider``'s HTTP error answer (status and body): a
     :class:`~streamkit.model.errors.ProviderError` keeps its status, message, type
-    and code; ``status`` given wins; an error with none is a 500. Refused with
-    :class:`~streamkit.model.errors.UnsupportedFeatureError` for a wire with no
-    error encoder yet."""
-    wire, dialect = _encoding_wire(provider, "encode_error")
-    assert wire.encode_error is not None
+    and code; ``status`` given wins; an error with none is a 500."""
+    wire, dialect = _encoding_wire(provider)
     event = error_event(error, status)
     code = event.status if event.status is not None and 400 <= event.status <= 599 \
         else DEFAULT_ERROR_STATUS

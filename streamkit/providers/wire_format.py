@@ -1,27 +1,41 @@
-"""What a wire format is: one record of the verbs every wire package provides.
+"""What a wire format is: one record of the verbs every wire package provides,
+and the one shape every wire package has.
 
 streamkit speaks five wire formats (OpenAI Chat Completions with its vendor
 dialects, OpenAI Responses, Anthropic Messages, Gemini ``generateContent``,
 Ollama ``/api/chat``). Each lives in one package under
-:mod:`streamkit.providers`, with the same file for the same verb:
+:mod:`streamkit.providers`, with the same file for the same verb
+(:data:`VERB_FILES`):
 
-=============  =============================================================
-``stream.py``  the stream parser: payloads -> :mod:`streamkit.model.events`
-``request.py`` request bodies: build one from a :class:`~streamkit.Request`, read one back
+==============  ============================================================
+``stream.py``   the stream parser: payloads -> :mod:`streamkit.model.events`
+``request.py``  request bodies: build one from a :class:`~streamkit.Request`, read one back
+``tools.py``    tool definitions, both ways: a :class:`~streamkit.conversation.tools.Tool`
+                <-> the wire's declaration (``tool_definition`` /
+                ``read_tool_definition``), and the body's tools and tool
+                choice (``write_tools`` / ``read_tools``)
 ``response.py`` a non-streamed response body -> :class:`~streamkit.ChatResponse`
-``content.py`` the wire's content parts <-> streamkit blocks, for both directions
-``wire.py``    the wire's words as data: finish words, usage fields
-``http.py``    where the endpoint is under a base URL, and whether the model
-               goes in the body
-``encode.py``  responses written: the stream encoder (events -> the wire's
-               stream bytes) and the non-streamed body
-=============  =============================================================
+``content.py``  the wire's content parts <-> streamkit blocks, for both directions
+``wire.py``     the wire's words as data: its name, finish words, usage fields
+``http.py``     where the endpoint is under a base URL, and whether the model
+                goes in the body
+``encode.py``   responses written: the stream encoder (events -> the wire's
+                stream bytes), the non-streamed body and the HTTP error body
+==============  ============================================================
 
-and exports its record as ``WIRE``, a :class:`WireFormat`. Everything above
-the providers (the codec facade, the client, the vendor registry) reaches a
-wire through its record, never by importing a module by name, and the record
-is checked: mypy checks each field's type where the record is made, and a test
-checks that every wire package has every verb.
+A wire may add files of its own, for what only it has (OpenAI Chat's
+``dialects.py``, Gemini's ``spelling.py``) or for a verb too large for one
+file; each is listed with its job in its package's docstring, in the same
+table form as above, and a file of the same name means the same job in every
+wire that has one (:data:`SHARED_FILES`). ``tests/test_house.py`` holds every
+package to this: every verb file, no file its docstring does not list, the
+tool definitions in ``tools.py`` and nowhere else.
+
+Each package exports its record as ``WIRE``, a :class:`WireFormat`. Everything
+above the providers (the codec facade, the client, the vendor registry)
+reaches a wire through its record, never by importing a module by name, and
+the record is checked: mypy checks each field's type where the record is made,
+and every verb is a required field (a wire without one is no wire).
 
 ``dialect`` is the vendor dialect a vendor of the wire speaks (``deepseek`` on
 OpenAI Chat; ``None`` for the wire's own API); see :mod:`streamkit.model.vendors`.
@@ -43,10 +57,21 @@ if TYPE_CHECKING:
     from .encoder import StreamEncoder
     from .usage_fields import UsageFields
 
-__all__ = ["WIRE_NAMES", "Endpoint", "WireFormat", "wire_format"]
+__all__ = ["SHARED_FILES", "VERB_FILES", "WIRE_NAMES", "Endpoint", "WireFormat",
+           "no_answer_options", "wire_format"]
 
 #: Every wire format, by its name.
 WIRE_NAMES = ("openai-chat", "openai-responses", "anthropic", "gemini", "ollama")
+
+#: The files every wire package has, one per verb (the table above).
+VERB_FILES = ("stream.py", "request.py", "tools.py", "response.py", "content.py", "wire.py",
+              "http.py", "encode.py")
+
+#: The files a wire package may add that more than one wire has, by their one job.
+SHARED_FILES = {
+    "assistant.py": "what the model writes (an assistant turn) <-> blocks, both ways",
+    "citations.py": "the wire's citation objects <-> typed citations, both ways",
+}
 
 Endpoint = Callable[..., str]
 """``endpoint(base_url, model, *, stream, dialect) -> url``."""
@@ -76,6 +101,25 @@ class WireFormat:
     """The URL a request goes to (see ``http.py``)."""
     model_in_body: bool
     """Whether the model is a body field (else the URL names it)."""
+    encode_stream: Callable[..., StreamEncoder]
+    """``encode_stream(dialect, **options)``: a fresh stream encoder for the
+    dialect: streamkit events -> the bytes the provider streams (``encode.py``;
+    ``options`` are the wire's own choices of form, such as Gemini's JSON
+    array)."""
+    encode_response: Callable[[ChatResponse, str | None], dict[str, Any]]
+    """A :class:`~streamkit.ChatResponse` -> the provider's non-streamed body
+    (``encode.py``)."""
+    encode_error: Callable[[ErrorEvent, int, str | None], dict[str, Any]]
+    """``encode_error(error, status, dialect)``: the JSON body the provider
+    answers an HTTP error with (before any stream), for an error with that
+    status, so its SDK raises its own exception for the status with the
+    message (``encode.py``)."""
+    answer_options: Callable[[Request], dict[str, Any]]
+    """The stream encoder's options a request asks for, when the stream answers
+    that request (:func:`streamkit.encode_stream`'s ``request``): OpenAI Chat's
+    usage chunk is sent only to a request that asked for it. A wire whose
+    stream is the same for every request says so with
+    :func:`no_answer_options`."""
     served_path: str = ""
     """The path (a regular expression, matched whole) a server of this wire
     answers at; named groups ``model`` and ``method`` when the path says them
@@ -104,24 +148,6 @@ class WireFormat:
     (``gen_ai.operation.name``, a value of the conventions'
     ``GenAiOperationNameValues``): ``generate_content`` for Gemini's own API, a
     ``chat`` for the others."""
-    encode_stream: Callable[..., StreamEncoder] | None = None
-    """``encode_stream(dialect, **options)``: a fresh stream encoder for the
-    dialect: streamkit events -> the bytes the provider streams (``encode.py``;
-    ``options`` are the wire's own choices of form, such as Gemini's JSON
-    array). ``None``: not written yet for this wire."""
-    encode_response: Callable[[ChatResponse, str | None], dict[str, Any]] | None = None
-    """A :class:`~streamkit.ChatResponse` -> the provider's non-streamed body
-    (``encode.py``). ``None``: not written yet for this wire."""
-    answer_options: Callable[[Request], dict[str, Any]] | None = None
-    """The stream encoder's options a request asks for, when the stream answers
-    that request (:func:`streamkit.encode_stream`'s ``request``): OpenAI Chat's
-    usage chunk is sent only to a request that asked for it. ``None``: the
-    wire's stream is the same for every request."""
-    encode_error: Callable[[ErrorEvent, int, str | None], dict[str, Any]] | None = None
-    """``encode_error(error, status, dialect)``: the JSON body the provider
-    answers an HTTP error with (before any stream), for an error with that
-    status, so its SDK raises its own exception for the status with the
-    message (``encode.py``). ``None``: not written yet for this wire."""
 
 
 def wire_format(name: str) -> WireFormat:
@@ -132,3 +158,9 @@ def wire_format(name: str) -> WireFormat:
     package = importlib.import_module(f"{__package__}.{name.replace('-', '_')}")
     record: WireFormat = package.WIRE
     return record
+
+
+def no_answer_options(request: Request) -> dict[str, Any]:
+    """The ``answer_options`` of a wire whose stream is the same whatever the
+    request asked: none."""
+    return {}

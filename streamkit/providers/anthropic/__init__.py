@@ -1,27 +1,37 @@
 """Anthropic Messages: the whole wire format, both directions side by side.
 
-=================  ==========================================================
-``stream.py``      the stream parser: SSE payloads -> streamkit events, its
-                   lifecycle and blocks kept by the shared block ledger
-``response.py``    a non-streamed ``Message``, read as the stream it stands for
-``request.py``     request bodies: :func:`~.request.build_request` and
-                   :func:`~.request.parse_request`
-``content.py``     user content (text, images, documents, tool results) <->
-                   blocks, both directions
-``assistant.py``   what the model writes (``content_block`` s, assistant
-                   turns) <-> blocks, both directions, and the cross-provider
-                   turn policy
-``citations.py``   Anthropic's five citation kinds <-> :class:`~streamkit.model.blocks.Citation`
-``versions.py``    what each ``anthropic-version`` refuses, and a body fitted to it
-``wire.py``        the wire's words as data: name, finish words, usage fields
-``http.py``        where the endpoint is under a base URL; the model is a body field
-``encode.py``      responses written: the SSE stream encoder and the ``Message`` body
-=================  ==========================================================
+The verbs every wire package has (:mod:`streamkit.providers.wire_format`):
+
+===============  =======================================================================
+``stream.py``    the stream parser: SSE payloads -> streamkit events, its lifecycle and
+                 blocks kept by the shared block ledger
+``request.py``   request bodies: :func:`~.request.build_request` and
+                 :func:`~.request.parse_request`
+``tools.py``     tool definitions and ``tool_choice``, both ways, and
+                 ``json_output=True`` as a forced tool
+``response.py``  a non-streamed ``Message``, read as the stream it stands for
+``content.py``   user content (text, images, documents, tool results) <-> blocks, both
+                 directions
+``wire.py``      the wire's words as data: name, finish words, usage fields
+``http.py``      where the endpoint is under a base URL; the model is a body field
+``encode.py``    responses written: the SSE stream encoder, the ``Message`` body and the
+                 error body
+===============  =======================================================================
+
+And this wire's own files:
+
+================  ======================================================================
+``assistant.py``  what the model writes (``content_block`` s, assistant turns) <->
+                  blocks, both directions, and the cross-provider turn policy
+``citations.py``  Anthropic's five citation kinds <->
+                  :class:`~streamkit.model.blocks.Citation`
+``versions.py``   what each ``anthropic-version`` refuses, and a body fitted to it
+================  ======================================================================
 
 :data:`WIRE` is the package's record (:class:`~streamkit.providers.wire_format.WireFormat`).
 """
 
-from ..wire_format import WireFormat
+from ..wire_format import WireFormat, no_answer_options
 from .encode import AnthropicStreamEncoder, encode_error, encode_response
 from .http import MODEL_IN_BODY, SERVED_PATH, VERSION_HEADER, endpoint
 from .request import build_request, parse_request
@@ -38,7 +48,7 @@ WIRE = WireFormat(
     tools_with_tool_history=True,
     version_header=VERSION_HEADER,
     encode_stream=AnthropicStreamEncoder, encode_response=encode_response,
-    encode_error=encode_error,
+    encode_error=encode_error, answer_options=no_answer_options,
 )
 
 __all__ = ["WIRE", "AnthropicParser", "map_stop_reason"]

@@ -17,21 +17,12 @@ Where each part of a :class:`Request` goes:
   one role are one wire message (a tool result and the user's image after it
   are one user turn, its ``tool_result`` parts first), except the messages
   read as messages of their own from an Anthropic body;
-- ``tools``: a :class:`Tool` -> ``{"name", "description", "input_schema",
-  "strict"}`` plus its ``metadata`` (``cache_control``, ``defer_loading``...);
-  a dict (a server tool: ``web_search_20250305``, ``web_fetch_20250910``...) as
-  it is;
-- ``tool_choice``: ``auto`` / ``required`` (Anthropic's ``any``) / ``none`` /
-  a tool name (``{"type": "tool", "name": ...}``); ``parallel_tool_calls=False``
-  is ``disable_parallel_tool_use: true`` inside it;
+- ``tools`` and ``tool_choice`` (with ``parallel_tool_calls``): :mod:`.tools`;
 - structured output: a :class:`JsonSchemaOutput` -> ``output_config.format``
   ``{"type": "json_schema", "schema": ...}`` (Anthropic's structured outputs;
-  the final text is the JSON). ``json_output=True`` has no Anthropic form (its
-  JSON outputs need a schema, and the API sets ``additionalProperties: false``
-  on every object), so it becomes a forced tool :data:`JSON_TOOL` with an open
-  object schema: the JSON is the input of the one ``tool_use`` block of the
-  answer. Forced tool use is incompatible with extended thinking, so that
-  combination raises. For a schema on a model older than structured outputs,
+  the final text is the JSON). ``json_output=True`` has no Anthropic form: it
+  becomes a forced tool, :data:`~.tools.JSON_TOOL` (:mod:`.tools` says how).
+  For a schema on a model older than structured outputs,
   pass the schema as a tool and ``tool_choice=<its name>`` yourself;
 - options (:data:`~streamkit.conversation.request.UNIFORM_OPTIONS`): ``api_version``, the
   ``anthropic-version`` the body is for (the client passes the header it
@@ -90,14 +81,12 @@ from ...conversation.messages import (
     as_assistant,
 )
 from ...conversation.request import ForeignThinking, JsonSchemaOutput, Request
-from ...conversation.tools import Tool
 from ...model.blocks import TextBlock
 from ...model.errors import InvalidBodyError, UnsupportedFeatureError, warn_lossy
 from ...model.extras import Extras, extras_for, origin_of
 from ...model.ids import StreamIds
 from ...model.response import ChatResponse
 from ..coerce import as_str
-from ..function_tools import function_fields, own_entry, read_function, written_tools
 from ..lossless import message_extras, put_back, take, take_list, unread
 from ..options import (
     finished_body,
@@ -116,12 +105,9 @@ from .content import (
     tool_result,
     user_part,
 )
+from .tools import read_tools, tool_entries, write_tools
 from .versions import fit_messages, fit_options, version_of
 from .wire import NAME, PROVIDER
-
-#: The tool that carries the answer of ``json_output=True`` (see the module docstring).
-JSON_TOOL = "json_output"
-_JSON_TOOL_DESCRIPTION = "Give your answer as this tool's input: one JSON object."
 
 # Uniform options whose wire field differs at most by name.
 _RENAMED = {"max_tokens": "max_tokens", "temperature": "temperature", "top_p": "top_p",
@@ -136,10 +122,6 @@ _UNSUPPORTED = {
 
 # Uniform options that need nothing on this wire.
 _IMPLIED = frozenset({"include_usage"})  # message_start / message_delta always carry usage
-
-# tool_choice words: streamkit's -> Anthropic's ``type``.
-_CHOICES = {"auto": "auto", "required": "any", "none": "none"}
-_CHOICE_WORDS = {wire: word for word, wire in _CHOICES.items()}
 
 # thinking.display <-> include_thoughts (ThinkingConfigEnabledParam.display:
 # "summarized" returns the thinking, "omitted" only its signature).
@@ -169,13 +151,12 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     if system is not None:
         put_field(body, "system", system)
     body["messages"] = _messages(turns, foreign_thinking)
-    tools = written_tools(request.tools or [], _tool) or []
+    tools = tool_entries(request.tools)
     write_renamed(body, options, _RENAMED)
     _write_thinking(body, options, origin)
     _fit_thinking_to_tool_turn(body)
     _write_output_config(body, options, request.json_output)
-    _write_tools(body, tools, request.tool_choice, options.pop("parallel_tool_calls", None),
-                 request.json_output)
+    write_tools(body, request, tools, options.pop("parallel_tool_calls", None))
     if request.stream is not None:
         body["stream"] = request.stream
     body = finished_body(body, options)  # everything else, under its own name
@@ -290,55 +271,6 @@ def _write_output_config(body: dict[str, Any], options: dict[str, Any],
                                      **extras_for(json_output.metadata, NAME)})
     if config or given:
         body["output_config"] = config
-
-
-def _tool(entry: Tool | dict[str, Any]) -> dict[str, Any] | None:
-    """A custom tool (with this wire's extras only); a dict (a server tool, or a
-    tool already in wire form) as it is, unless another wire's reader kept it
-    (``None``: :func:`~streamkit.providers.function_tools.own_entry`)."""
-    if isinstance(entry, dict):
-        return own_entry(entry, NAME)
-    return function_fields(entry, NAME, schema_field="input_schema")
-
-
-def _write_tools(body: dict[str, Any], tools: list[dict[str, Any]], choice: str | None,
-                 parallel: bool | None, json_output: bool | JsonSchemaOutput | None) -> None:
-    """``tools`` and ``tool_choice`` (the forced :data:`JSON_TOOL` for ``json_output=True``)."""
-    if json_output is True:
-        if choice is not None:
-            raise UnsupportedFeatureError(
-                NAME, f"json_output=True with tool_choice={choice!r}",
-                "json_output=True is a forced tool on Anthropic: it cannot be combined "
-                "with another tool_choice")
-        thinking = body.get("thinking")
-        if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive"):
-            raise UnsupportedFeatureError(
-                NAME, "json_output=True with thinking on",
-                "json_output=True is a forced tool on Anthropic, and forced tool use is "
-                "incompatible with extended thinking: pass a schema (JsonSchemaOutput or a "
-                "pydantic model) for output_config.format")
-        tools = [*tools, {"name": JSON_TOOL, "description": _JSON_TOOL_DESCRIPTION,
-                          "input_schema": {"type": "object"}}]
-        choice = JSON_TOOL
-    if tools:
-        body["tools"] = tools
-    written = _tool_choice(choice, parallel, bool(tools))
-    if written is not None:
-        put_field(body, "tool_choice", written)
-
-
-def _tool_choice(choice: str | None, parallel: bool | None, has_tools: bool) -> Wire | None:
-    """``{"type": auto | any | none}`` or ``{"type": "tool", "name": ...}``, with
-    ``disable_parallel_tool_use`` when ``parallel_tool_calls`` is given."""
-    if choice is None:
-        if parallel is None or not has_tools:
-            return None
-        choice = "auto"
-    kind = _CHOICES.get(choice)
-    out: Wire = {"type": kind} if kind is not None else {"type": "tool", "name": choice}
-    if parallel is not None and kind != "none":  # the "none" choice takes no such field
-        out["disable_parallel_tool_use"] = not parallel
-    return out
 
 
 # ---------------------------------------------------------------- messages
@@ -471,7 +403,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
         messages += reader.message(wire, number)
     request = Request(messages=messages, model=take(rest, "model", str),
                       stream=take(rest, "stream", bool), options=Extras(NAME))
-    _read_tools(rest, request)
+    read_tools(rest, request)
     _read_output_config(rest, request)
     _read_thinking(rest, request.options)
     for name, field in _RENAMED.items():
@@ -548,45 +480,6 @@ class _Reader:
 
 
 _ROLES = frozenset({"user", "assistant", "system"})
-
-
-def _read_tools(rest: dict[str, Any], request: Request) -> None:
-    """``tools`` (custom ones as :class:`Tool` s) and ``tool_choice``."""
-    if isinstance(rest.get("tools"), list):
-        request.tools = [_read_tool(entry, number)
-                         for number, entry in enumerate(rest.pop("tools"))]
-    choice = rest.get("tool_choice")
-    if isinstance(choice, dict):
-        word, parallel = _read_tool_choice(choice)
-        if _tool_choice(word, parallel, True) == choice:
-            request.tool_choice = word
-            if parallel is not None:
-                request.options["parallel_tool_calls"] = parallel
-            del rest["tool_choice"]
-
-
-def _read_tool(entry: Any, number: int) -> Tool | dict[str, Any]:
-    """A custom tool as a :class:`Tool` when it writes back exactly; else as it
-    is, kept as Anthropic's."""
-    if not isinstance(entry, dict):
-        raise InvalidBodyError(f"not an Anthropic tool: {str(entry)[:200]}", wire=NAME,
-                               where=f"tools[{number}]")
-    kept = Extras(NAME, entry)
-    tool = read_function(entry, NAME, "input_schema") if entry.get(
-        "type", "custom") == "custom" else None
-    return tool if tool is not None and _tool(tool) == entry else kept
-
-
-def _read_tool_choice(choice: Wire) -> tuple[str | None, bool | None]:
-    """A ``tool_choice`` object as streamkit's word or tool name, and ``parallel_tool_calls``."""
-    disabled = choice.get("disable_parallel_tool_use")
-    parallel = (not disabled) if isinstance(disabled, bool) else None
-    kind = choice.get("type")
-    if kind == "tool":
-        name = choice.get("name")
-        # a tool named like a word (``auto``) would read back as the word: kept as it is
-        return (name if isinstance(name, str) and name not in _CHOICES else None), parallel
-    return _CHOICE_WORDS.get(kind) if isinstance(kind, str) else None, parallel
 
 
 def _read_output_config(rest: dict[str, Any], request: Request) -> None:

@@ -1,32 +1,41 @@
 """Gemini ``generateContent`` (the Gemini API and Vertex AI): the whole wire
 format, both directions side by side, and its record :data:`WIRE`.
 
-========================  ====================================================
-``stream.py``             the stream parser: ``alt=sse`` chunks -> events (the
-                          chunk level: identity, usage, prompt feedback, errors)
-``candidate.py``          one candidate (= choice): what each part means as
-                          blocks on its :class:`~streamkit.providers.ledger.BlockLedger`,
-                          its metadata and citations
-``request.py``            request bodies: :func:`build_request`, :func:`parse_request`
-``response.py``           a non-streamed body -> ``ChatResponse`` (through the
-                          stream parser, :func:`~streamkit.providers.body.read_body`)
-``content.py``            request parts <-> blocks, both directions, and the
-                          cross-provider turn policy
-``spelling.py``           a body's camelCase / snake_case spelling, kept as data
-``schema.py``             Gemini's OpenAPI ``Schema`` <-> JSON Schema (tool
-                          ``parameters``, ``responseSchema``)
-``wire.py``               the wire's words as data: finish reasons, usage
-                          fields, part field types, inline bytes
-``http.py``               where the endpoint is; the model goes in the URL
-``encode.py``             responses written: the stream encoder (SSE or the
-                          JSON array), the body and the error body
-========================  ====================================================
+The verbs every wire package has (:mod:`streamkit.providers.wire_format`):
+
+===============  =======================================================================
+``stream.py``    the stream parser: ``alt=sse`` chunks -> events (the chunk level:
+                 identity, usage, prompt feedback, errors)
+``request.py``   request bodies: :func:`build_request`, :func:`parse_request`
+``tools.py``     tool definitions (``functionDeclarations``) and ``toolConfig``, both
+                 ways
+``response.py``  a non-streamed body -> ``ChatResponse`` (through the stream parser,
+                 :func:`~streamkit.providers.body.read_body`)
+``content.py``   request parts <-> blocks, both directions, and the cross-provider turn
+                 policy
+``wire.py``      the wire's words as data: finish reasons, usage fields, part field
+                 types, inline bytes
+``http.py``      where the endpoint is; the model goes in the URL
+``encode.py``    responses written: the stream encoder (SSE or the JSON array), the body
+                 and the error body
+===============  =======================================================================
+
+And this wire's own files:
+
+================  ======================================================================
+``candidate.py``  one candidate (Gemini's word for a choice): what each part means as
+                  blocks on its :class:`~streamkit.providers.ledger.BlockLedger`, its
+                  metadata and citations
+``spelling.py``   a body's camelCase / snake_case spelling, kept as data
+``schema.py``     Gemini's OpenAPI ``Schema`` <-> JSON Schema (tool ``parameters``,
+                  ``responseSchema``), and which field a body said a schema in
+================  ======================================================================
 
 Vertex AI (registry name ``vertex``) speaks this wire with no dialect: the
 parser reports the vendor it was built for as the responses' provider.
 """
 
-from ..wire_format import WireFormat
+from ..wire_format import WireFormat, no_answer_options
 from .encode import encode_error, encode_response, stream_encoder
 from .http import MODEL_IN_BODY, SERVED_PATH, endpoint
 from .request import build_request, parse_request
@@ -42,7 +51,7 @@ WIRE = WireFormat(
     endpoint=endpoint, model_in_body=MODEL_IN_BODY, served_path=SERVED_PATH,
     option_records=frozenset({SNAKE_CASE}),
     encode_stream=stream_encoder, encode_response=encode_response, encode_error=encode_error,
-    operation="generate_content",
+    answer_options=no_answer_options, operation="generate_content",
 )
 
 __all__ = ["FINISH_REASONS", "USAGE_FIELDS", "WIRE", "GeminiParser", "map_finish_reason",

@@ -28,19 +28,8 @@ Where each part of a :class:`Request` goes:
   :class:`FunctionExecutionResultMessage` -> one ``user`` content of
   ``functionResponse`` parts; an assistant turn -> a ``model`` content (see
   :mod:`.content` for the parts, and for what a turn of another API keeps);
-- ``tools``: consecutive :class:`Tool` s -> one ``{"functionDeclarations":
-  [...]}`` entry, each ``{"name", "description", "parametersJsonSchema"}``
-  (JSON Schema, the form pydantic makes) plus its metadata; a tool read with
-  ``parameters`` (the OpenAPI subset, ``"type": "OBJECT"``) holds the JSON
-  Schema it stands for, as every other wire takes it, and is written back in
-  its own form (:mod:`.schema`); ``description`` is always a string (``None``
-  is written ``""``); ``strict`` has no Gemini field.
-  A dict (``{"googleSearch": {}}``, ``{"codeExecution": {}}``, ``{"fileSearch":
-  ...}``) goes as it is;
-- ``tool_choice`` -> ``toolConfig.functionCallingConfig``: ``auto`` is
-  ``AUTO``, ``required`` is ``ANY``, ``none`` is ``NONE``, a tool name is
-  ``ANY`` with ``allowedFunctionNames: [name]`` (the function-calling guide's
-  forms);
+- ``tools`` and ``tool_choice`` (``toolConfig.functionCallingConfig``):
+  :mod:`.tools`;
 - structured output -> ``generationConfig.responseMimeType:
   "application/json"``, with a schema as ``responseJsonSchema`` (JSON Schema;
   one read as ``responseSchema``, the OpenAPI subset, is held as JSON Schema
@@ -94,7 +83,7 @@ API would refuse there) is read as that option and written inside
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, cast
 
 from ...conversation.messages import (
@@ -108,14 +97,12 @@ from ...conversation.messages import (
     as_assistant,
 )
 from ...conversation.request import ForeignThinking, JsonSchemaOutput, Request
-from ...conversation.tools import Tool
 from ...model.blocks import ContentBlock, TextBlock, ToolCallBlock
 from ...model.errors import InvalidBodyError, UnsupportedFeatureError
 from ...model.extras import Extras, extras_for
 from ...model.ids import StreamIds
 from ...model.response import ChatResponse
 from ..coerce import path
-from ..function_tools import own_entry
 from ..lossless import ABSENT, put_back, take_list, unread, with_extras
 from ..options import (
     finished_body,
@@ -125,9 +112,7 @@ from ..options import (
 from ..turns import SAME_TURN, is_own_turn, joins_previous, refuse_orphan_results, user_turns
 from .content import (
     GENERATED_ID,
-    RECORDS,
     Wire,
-    absent_fields,
     made_up_id,
     model_parts,
     read_model_part,
@@ -137,26 +122,12 @@ from .content import (
     text_part,
     user_parts,
 )
-from .schema import from_openapi, to_openapi
-from .spelling import SNAKE_CASE, Spelling, camel, snake
+from .schema import SCHEMA_FIELD, read_schema, schema_as
+from .spelling import SNAKE_CASE, Spelling, camel, pop_object, put_field
+from .tools import read_tools, write_tools
 from .wire import NAME, PROVIDER
 
-__all__ = ["GENERATION_FIELDS", "OPENAPI_SCHEMA", "PROVIDER", "SAME_TURN", "SCHEMA_FIELD",
-           "TOOLS_ENTRY", "build_request", "parse_request"]
-
-#: Tool metadata key: this tool starts a new ``tools`` entry, whose wrapper key
-#: (``functionDeclarations`` or ``function_declarations``) is the value.
-TOOLS_ENTRY = "tools_entry"
-#: Tool / JsonSchemaOutput metadata key: the schema field the body used when it
-#: is not the JSON Schema one (``parameters``, ``responseSchema``: the OpenAPI subset).
-SCHEMA_FIELD = "schema_field"
-#: Tool / JsonSchemaOutput metadata key: the body's own OpenAPI schema, kept when
-#: writing the JSON Schema read from it would not give it back (lower-case types,
-#: counts as strings...): written while the JSON Schema still stands for it.
-OPENAPI_SCHEMA = "openapi_schema"
-# The JSON Schema field beside each OpenAPI one (the API takes either, never both).
-_JSON_SCHEMA_FIELD = {"parameters": "parametersJsonSchema",
-                      "responseSchema": "responseJsonSchema"}
+__all__ = ["GENERATION_FIELDS", "PROVIDER", "SAME_TURN", "build_request", "parse_request"]
 
 #: GenerationConfig's fields (REST ``GenerationConfig``; google-genai
 #: ``types.GenerationConfig``), camelCase: an option of one of these names goes
@@ -190,10 +161,6 @@ _EFFORT = {"none": "minimal"}
 # Uniform options this wire has no switch for: nothing is written.
 _IMPLIED = ("include_usage", "parallel_tool_calls")
 
-# tool_choice words <-> functionCallingConfig.mode.
-_MODES = {"auto": "AUTO", "required": "ANY", "none": "NONE"}
-_MODE_WORDS = {mode: word for word, mode in _MODES.items()}
-
 _JSON = "application/json"
 _MESSAGE_RECORDS = frozenset({SAME_TURN, ABSENT})
 
@@ -214,37 +181,11 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     body["contents"] = _contents(turns, _calls(turns), foreign_thinking)
     if systems:
         body[spelling.key("systemInstruction")] = _system(systems)
-    tools = _tools(request.tools or [])
-    if tools:
-        body["tools"] = tools
-    tool_config = _tool_config(request.tool_choice, options, spelling)
-    if tool_config is not None:
-        _put(body, spelling.key("toolConfig"), tool_config)
+    write_tools(body, request, options, spelling)
     generation = _generation_config(options, request.json_output, spelling)
     if generation is not None:
-        _put(body, spelling.key("generationConfig"), generation)
-    return finished_body(body, options, put=_put)  # everything else, under its own name
-
-
-def _put(target: dict[str, Any], key: str, value: Any) -> None:
-    """Set a field; the same field given twice (in either spelling) with
-    different values is an error, with equal values written once."""
-    given = [k for k in dict.fromkeys((key, camel(key), snake(key))) if k in target]
-    for existing in given:
-        if target[existing] != value:
-            raise ValueError(f"{camel(key)!r} is given twice, as {target[existing]!r} "
-                             f"and as {value!r}")
-    if not given:
-        target[key] = value
-
-
-def _pop_object(options: dict[str, Any], name: str) -> dict[str, Any] | None:
-    """A wire object given as an option (``generationConfig={...}``): the base
-    the built fields are added to."""
-    for key in dict.fromkeys((name, snake(name))):
-        if isinstance(options.get(key), dict):
-            return dict(options.pop(key))
-    return None
+        put_field(body, spelling.key("generationConfig"), generation)
+    return finished_body(body, options, put=put_field)  # everything else, under its own name
 
 
 # ---------------------------------------------------------------- generationConfig
@@ -253,34 +194,36 @@ def _pop_object(options: dict[str, Any], name: str) -> dict[str, Any] | None:
 def _generation_config(options: dict[str, Any], json_output: bool | JsonSchemaOutput | None,
                        spelling: Spelling) -> Wire | None:
     """``generationConfig`` from the options it takes (popped from ``options``)."""
-    base = _pop_object(options, "generationConfig")
+    base = pop_object(options, "generationConfig")
     config: Wire = dict(base or {})
 
     def put_spelled(target: Wire, field: str, value: Any) -> None:
         """A field in the spelling the body was read in (camelCase unless snake_case)."""
-        _put(target, spelling.key(field, f"generationConfig.{field}"), value)
+        put_field(target, spelling.key(field, f"generationConfig.{field}"), value)
 
     write_renamed(config, options, _SAMPLING, put=put_spelled)
     thinking = _thinking_config(options, spelling)
     if thinking is not None:
-        _put(config, spelling.key("thinkingConfig", "generationConfig.thinkingConfig"), thinking)
+        put_field(config, spelling.key("thinkingConfig", "generationConfig.thinkingConfig"),
+                  thinking)
     _write_audio(config, options.pop("audio", None))
     _write_json_output(config, json_output, spelling)
     for name in list(options):
         if camel(name) in GENERATION_FIELDS:
-            _put(config, name, options.pop(name))
+            put_field(config, name, options.pop(name))
     return config if config or base is not None else None
 
 
 def _thinking_config(options: dict[str, Any], spelling: Spelling) -> Wire | None:
-    base = _pop_object(options, "thinkingConfig")
+    base = pop_object(options, "thinkingConfig")
     config: Wire = dict(base or {})
     for uniform, field in _THINKING.items():
         if uniform in options:
             value = options.pop(uniform)
             if uniform == "reasoning_effort":
                 value = _EFFORT.get(value, value)
-            _put(config, spelling.key(field, f"generationConfig.thinkingConfig.{field}"), value)
+            put_field(config, spelling.key(field, f"generationConfig.thinkingConfig.{field}"),
+                      value)
     given = {camel(key) for key in config}
     if {"thinkingBudget", "thinkingLevel"} <= given:
         raise UnsupportedFeatureError(
@@ -299,10 +242,10 @@ def _write_audio(config: Wire, audio: Any) -> None:
     if audio.get("format") not in (None, "pcm16"):
         raise UnsupportedFeatureError(NAME, f"audio format {audio['format']!r}",
                                       "Gemini speaks 24 kHz 16-bit PCM only (format 'pcm16')")
-    _put(config, "responseModalities", ["AUDIO"])
+    put_field(config, "responseModalities", ["AUDIO"])
     voice = audio.get("voice")
     if voice is not None:
-        _put(config, "speechConfig", _speech_config(voice))
+        put_field(config, "speechConfig", _speech_config(voice))
 
 
 def _speech_config(voice: Any) -> Wire:
@@ -314,105 +257,15 @@ def _write_json_output(config: Wire, json_output: bool | JsonSchemaOutput | None
     """``responseMimeType: application/json`` and the schema, if any."""
     if json_output is None or json_output is False:
         return
-    _put(config, spelling.key("responseMimeType", "generationConfig.responseMimeType"), _JSON)
+    put_field(config, spelling.key("responseMimeType", "generationConfig.responseMimeType"), _JSON)
     if isinstance(json_output, JsonSchemaOutput):
         metadata = extras_for(json_output.metadata, NAME)
         field = metadata.get(SCHEMA_FIELD, "responseJsonSchema")
         if field not in ("responseJsonSchema", "responseSchema"):
             raise ValueError(f"JsonSchemaOutput.metadata[{SCHEMA_FIELD!r}] must be "
                              f"'responseJsonSchema' or 'responseSchema', not {field!r}")
-        field, schema = _schema_as(field, json_output.schema, metadata)
-        _put(config, spelling.key(field, f"generationConfig.{field}"), schema)
-
-
-def _schema_as(field: str, schema: dict[str, Any],
-               metadata: Mapping[str, Any]) -> tuple[str, Any]:
-    """The field and value that say ``schema`` (JSON Schema) where a body read
-    it from ``field``: an OpenAPI field (``parameters``, ``responseSchema``)
-    gets the body's own schema while ``schema`` still stands for it, else
-    ``schema`` converted; a schema with no OpenAPI form goes to the JSON Schema
-    field beside it. A JSON Schema field gets ``schema`` as it is."""
-    if field not in _JSON_SCHEMA_FIELD:
-        return field, schema
-    given = metadata.get(OPENAPI_SCHEMA)
-    if isinstance(given, dict) and from_openapi(given) == schema:
-        return field, given
-    converted = to_openapi(schema)
-    return (field, converted) if converted is not None else (_JSON_SCHEMA_FIELD[field], schema)
-
-
-def _read_schema(field: str, schema: dict[str, Any], metadata: dict[str, Any]) -> dict[str, Any]:
-    """The JSON Schema a body's schema under ``field`` stands for: an OpenAPI
-    one converted (kept in ``metadata`` when converting back would not give it
-    exactly), a JSON Schema one as it is."""
-    if field not in _JSON_SCHEMA_FIELD:
-        return schema
-    read = from_openapi(schema)
-    if to_openapi(read) != schema:
-        metadata[OPENAPI_SCHEMA] = schema
-    return read
-
-
-# ---------------------------------------------------------------- tools
-
-
-def _tools(entries: list[Tool | dict[str, Any]]) -> list[Wire]:
-    """Consecutive tools in one ``functionDeclarations`` entry (a tool marked
-    :data:`TOOLS_ENTRY` starts its own); a dict entry as it is, unless another
-    wire's reader kept it (its server tools are no Gemini tool entry: dropped,
-    said by :func:`~streamkit.providers.function_tools.own_entry`)."""
-    out: list[Wire] = []
-    declarations: list[Wire] | None = None
-    for entry in entries:
-        if isinstance(entry, dict):
-            kept = own_entry(entry, NAME)
-            if kept is not None:
-                out.append(kept)
-                declarations = None
-            continue
-        mark = extras_for(entry.metadata, NAME).get(TOOLS_ENTRY)
-        if declarations is None or isinstance(mark, str):
-            declarations = []
-            out.append({mark if isinstance(mark, str) else "functionDeclarations": declarations})
-        declarations.append(_declaration(entry))
-    return out
-
-
-def _declaration(tool: Tool) -> Wire:
-    """``{"name", "description", "parametersJsonSchema"}`` and the tool's
-    Gemini extras."""
-    metadata = extras_for(tool.metadata, NAME)
-    spelling = Spelling.of(metadata)
-    absent = absent_fields(metadata)
-    out: Wire = {"name": tool.name}
-    if "description" not in absent:  # a string (the API's docs call it required)
-        out["description"] = tool.description if isinstance(tool.description, str) else ""
-    if "parameters" not in absent:
-        field, schema = _schema_as(metadata.get(SCHEMA_FIELD, "parametersJsonSchema"),
-                                   tool.parameters, metadata)
-        out[spelling.key(field)] = schema
-    out.update({key: value for key, value in metadata.items()
-                if key not in RECORDS and key not in _TOOL_RECORDS})
-    return out
-
-
-# A tool's metadata keys that are this module's records, never declaration fields.
-_TOOL_RECORDS = frozenset({TOOLS_ENTRY, SCHEMA_FIELD, OPENAPI_SCHEMA})
-
-
-def _tool_config(choice: str | None, options: dict[str, Any], spelling: Spelling) -> Wire | None:
-    """``toolConfig`` with the ``functionCallingConfig`` of ``tool_choice``."""
-    base = _pop_object(options, "toolConfig")
-    config: Wire = dict(base or {})
-    if choice is not None:
-        mode = _MODES.get(choice)
-        calling: Wire = {"mode": mode} if mode is not None else {
-            "mode": "ANY",
-            spelling.key("allowedFunctionNames",
-                         "toolConfig.functionCallingConfig.allowedFunctionNames"): [choice]}
-        _put(config, spelling.key("functionCallingConfig", "toolConfig.functionCallingConfig"),
-             calling)
-    return config if config or base is not None else None
+        field, schema = schema_as(field, json_output.schema, metadata)
+        put_field(config, spelling.key(field, f"generationConfig.{field}"), schema)
 
 
 # ---------------------------------------------------------------- messages
@@ -426,7 +279,7 @@ def _system(messages: list[SystemMessage]) -> Wire:
         parts += ([{"text": message.content}] if isinstance(message.content, str)
                   else [text_part(block) for block in message.content])
         for key, value in extras_for(message.metadata, NAME).items():
-            _put(extras, key, value)
+            put_field(extras, key, value)
     return {"parts": parts, **extras}
 
 
@@ -531,8 +384,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
             messages.append(system)
     messages += _read_contents(contents, ids)
     request = Request(messages=messages, options=Extras(NAME))
-    _read_tools(rest, request)
-    _read_tool_config(rest, request, spelling)
+    read_tools(rest, request, spelling)
     _read_generation_config(rest, request, spelling)
     request.options.update(rest)
     if spelling.paths:
@@ -623,122 +475,6 @@ def _answered(pending: list[ToolCallBlock], call_id: str) -> None:
             return
 
 
-def _read_tools(rest: dict[str, Any], request: Request) -> None:
-    """``tools``: each ``functionDeclarations`` entry as :class:`Tool` s, any other
-    entry as it is (all as they are unless they write back exactly)."""
-    entries = rest.get("tools")
-    if not isinstance(entries, list):
-        return
-    read: list[Tool | dict[str, Any]] = []
-    for entry in entries:
-        tools = _read_entry(entry)
-        if tools is None:
-            if not isinstance(entry, dict):
-                return  # not a tool entry: kept as it is, with the rest
-            read.append(entry)
-            continue
-        if read and isinstance(read[-1], Tool):  # written into the entry before otherwise
-            tools[0].metadata[TOOLS_ENTRY] = next(iter(entry))
-        read += tools
-    if _tools(read) == entries:
-        request.tools = [Extras(NAME, entry) if isinstance(entry, dict) else entry
-                         for entry in read]
-        del rest["tools"]
-
-
-def _read_entry(entry: Any) -> list[Tool] | None:
-    """A ``{"functionDeclarations": [...]}`` entry as tools (``None``: another entry)."""
-    if not isinstance(entry, dict) or len(entry) != 1:
-        return None
-    spelling = Spelling()
-    key = spelling.find(entry, "functionDeclarations")
-    declarations = entry.get(key) if key is not None else None
-    if not isinstance(declarations, list) or not declarations:
-        return None
-    tools = [_read_declaration(declaration) for declaration in declarations]
-    if any(tool is None for tool in tools):
-        return None
-    out = cast(list[Tool], tools)
-    if spelling.paths:  # the wrapper spelled function_declarations: its own entry
-        out[0].metadata[TOOLS_ENTRY] = key
-    return out
-
-
-def _read_declaration(declaration: Any) -> Tool | None:
-    if not isinstance(declaration, dict) or not isinstance(declaration.get("name"), str):
-        return None
-    spelling = Spelling()
-    metadata = Extras(NAME)
-    absent: list[str] = []
-    description = declaration.get("description")
-    if "description" not in declaration:
-        absent.append("description")
-    elif not isinstance(description, str):  # null or another type: written back as it was
-        metadata["description"] = description
-    schema_key = spelling.find(declaration, "parametersJsonSchema")
-    if schema_key is None and "parameters" in declaration:
-        schema_key = "parameters"
-        metadata[SCHEMA_FIELD] = "parameters"
-    schema = declaration.get(schema_key) if schema_key is not None else None
-    if schema_key is None:
-        absent.append("parameters")
-    metadata.update({k: v for k, v in declaration.items()
-                     if k not in ("name", "description", schema_key)})
-    if spelling.paths:
-        metadata[SNAKE_CASE] = spelling.record()
-    if absent:
-        metadata[ABSENT] = absent
-    tool = Tool(name=declaration["name"],
-                description=description if isinstance(description, str) else "",
-                metadata=metadata)
-    if isinstance(schema, dict):
-        tool.parameters = _read_schema(metadata.get(SCHEMA_FIELD, ""), schema, metadata)
-    try:
-        return tool if _declaration(tool) == declaration else None
-    except (ValueError, TypeError):
-        return None
-
-
-def _read_tool_config(rest: dict[str, Any], request: Request, spelling: Spelling) -> None:
-    """``toolConfig.functionCallingConfig`` in a form :func:`_tool_config` writes
-    -> ``tool_choice``; the rest of ``toolConfig`` stays an option."""
-    local = Spelling(spelling.paths)
-    key = local.find(rest, "toolConfig")
-    config = rest.get(key) if key is not None else None
-    if key is None or not isinstance(config, dict):
-        return
-    calling_key = local.find(config, "functionCallingConfig", "toolConfig.functionCallingConfig")
-    calling = config.get(calling_key) if calling_key is not None else None
-    if not isinstance(calling, dict):
-        return
-    choice = _read_calling(calling, local)
-    if choice is None:
-        return
-    leftover = {k: v for k, v in config.items() if k != calling_key}
-    options = {key: leftover} if leftover else {}
-    if _tool_config(choice, dict(options), local) != config:
-        return
-    del rest[key]
-    request.tool_choice = choice
-    request.options.update(options)
-    spelling.paths |= local.paths
-
-
-def _read_calling(calling: Wire, spelling: Spelling) -> str | None:
-    """A ``functionCallingConfig`` as a tool_choice word or name (``None``: another form)."""
-    mode = calling.get("mode")
-    names_key = spelling.find(calling, "allowedFunctionNames",
-                              "toolConfig.functionCallingConfig.allowedFunctionNames")
-    if names_key is None:
-        return _MODE_WORDS.get(mode) if isinstance(mode, str) and len(calling) == 1 else None
-    names = calling[names_key]
-    if mode == "ANY" and len(calling) == 2 and isinstance(names, list) and len(names) == 1 and (
-            isinstance(names[0], str) and names[0] not in _MODES):
-        # a tool named like a word (``auto``) would read back as the word: kept as it is
-        return names[0]
-    return None
-
-
 def _read_generation_config(rest: dict[str, Any], request: Request, spelling: Spelling) -> None:
     """``generationConfig`` -> uniform options and ``json_output``; its other
     fields are lifted to the top level of the options (kept inside a
@@ -805,7 +541,7 @@ def _read_json_output(config: Wire, spelling: Spelling) -> bool | JsonSchemaOutp
         if found is not None and isinstance(config[found], dict):
             metadata = Extras(NAME, {} if field == "responseJsonSchema"
                               else {SCHEMA_FIELD: field})
-            schema = _read_schema(field, config.pop(found), metadata)
+            schema = read_schema(field, config.pop(found), metadata)
             title = schema.get("title")
             return JsonSchemaOutput(
                 name=title if isinstance(title, str) else "output", schema=schema,

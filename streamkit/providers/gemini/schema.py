@@ -18,19 +18,37 @@ wire, ``"type": "OBJECT"`` is a schema no JSON Schema validator takes.
 when the schema says something the Schema object has no field for (then the
 builder writes the JSON Schema field instead: the API takes either, never both).
 A field is read under either spelling (``any_of`` / ``anyOf``); keys neither
-form knows stay as they are. The reader keeps a body's schema whose form
-:func:`to_openapi` would not give back (lower-case types, counts as strings),
-so the body rebuilds exactly.
+form knows stay as they are.
+
+Which field a body said a schema in, for a tool and a structured output alike:
+:func:`read_schema` reads one as JSON Schema, recording in the metadata the
+OpenAPI field it came from (:data:`SCHEMA_FIELD`) and the body's own schema
+when :func:`to_openapi` would not give it back (:data:`OPENAPI_SCHEMA`:
+lower-case types, counts as strings); :func:`schema_as` writes it back to that
+field, so the body rebuilds exactly.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from .spelling import camel
 
-__all__ = ["from_openapi", "to_openapi"]
+__all__ = ["OPENAPI_SCHEMA", "SCHEMA_FIELD", "from_openapi", "read_schema", "schema_as",
+           "to_openapi"]
+
+#: Tool / JsonSchemaOutput metadata key: the schema field the body used when it
+#: is not the JSON Schema one (``parameters``, ``responseSchema``: the OpenAPI subset).
+SCHEMA_FIELD = "schema_field"
+#: Tool / JsonSchemaOutput metadata key: the body's own OpenAPI schema, kept when
+#: writing the JSON Schema read from it would not give it back (lower-case types,
+#: counts as strings...): written while the JSON Schema still stands for it.
+OPENAPI_SCHEMA = "openapi_schema"
+# The JSON Schema field beside each OpenAPI one (the API takes either, never both).
+_JSON_SCHEMA_FIELD = {"parameters": "parametersJsonSchema",
+                      "responseSchema": "responseJsonSchema"}
 
 # The Schema object's fields (Gemini API ``Schema``; google-genai ``types.Schema``)
 # that mean the same in JSON Schema and are copied as they are.
@@ -180,3 +198,31 @@ def _type_word(value: Any) -> tuple[str, bool] | None:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def schema_as(field: str, schema: dict[str, Any],
+              metadata: Mapping[str, Any]) -> tuple[str, Any]:
+    """The field and value that say ``schema`` (JSON Schema) where a body read
+    it from ``field``: an OpenAPI field (``parameters``, ``responseSchema``)
+    gets the body's own schema while ``schema`` still stands for it, else
+    ``schema`` converted; a schema with no OpenAPI form goes to the JSON Schema
+    field beside it. A JSON Schema field gets ``schema`` as it is."""
+    if field not in _JSON_SCHEMA_FIELD:
+        return field, schema
+    given = metadata.get(OPENAPI_SCHEMA)
+    if isinstance(given, dict) and from_openapi(given) == schema:
+        return field, given
+    converted = to_openapi(schema)
+    return (field, converted) if converted is not None else (_JSON_SCHEMA_FIELD[field], schema)
+
+
+def read_schema(field: str, schema: dict[str, Any], metadata: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema a body's schema under ``field`` stands for: an OpenAPI
+    one converted (kept in ``metadata`` when converting back would not give it
+    exactly), a JSON Schema one as it is."""
+    if field not in _JSON_SCHEMA_FIELD:
+        return schema
+    read = from_openapi(schema)
+    if to_openapi(read) != schema:
+        metadata[OPENAPI_SCHEMA] = schema
+    return read

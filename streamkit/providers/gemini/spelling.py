@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["SNAKE_CASE", "Spelling", "camel", "snake"]
+__all__ = ["SNAKE_CASE", "Spelling", "camel", "pop_object", "put_field", "snake"]
 
 #: Metadata (and ``Request.options``) key: the camelCase paths of the fields the
 #: body spelled in snake_case. streamkit's own record, never sent as a field.
@@ -82,3 +82,24 @@ class Spelling:
     def record(self) -> list[str]:
         """The record to keep under :data:`SNAKE_CASE` (sorted: data, not history)."""
         return sorted(self.paths)
+
+
+def put_field(target: dict[str, Any], key: str, value: Any) -> None:
+    """Set a field; the same field given twice (in either spelling) with
+    different values is an error, with equal values written once."""
+    given = [k for k in dict.fromkeys((key, camel(key), snake(key))) if k in target]
+    for existing in given:
+        if target[existing] != value:
+            raise ValueError(f"{camel(key)!r} is given twice, as {target[existing]!r} "
+                             f"and as {value!r}")
+    if not given:
+        target[key] = value
+
+
+def pop_object(options: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """A wire object given as an option (``generationConfig={...}``): the base
+    the built fields are added to."""
+    for key in dict.fromkeys((name, snake(name))):
+        if isinstance(options.get(key), dict):
+            return dict(options.pop(key))
+    return None

@@ -1,24 +1,29 @@
 """Ollama native ``/api/chat`` and ``/api/generate``:
 the whole wire format, both directions side by side, as :data:`WIRE`.
 
-- ``stream.py``: the stream parser, NDJSON lines -> streamkit events (its
-  lifecycle and blocks on the shared block ledger);
-- ``request.py``: request bodies, built and read back
-  (:func:`streamkit.build_request` / :func:`streamkit.parse_request`): the
-  body's fields and options;
-- ``content.py``: the messages and their parts (text, thinking, tool calls,
-  images, tool results) <-> streamkit messages and blocks, both directions;
-- ``tools.py``: tool definitions both ways, and the schema form Ollama's
-  server keeps;
-- ``response.py``: a non-streamed answer (:func:`streamkit.parse_response`),
-  read as the one line of a stream;
-- ``wire.py``: the wire's words as data: its name, finish words, usage counters;
-- ``http.py``: where the endpoint is, and that the model goes in the body;
-- ``encode.py``: answers written: the NDJSON stream encoder (events ->
-  ``/api/chat`` lines) and the non-streamed body.
+The verbs every wire package has (:mod:`streamkit.providers.wire_format`):
+
+===============  =======================================================================
+``stream.py``    the stream parser, NDJSON lines -> streamkit events (its lifecycle and
+                 blocks on the shared block ledger)
+``request.py``   request bodies, built and read back (:func:`streamkit.build_request` /
+                 :func:`streamkit.parse_request`): the body's fields and options
+``tools.py``     tool definitions both ways (Ollama has no ``tool_choice``), and the
+                 schema form Ollama's server keeps
+``response.py``  a non-streamed answer (:func:`streamkit.parse_response`), read as the
+                 one line of a stream
+``content.py``   the messages and their parts (text, thinking, tool calls, images, tool
+                 results) <-> streamkit messages and blocks, both directions
+``wire.py``      the wire's words as data: its name, finish words, usage counters
+``http.py``      where the endpoint is, and that the model goes in the body
+``encode.py``    answers written: the NDJSON stream encoder (events -> ``/api/chat``
+                 lines), the non-streamed body and the error body
+===============  =======================================================================
+
+Ollama has no file of its own beyond them.
 """
 
-from ..wire_format import WireFormat
+from ..wire_format import WireFormat, no_answer_options
 from . import http
 from .encode import OllamaStreamEncoder, encode_error, encode_response
 from .request import build_request, parse_request
@@ -36,5 +41,5 @@ WIRE = WireFormat(
     endpoint=http.endpoint, model_in_body=http.MODEL_IN_BODY,
     served_path=http.SERVED_PATH, streams_unless_said=True,
     encode_stream=OllamaStreamEncoder, encode_response=encode_response,
-    encode_error=encode_error,
+    encode_error=encode_error, answer_options=no_answer_options,
 )

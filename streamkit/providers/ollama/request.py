@@ -52,7 +52,7 @@ from ..lossless import take, take_list
 from ..options import prepared_options, set_field, write_renamed
 from ..turns import refuse_orphan_results
 from .content import build_messages, parse_messages
-from .tools import build_tools, parse_tool
+from .tools import read_tools, write_tools
 from .wire import NAME
 
 __all__ = ["build_request", "parse_request"]
@@ -93,9 +93,7 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     if request.model is not None:
         body["model"] = request.model
     body["messages"] = build_messages(request.messages, foreign_thinking=foreign_thinking)
-    tools = build_tools(request.tools, request.tool_choice)
-    if tools is not None:
-        body["tools"] = tools
+    write_tools(body, request)
     if request.json_output is not None and request.json_output is not False:
         body["format"] = (request.json_output.schema
                           if isinstance(request.json_output, JsonSchemaOutput) else "json")
@@ -148,11 +146,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     rest = dict(body)
     request = Request(messages=[], model=take(rest, "model", str))
     request.messages = parse_messages(take_list(rest, "messages", NAME), ids)
-    tools = rest.pop("tools", None)
-    if isinstance(tools, list) and all(isinstance(item, dict) for item in tools):
-        request.tools = [parse_tool(item) for item in tools]
-    elif tools is not None:
-        rest["tools"] = tools
+    read_tools(rest, request)
     if "format" in rest:
         fmt = rest["format"]
         if fmt == "json":

@@ -1,44 +1,79 @@
 """Ollama's tool definitions, both directions, and the schema form its server keeps.
 
-A file of its own because Ollama's server does not pass a tool's schema
-through: it decodes ``parameters`` into Go structs and renders the model's
-prompt from them (:func:`ollama_schema` says what survives), which is the one
-thing about tools a reader of this package must know.
+What sets Ollama's tools apart: its server does not pass a tool's schema
+through; it decodes ``parameters`` into Go structs and renders the model's
+prompt from them (:func:`ollama_schema` says what survives).
 
 A :class:`~streamkit.conversation.tools.Tool` is ``{"type": "function", "function":
 {"name", "description", "parameters"}}`` (no ``strict``: Ollama has none), its
 parameters rewritten by :func:`ollama_schema` (nested models inlined). A dict
 is the wire's own entry and goes as it is; a dict another wire's reader kept
 (:class:`~streamkit.model.extras.Extras` of that wire: a server tool, an entry with
-fields Ollama does not know) is refused, as Ollama could not run it.
+fields Ollama does not know) is dropped, as Ollama could not run it (said by
+:func:`~streamkit.providers.function_tools.own_entry`).
 
 ``tool_choice``: Ollama has none. ``auto`` and ``required`` send the tools
 (``required`` cannot be enforced), ``none`` sends no tools, a tool's name sends
 only that tool (the model may still answer in text).
 
 Reading a body, a documented function entry becomes a ``Tool`` only when
-writing the ``Tool`` gives the entry back exactly; any other entry stays the
-dict it is, as Ollama's extras.
+writing the ``Tool`` gives the entry back exactly (:func:`read_tool_definition`);
+any other entry stays the dict it is, as Ollama's extras.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ...conversation.request import Request
 from ...conversation.tools import Tool, inline_refs
 from ...model.extras import Extras
 from ..function_tools import named_tools, own_entry, read_function, written_tools
 from .wire import NAME
 
-__all__ = ["build_tools", "ollama_schema", "parse_tool"]
+__all__ = ["ollama_schema", "read_tool_definition", "read_tools", "tool_definition",
+           "write_tools"]
 
 
+def tool_definition(tool: Tool) -> dict[str, Any]:
+    """``{"type": "function", "function": {"name", "description"?, "parameters"}}``,
+    the parameters in the form Ollama's server keeps (:func:`ollama_schema`)."""
+    function: dict[str, Any] = {"name": tool.name}
+    if tool.description:
+        function["description"] = tool.description
+    function["parameters"] = ollama_schema(tool.parameters)
+    return {"type": "function", "function": function}
 
-def build_tools(tools: list[Tool | dict[str, Any]] | None,
-                choice: str | None) -> list[dict[str, Any]] | None:
-    """The ``tools`` array for ``tools`` and ``tool_choice`` (``None``: no field)."""
-    chosen = _chosen_tools(tools, choice)
-    return None if chosen is None else written_tools(chosen, _tool)
+
+def read_tool_definition(entry: dict[str, Any]) -> Tool | None:
+    """The :class:`~streamkit.conversation.tools.Tool` a documented function
+    entry stands for, when writing it gives the entry back exactly (``None``:
+    another entry)."""
+    function = entry.get("function")
+    tool = read_function(function, NAME) if entry.get("type") == "function" and isinstance(
+        function, dict) else None
+    # an odd field or description, or a schema the encoder would rewrite, would
+    # not come back as it was: the body's own entry is kept
+    return tool if tool is not None and tool_definition(tool) == entry else None
+
+
+def write_tools(body: dict[str, Any], request: Request) -> None:
+    """The ``tools`` array for the request's tools and ``tool_choice`` (no
+    field when there are none to send)."""
+    chosen = _chosen_tools(request.tools, request.tool_choice)
+    tools = None if chosen is None else written_tools(chosen, _entry)
+    if tools is not None:
+        body["tools"] = tools
+
+
+def read_tools(rest: dict[str, Any], request: Request) -> None:
+    """``tools``, each entry as a :class:`Tool` when it writes back exactly,
+    else as the dict it is (consumed from ``rest`` when read)."""
+    tools = rest.pop("tools", None)
+    if isinstance(tools, list) and all(isinstance(item, dict) for item in tools):
+        request.tools = [_read_entry(item) for item in tools]
+    elif tools is not None:
+        rest["tools"] = tools
 
 
 def _chosen_tools(tools: list[Tool | dict[str, Any]] | None,
@@ -51,27 +86,15 @@ def _chosen_tools(tools: list[Tool | dict[str, Any]] | None,
     return named_tools(tools, choice)
 
 
-def _tool(item: Tool | dict[str, Any]) -> dict[str, Any] | None:
-    """A tool definition; a dict is the wire's own entry, sent as it is (another
+def _entry(item: Tool | dict[str, Any]) -> dict[str, Any] | None:
+    """A tool's entry; a dict is the wire's own entry, sent as it is (another
     wire's is dropped: :func:`~streamkit.providers.function_tools.own_entry`)."""
-    if isinstance(item, dict):
-        return own_entry(item, NAME)
-    function: dict[str, Any] = {"name": item.name}
-    if item.description:
-        function["description"] = item.description
-    function["parameters"] = ollama_schema(item.parameters)
-    return {"type": "function", "function": function}
+    return own_entry(item, NAME) if isinstance(item, dict) else tool_definition(item)
 
 
-def parse_tool(item: dict[str, Any]) -> Tool | dict[str, Any]:
-    """A documented function entry as a :class:`~streamkit.conversation.tools.Tool`; any
-    other entry stays the dict it is (sent back as it is)."""
-    function = item.get("function")
-    tool = read_function(function, NAME) if item.get("type") == "function" and isinstance(
-        function, dict) else None
-    # an odd field or description, or a schema the encoder would rewrite, would
-    # not come back as it was: the body's own entry is kept
-    return tool if tool is not None and _tool(tool) == item else Extras(NAME, item)
+def _read_entry(entry: dict[str, Any]) -> Tool | dict[str, Any]:
+    tool = read_tool_definition(entry)
+    return tool if tool is not None else Extras(NAME, entry)
 
 
 def ollama_schema(schema: dict[str, Any]) -> dict[str, Any]:

@@ -3,31 +3,41 @@ format, both directions side by side, exported as its record :data:`WIRE`.
 
 The verbs every wire package has (:mod:`streamkit.providers.wire_format`):
 
-- ``stream.py``: the stream parser (:class:`OpenAIChatParser`), one payload at
-  a time, on a :class:`~streamkit.providers.ledger.BlockLedger` per choice;
-- ``request.py``: request bodies, built from a :class:`~streamkit.Request` and
-  read back (:func:`streamkit.build_request` / :func:`streamkit.parse_request`);
-- ``response.py``: a non-streamed answer, read as the one chunk that streams it
-  (:func:`streamkit.parse_response`);
-- ``content.py``: the wire's content parts <-> blocks, and annotations ->
-  citations;
-- ``wire.py``: the wire's words as data (its name, finish words, usage fields,
-  what ends a stream);
-- ``http.py``: where the endpoint is under a base URL;
-- ``encode.py``: answers written: the chunk stream encoder (events -> SSE)
-  and the non-streamed ``chat.completion`` body.
+===============  =======================================================================
+``stream.py``    the stream parser (:class:`OpenAIChatParser`), one payload at a time,
+                 on a :class:`~streamkit.providers.ledger.BlockLedger` per choice
+``request.py``   request bodies, built from a :class:`~streamkit.Request` and read back
+                 (:func:`streamkit.build_request` / :func:`streamkit.parse_request`)
+``tools.py``     tool definitions and ``tool_choice``, both ways
+``response.py``  a non-streamed answer, read as the one chunk that streams it
+                 (:func:`streamkit.parse_response`)
+``content.py``   the wire's content parts <-> blocks, and annotations -> citations
+``wire.py``      the wire's words as data (its name, finish words, usage fields, what
+                 ends a stream)
+``http.py``      where the endpoint is under a base URL; the model is a body field
+``encode.py``    answers written: the chunk stream encoder (events -> SSE), the
+                 non-streamed ``chat.completion`` body and the error body
+===============  =======================================================================
 
-And the concepts this wire has beyond the verbs, each in its own file:
+And this wire's own files:
 
-- ``dialects.py``: what each OpenAI-compatible dialect bends, reading and
-  writing, one record per dialect (the vendors speaking each are the registry's);
-- ``choice.py``: one choice of a stream (``choices[]`` entries -> block events),
-  with ``tools.py`` (tool-call fragments), ``reasoning.py`` (OpenRouter's
-  reasoning details), ``audio.py`` (spoken answers) for the delta fields that
-  are items of their own, and ``fast.py`` (the strict decode of the per-token
-  chunk);
-- ``assistant.py``: an assistant turn, both ways; ``history.py``: who wrote a
-  turn, seen from the dialect it goes to, and what building one request carries.
+=====================  =================================================================
+``assistant.py``       an assistant turn, both ways
+``history.py``         who wrote a turn, seen from the dialect it goes to, and what
+                       building one request carries
+``dialects.py``        what each OpenAI-compatible dialect bends, reading and writing,
+                       one record per dialect (the vendors speaking each are the
+                       registry's)
+``choice.py``          one choice of a stream: a ``choices[]`` entry -> block events
+``choice_blocks.py``   a choice's blocks: which block a fragment writes to (sequential
+                       kinds, Groq's channel) and what has no place; the delta readers
+                       below write through it
+``call_fragments.py``  streamed tool calls: ``delta.tool_calls[]`` fragments and the
+                       legacy ``delta.function_call``
+``reasoning.py``       OpenRouter's streamed ``reasoning_details``
+``audio.py``           a spoken answer's streamed ``delta.audio``
+``fast.py``            the strict decode of the per-token chunk
+=====================  =================================================================
 """
 
 from ..wire_format import WireFormat

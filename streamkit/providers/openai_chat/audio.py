@@ -12,13 +12,11 @@ remainder still undecoded at the end is kept as ``metadata["undecoded_data"]``.
 from __future__ import annotations
 
 import binascii
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from ...model.errors import ProtocolError
 from ...model.events import BlockDelta, DataDelta, Event, MetadataDelta, TranscriptDelta
-
-if TYPE_CHECKING:
-    from .choice import Choice
+from .choice_blocks import ChoiceBlocks
 
 __all__ = ["Audio"]
 
@@ -36,7 +34,7 @@ class Audio:
         self.reported: dict[str, Any] = {}  # other fields as last reported
         self.base64_rest = ""  # the end of a chunk's base64 cut off mid-quantum
 
-    def read(self, choice: Choice, audio: dict[str, Any], out: list[Event]) -> None:
+    def read(self, choice: ChoiceBlocks, audio: dict[str, Any], out: list[Event]) -> None:
         """One ``delta.audio`` object."""
         metadata: dict[str, Any] = {}
         for key, value in audio.items():
@@ -83,7 +81,7 @@ class Audio:
                 f"invalid base64 in choices[{choice}].delta.audio.data: {exc}", raw=text[:200],
             ) from exc
 
-    def close(self, choice: Choice, out: list[Event]) -> None:
+    def close(self, choice: ChoiceBlocks, out: list[Event]) -> None:
         """At the end: base64 left over that never completed a quantum is kept."""
         if self.base64_rest:
             out.append(BlockDelta(index=self.block,

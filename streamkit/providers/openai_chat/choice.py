@@ -1,70 +1,46 @@
 """One choice of a Chat Completions stream: its ``choices[]`` entries -> block events.
 
 A :class:`Choice` reads every field of an entry in one order
-(:meth:`Choice.read`, :meth:`Choice.delta`) and keeps what the wire needs to
-know which block a fragment continues; its lifecycle and open blocks are its
+(:meth:`Choice.read`, :meth:`Choice.delta`) and writes through its blocks
+(:class:`~.choice_blocks.ChoiceBlocks`: sequential kinds, Groq's channel, what
+has no place), its lifecycle and open blocks being its
 :class:`~streamkit.providers.ledger.BlockLedger` 's (one per choice, the ids
-shared by the stream). The wire names none of its parts with a key that ends
-them: every block stays open until the choice ends, so a block's ledger key
-is the index it opened at.
+shared by the stream).
 
 - ``content`` / ``text`` -> text, ``refusal`` -> a ``TextBlock(refusal=True)``,
-  reasoning strings -> thinking. These are *sequential* (:class:`Kind`): a
-  fragment continues the current block when it is of the same kind and opens a
-  new block otherwise, so reasoning that resumes after text stays in order.
-  Empty strings never open blocks. Mistral's list ``content`` holds typed
-  ``thinking`` / ``text`` chunks.
+  reasoning strings -> thinking, each a sequential kind; empty strings never
+  open blocks. Mistral's list ``content`` holds typed ``thinking`` / ``text``
+  chunks.
 - ``reasoning_details`` (:mod:`.reasoning`), ``tool_calls`` and
-  ``function_call`` (:mod:`.tools`), ``audio`` (:mod:`.audio`).
+  ``function_call`` (:mod:`.call_fragments`), ``audio`` (:mod:`.audio`).
 - ``annotations`` -> citations (:func:`.content.read_citation`) and
   ``logprobs`` -> appended to ``metadata["logprobs"]``, of the latest text (or
   refusal) block.
-- Groq's ``channel`` -> ``metadata["channel"]`` of the block the chunk wrote
-  to, replaced when it changes (never concatenated), said before the text it
-  labels.
+- ``channel`` (Groq) labels the block the chunk wrote to.
 - ``finish_reason`` is the ledger's ``stop_reason``, for the end; the entry's other keys
   (``native_finish_reason``, vLLM's ``stop_reason``...) are response metadata,
   reported when they change.
-
-Whatever has no place (an unknown delta field, a field of the wrong type, an
-unrecognised content part) is kept in the response's ``metadata["extras"]``
-list as ``{field: value}`` (:meth:`Choice.keep`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from enum import Enum
+from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
-from ...model.blocks import Block, DataBlock, TextBlock, ThinkingBlock
-from ...model.events import (
-    BlockDelta,
-    CitationDelta,
-    Delta,
-    Event,
-    MetadataAppendDelta,
-    MetadataDelta,
-    ResponseMetadata,
-    TextDelta,
-    ThinkingDelta,
-)
+from ...model.blocks import DataBlock
+from ...model.events import BlockDelta, CitationDelta, Event, MetadataAppendDelta
 from ...model.finish import FinishReason
 from ..coerce import as_str
 from ..ledger import BlockLedger, OpenBlock
 from .audio import Audio
+from .call_fragments import ToolCalls
+from .choice_blocks import EXTRAS_KEY, ChoiceBlocks, Kind
 from .content import read_citation
 from .dialects import REASONING_FIELDS
 from .reasoning import ReasoningDetails
-from .tools import ToolCalls
 
-__all__ = ["EXTRAS_KEY", "Choice", "ChoiceOptions", "Kind"]
-
-#: Where a choice keeps what it cannot place: ``metadata["extras"]``, a list of
-#: ``{field: value}``.
-EXTRAS_KEY: Final = "extras"
-
-_MISSING: Final = object()
+# EXTRAS_KEY is the encoder's too (where a kept field is found again).
+__all__ = ["EXTRAS_KEY", "Choice", "ChoiceOptions"]
 
 # Entry keys read before the others (which are read in wire order).
 _READ_FIRST: Final = frozenset({"index", "delta"})
@@ -74,27 +50,6 @@ _DELTA_FIELDS: Final = frozenset({
     "reasoning_details", "channel", "text", "annotations", *REASONING_FIELDS,
 })
 
-
-class Kind(Enum):
-    """What a sequential fragment writes. Fragments of one kind in a row share a
-    block; a fragment of another kind opens a new block after it."""
-
-    TEXT = "text"
-    THINKING = "thinking"
-    REFUSAL = "refusal"
-
-
-class _KindRule(NamedTuple):
-    new_block: Callable[[str], Block]  # given its made-up id
-    id_prefix: str
-    delta: Callable[[str], Delta]
-
-
-_KINDS: Final[dict[Kind, _KindRule]] = {
-    Kind.TEXT: _KindRule(lambda id: TextBlock(id=id), "text", TextDelta),
-    Kind.THINKING: _KindRule(lambda id: ThinkingBlock(id=id), "think", ThinkingDelta),
-    Kind.REFUSAL: _KindRule(lambda id: TextBlock(id=id, refusal=True), "text", TextDelta),
-}
 
 # The block a ``logprobs`` list belongs to.
 _LOGPROBS_KIND: Final = {"content": Kind.TEXT, "refusal": Kind.REFUSAL}
@@ -108,101 +63,18 @@ class ChoiceOptions(NamedTuple):
     finish_reasons: Mapping[str, FinishReason]
 
 
-class Choice:
-    """Parser state of one choice (``choices[].index``, the events' ``choice``)."""
+class Choice(ChoiceBlocks):
+    """Parser state of one choice (``choices[].index``, the events' ``choice``):
+    its blocks, and the readers of the delta fields that are items of their own."""
 
-    __slots__ = (
-        "audio", "channel", "channel_labels", "index", "kept", "kind", "kind_block", "latest",
-        "ledger", "metadata", "options", "reasoning", "tools", "written",
-    )
+    __slots__ = ("audio", "calls", "options", "reasoning")
 
     def __init__(self, ledger: BlockLedger[OpenBlock], options: ChoiceOptions) -> None:
-        self.ledger = ledger
-        self.index = ledger.choice
+        super().__init__(ledger)
         self.options = options
-        self.kind: Kind | None = None  # the kind of the latest sequential fragment...
-        self.kind_block = -1  # ...and the block it wrote to
-        self.latest: dict[Kind, int] = {}  # the latest block of each kind
-        self.written: int | None = None  # the block the current delta wrote to last
-        self.tools = ToolCalls()
+        self.calls = ToolCalls()
         self.reasoning = ReasoningDetails()
         self.audio: Audio | None = None
-        self.channel: Any = None  # Groq's current channel label...
-        self.channel_labels: dict[int, Any] = {}  # ...and the one each block was given
-        self.kept: dict[str, Any] = {}  # the latest value kept in extras, by field
-
-    # ------------------------------------------------------------ blocks
-
-    def open(self, block: Block, out: list[Event]) -> int:
-        """Start ``block`` at the next index (its ledger key: see the module docstring)."""
-        ledger = self.ledger
-        index = ledger.open(ledger.next_index, block, out).index
-        self.written = index
-        return index
-
-    def made_up_id(self, prefix: str) -> str:
-        """An id for a block the wire gave none, derived from the stream."""
-        return self.ledger.made_up_id(prefix)
-
-    def sequential(self, kind: Kind, out: list[Event]) -> int:
-        """The block a fragment of ``kind`` goes to: the current one when it is of
-        that kind, else a new one."""
-        if self.kind is kind:
-            self.written = self.kind_block
-            return self.kind_block
-        rule = _KINDS[kind]
-        index = self.open(rule.new_block(self.made_up_id(rule.id_prefix)), out)
-        self.continue_in(kind, index)
-        return index
-
-    def continue_in(self, kind: Kind, index: int) -> None:
-        """Fragments of ``kind`` continue block ``index`` from now on."""
-        self.kind = kind
-        self.kind_block = index
-        self.latest[kind] = index
-        self.written = index
-
-    def thinking_block(self) -> int | None:
-        """The thinking block sequential reasoning is writing now, if any."""
-        return self.kind_block if self.kind is Kind.THINKING else None
-
-    def continue_thinking(self, index: int) -> None:
-        """Reasoning continues block ``index`` (a reasoning detail's)."""
-        self.continue_in(Kind.THINKING, index)
-
-    def latest_block(self, kind: Kind, out: list[Event]) -> int:
-        """The latest block of ``kind`` (citations and logprobs go there), opened
-        when there is none."""
-        index = self.latest.get(kind)
-        return index if index is not None else self.sequential(kind, out)
-
-    def write(self, kind: Kind, text: str, out: list[Event]) -> None:
-        """A non-empty sequential fragment."""
-        index = self.sequential(kind, out)
-        if self.channel is not None:  # the label first: a writer can put it on this delta
-            self._label_channel(index, out)
-        out.append(BlockDelta(index=index, delta=_KINDS[kind].delta(text), choice=self.index))
-
-    def continue_text(self, text: str, out: list[Event]) -> None:
-        """A delta that is only ``content``: the per-token case, one event."""
-        if not text:
-            return
-        if self.kind is Kind.TEXT:
-            out.append(BlockDelta(index=self.kind_block, delta=TextDelta(text), choice=self.index))
-        else:
-            self.write(Kind.TEXT, text, out)
-
-    # ------------------------------------------------------------ metadata
-
-    def keep(self, key: str, value: Any, out: list[Event]) -> None:
-        """Keep what has no place: ``{key: value}`` is appended to
-        ``metadata["extras"]``, O(value) whatever came before. A value equal to
-        the field's previous one is not repeated, so a constant per-chunk field
-        is kept once."""
-        if self.kept.get(key, _MISSING) == value:
-            return
-        self.kept[key] = value
-        out.append(ResponseMetadata(append={EXTRAS_KEY: [{key: value}]}, choice=self.index))
 
     # ------------------------------------------------------------ reading an entry
 
@@ -267,10 +139,10 @@ class Choice:
                 self.keep("tool_calls", tool_calls, out)
             else:
                 for fragment in tool_calls:
-                    self.tools.fragment(self, fragment, out)
+                    self.calls.fragment(self, fragment, out)
         function_call = delta.get("function_call")
         if function_call is not None:
-            self.tools.function_call(self, function_call, out)
+            self.calls.function_call(self, function_call, out)
         audio = delta.get("audio")
         if audio is not None:
             self._audio(audio, out)
@@ -278,7 +150,7 @@ class Choice:
         if annotations:
             self._annotations(annotations, out)
         if self.channel is not None and self.written is not None:
-            self._label_channel(self.written, out)
+            self.label_channel(self.written, out)
 
     def _reasoning_strings(self, delta: dict[str, Any], out: list[Event]) -> None:
         """``reasoning_content`` / ``reasoning``, in the dialect's order: a vendor
@@ -380,21 +252,14 @@ class Choice:
             out.append(BlockDelta(index=index, delta=MetadataAppendDelta("logprobs", value),
                                   choice=self.index))
 
-    def _label_channel(self, index: int, out: list[Event]) -> None:
-        """Groq's ``channel``: the block's ``metadata["channel"]``, replaced on change."""
-        if self.channel_labels.get(index, _MISSING) != self.channel:
-            self.channel_labels[index] = self.channel
-            out.append(BlockDelta(index=index, delta=MetadataDelta({"channel": self.channel}),
-                                  choice=self.index))
-
     # ------------------------------------------------------------ the end
 
     def end(self, out: list[Event], *, terminated: bool, errored: bool) -> None:
         """End the choice (``terminated``: ``[DONE]`` came): open header-only tool
         calls, close every block with what deltas could not carry, report the
         finish reason (``error`` once the stream reported an error)."""
-        self.tools.open_waiting(self, out)
-        snapshots = {**self.tools.snapshots(self), **self.reasoning.snapshots(self)}
+        self.calls.open_waiting(self, out)
+        snapshots = {**self.calls.snapshots(self), **self.reasoning.snapshots(self)}
         if self.audio is not None:
             self.audio.close(self, out)
         reason = FinishReason.ERROR if errored else self._finish_reason()
@@ -412,5 +277,5 @@ class Choice:
             return FinishReason.UNKNOWN
         reason = self.options.finish_reasons.get(stop_reason, FinishReason.UNKNOWN)
         only_refused = (Kind.REFUSAL in self.latest and Kind.TEXT not in self.latest
-                        and not self.tools.opened())
+                        and not self.calls.opened())
         return FinishReason.REFUSAL if reason is FinishReason.STOP and only_refused else reason

@@ -12,14 +12,12 @@ the type it started as (``reasoning_type``) are the block's metadata.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from ...model.blocks import Block, ThinkingBlock
 from ...model.events import BlockDelta, Event, MetadataDelta, SignatureDelta, ThinkingDelta
 from ..coerce import as_int, as_str
-
-if TYPE_CHECKING:
-    from .choice import Choice
+from .choice_blocks import ChoiceBlocks
 
 __all__ = ["ReasoningDetails"]
 
@@ -55,7 +53,7 @@ class ReasoningDetails:
         self.by_index: dict[int, _Detail] = {}
         self.described: set[int] = set()  # the blocks some detail has
 
-    def read(self, choice: Choice, details: Any, out: list[Event]) -> bool:
+    def read(self, choice: ChoiceBlocks, details: Any, out: list[Event]) -> bool:
         """One chunk's details; whether any carried reasoning text."""
         if type(details) is not list:
             choice.keep("reasoning_details", details, out)
@@ -69,7 +67,7 @@ class ReasoningDetails:
             any_text = self._detail(choice, kind, detail, out) or any_text
         return any_text
 
-    def _detail(self, choice: Choice, kind: str, detail: dict[str, Any],
+    def _detail(self, choice: ChoiceBlocks, kind: str, detail: dict[str, Any],
                 out: list[Event]) -> bool:
         position = as_int(detail.get("index")) or 0
         entry = self.by_index.get(position)
@@ -111,7 +109,7 @@ class ReasoningDetails:
             entry.encrypted.append(data)
         return text is not None
 
-    def _open(self, choice: Choice, entry: _Detail, data: str | None, text: str | None,
+    def _open(self, choice: ChoiceBlocks, entry: _Detail, data: str | None, text: str | None,
               out: list[Event]) -> bool:
         """The detail's block: the thinking block plain reasoning strings are
         writing, when no detail describes it yet (it gets the detail's metadata),
@@ -134,7 +132,7 @@ class ReasoningDetails:
         self.described.add(entry.block)
         return True
 
-    def snapshots(self, choice: Choice) -> dict[int, Block]:
+    def snapshots(self, choice: ChoiceBlocks) -> dict[int, Block]:
         """The ``BlockEnd`` snapshots of details whose encrypted data came after
         their block opened."""
         return {

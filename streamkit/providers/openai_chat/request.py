@@ -36,11 +36,7 @@ the legacy ``function_call`` is answered by a ``{"role": "function", "name",
 Top-level fields:
 
 - ``model``, ``messages``, ``stream`` (when the Request says);
-- ``tools``: a :class:`~streamkit.conversation.tools.Tool` -> ``{"type": "function",
-  "function": {"name", "description"?, "parameters", "strict"?}}`` with its
-  ``metadata`` written into ``function``; a dict goes as it is;
-- ``tool_choice``: ``auto`` / ``required`` / ``none``, a tool's name ->
-  ``{"type": "function", "function": {"name"}}``;
+- ``tools`` and ``tool_choice``: :mod:`.tools`;
 - structured output: ``json_output=True`` -> ``response_format: {"type":
   "json_object"}``; a :class:`~streamkit.conversation.request.JsonSchemaOutput` ->
   ``{"type": "json_schema", "json_schema": {"name", "schema", "strict"?,
@@ -76,13 +72,11 @@ top-level fields in ``options``, unknown message fields in the message's
 ``metadata`` (written back over the rebuilt message, see
 :func:`.assistant.patch`), unknown part fields in the block's ``metadata``,
 parts that would not write back exactly as RawBlocks, tool entries that would
-not as the dicts they are. All of it is this wire's
+not as the dicts they are (:mod:`.tools`). All of it is this wire's
 :class:`~streamkit.model.extras.Extras` (``options`` itself is one), and the builder
 writes only its own wire's extras or metadata set by hand
 (:func:`~streamkit.model.extras.extras_for`): what an Anthropic or Gemini reader kept
-never reaches a Chat Completions body. A tool entry another wire's reader kept
-is refused (:class:`~streamkit.model.errors.UnsupportedFeatureError`): this wire has
-no such tool. The ids the reader makes up are derived from the body, so two
+never reaches a Chat Completions body. The ids the reader makes up are derived from the body, so two
 reads of one body are ``==``.
 """
 
@@ -102,29 +96,20 @@ from ...conversation.messages import (
     as_assistant,
 )
 from ...conversation.request import JsonSchemaOutput, Request
-from ...conversation.tools import Tool
 from ...model.blocks import DataBlock, TextBlock, ToolCallBlock
 from ...model.errors import InvalidBodyError
-from ...model.extras import extras_for
 from ...model.ids import StreamIds
 from ...model.response import ChatResponse
 from ...model.vendors import PROVIDERS
-from ..function_tools import (
-    function_fields,
-    named_tools,
-    own_entry,
-    read_function,
-    read_schema_output,
-    schema_fields,
-    written_tools,
-)
-from ..lossless import ABSENT, put_back, take, take_list, unread, with_extras
+from ..function_tools import read_schema_output, schema_fields
+from ..lossless import put_back, take, take_list, unread, with_extras
 from ..options import budget_as_effort, prepared_options, refuse_or_drop
 from ..turns import add_result, refuse_orphan_results
 from .assistant import RESERVED, assistant_message, patch, read_assistant
 from .content import Wire, data_part, own, read_text_part, read_user_part, text_part, user_part
 from .dialects import DEFAULT, Dialect, HistoryRules, get_dialect
 from .history import BuildContext
+from .tools import read_tools, write_tools
 from .wire import WIRE_NAME
 
 __all__ = [
@@ -144,7 +129,6 @@ MAX_TOKENS_FIELD: Final = "max_tokens_field"
 SEE_NEXT_MESSAGE: Final = "The result is attached to the next message."
 
 _BUDGET_FIELDS: Final = ("max_tokens", "max_completion_tokens")  # reading order
-_CHOICE_WORDS: Final = ("auto", "required", "none")
 _SPOKEN: Final = ["text", "audio"]
 
 
@@ -173,11 +157,7 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
         body["model"] = request.model
     context = BuildContext(target, foreign_thinking)
     body["messages"] = build_messages(request.messages, context)
-    tools = None if request.tools is None else written_tools(request.tools, _tool)
-    if tools is not None:
-        body["tools"] = tools
-    if request.tool_choice is not None:
-        body["tool_choice"] = _tool_choice(request.tool_choice, request.tools)
+    write_tools(body, request)
     response_format = _response_format(request.json_output)
     if response_format is not None:
         body["response_format"] = response_format
@@ -217,28 +197,6 @@ def _write_options(body: dict[str, Any], options: dict[str, Any], target: Dialec
             options, "include_thoughts", WIRE_NAME,
             "Chat Completions has no include_thoughts switch: pass the vendor's own field "
             "(OpenRouter reasoning={...}, Z.ai thinking={...})", feature="include_thoughts")
-
-
-def _tool(item: Tool | dict[str, Any]) -> dict[str, Any] | None:
-    """A function tool (with only this wire's extras); a dict (the wire's own
-    entry) as it is. Another wire's entry (a server tool an Anthropic or
-    Responses reader kept) has no form here: ``None``, dropped with a warning
-    (:func:`~streamkit.providers.function_tools.own_entry`)."""
-    if isinstance(item, dict):
-        return own_entry(item, WIRE_NAME)
-    function = function_fields(item, WIRE_NAME)
-    if "type" in extras_for(item.metadata, WIRE_NAME).get(ABSENT, ()):  # Mistral leaves it out
-        return {"function": function}
-    return {"type": "function", "function": function}
-
-
-def _tool_choice(choice: str, tools: Sequence[Tool | dict[str, Any]] | None) -> Any:
-    """A word as it is; a tool's name as the named-function form."""
-    if choice in _CHOICE_WORDS:
-        return choice
-    if tools is not None:
-        named_tools(tools, choice)  # a name no tool has is refused
-    return {"type": "function", "function": {"name": choice}}
 
 
 def _response_format(json_output: bool | JsonSchemaOutput | None) -> dict[str, Any] | None:
@@ -340,11 +298,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     context = BuildContext(target)
     context.ids = StreamIds.of_body(body)
     request.messages = parse_messages(messages, context, provider_name(dialect))
-    tools = rest.get("tools")
-    if isinstance(tools, list) and all(isinstance(item, dict) for item in tools):
-        request.tools = [_read_tool(item) for item in tools]
-        del rest["tools"]
-    _read_tool_choice(rest, request)
+    read_tools(rest, request)
     _read_response_format(rest, request)
     request.stream = take(rest, "stream", bool)
     options = own()
@@ -375,40 +329,6 @@ def _read_options(rest: dict[str, Any], options: dict[str, Any], rules: HistoryR
     budget = rules.thinking_budget_field
     if budget is not None and budget in rest:
         options["thinking_budget"] = rest.pop(budget)
-
-
-def _read_tool(entry: dict[str, Any]) -> Tool | dict[str, Any]:
-    """A function entry as a :class:`~streamkit.conversation.tools.Tool` when it writes back
-    exactly; any other entry as the dict it is (this wire's extras). An entry
-    without ``type`` is a function too (Mistral's API takes and sends that
-    form): written back without it, and to every other wire as the function it is."""
-    function, kind = entry.get("function"), entry.get("type", _UNTYPED)
-    tool = read_function(function, WIRE_NAME) if kind in ("function", _UNTYPED) and isinstance(
-        function, dict) else None
-    if tool is not None and kind is _UNTYPED:
-        tool.metadata[ABSENT] = ["type"]
-    return tool if tool is not None and _tool(tool) == entry else own(entry)
-
-
-_UNTYPED = object()  # a tool entry without "type"
-
-
-def _read_tool_choice(rest: dict[str, Any], request: Request) -> None:
-    choice = rest.get("tool_choice")
-    if isinstance(choice, str) and choice in _CHOICE_WORDS:
-        request.tool_choice = rest.pop("tool_choice")
-        return
-    function = choice.get("function") if isinstance(choice, dict) else None
-    name = function.get("name") if isinstance(function, dict) else None
-    if not isinstance(name, str) or name in _CHOICE_WORDS:
-        return
-    try:
-        written = _tool_choice(name, request.tools)
-    except ValueError:
-        return  # names a tool the body does not define: kept as it is
-    if written == choice:
-        request.tool_choice = name
-        del rest["tool_choice"]
 
 
 def _read_response_format(rest: dict[str, Any], request: Request) -> None:

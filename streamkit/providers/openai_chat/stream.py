@@ -12,8 +12,9 @@ report. The package reads the stream in layers:
   metadata, usage (:data:`.wire.USAGE_FIELDS`, always choice 0: it covers the
   whole request);
 - :mod:`.choice`: each ``choices[]`` entry (``choices[].index`` is the events'
-  ``choice``) into block events, with :mod:`.tools`, :mod:`.reasoning` and
-  :mod:`.audio` for the fields that are items of their own; each choice's
+  ``choice``) into block events (:mod:`.choice_blocks`), with
+  :mod:`.call_fragments`, :mod:`.reasoning` and :mod:`.audio` for the fields
+  that are items of their own; each choice's
   lifecycle and open blocks are a :class:`~streamkit.providers.ledger.BlockLedger`
   (choice 0's is the stream's: its phase is the parser's), and every id the
   stream does not give (a response, a block, a call) is made up from the first
@@ -42,7 +43,7 @@ whole in ``metadata["unknown_events"]``
 (:func:`~streamkit.providers.unknown.unknown_payload`); unknown or mistyped
 fields of a chunk, and payloads after ``[DONE]`` (``"after_done"``), are
 appended to ``metadata["extras"]`` as ``{field: value}``
-(:meth:`.choice.Choice.keep`). Dropped on purpose: ``obfuscation`` padding, the
+(:meth:`.choice_blocks.ChoiceBlocks.keep`). Dropped on purpose: ``obfuscation`` padding, the
 defaults ``role: "assistant"`` and tool ``type: "function"``, and later
 differing ``id`` / ``created`` values (the first real one wins; some vendors
 send a new id on every chunk).
@@ -78,7 +79,8 @@ from ..coerce import as_dict, as_int, as_str
 from ..error_payloads import error_event
 from ..ledger import BlockLedger, OpenBlock, Phase
 from ..unknown import unknown_payload
-from .choice import Choice, ChoiceOptions, Kind
+from .choice import Choice, ChoiceOptions
+from .choice_blocks import Kind
 from .dialects import Dialect, get_dialect
 from .fast import decode_chunk
 from .wire import DONE_MARKERS, MAX_CHOICES, map_usage
@@ -175,7 +177,7 @@ class OpenAIChatParser(StreamParser):
                               choice=entry.index)
         if content is not None or len(calls) != 1:
             return None
-        call = choice.tools.by_index.get(calls[0].index)
+        call = choice.calls.by_index.get(calls[0].index)
         arguments = calls[0].function.arguments
         if call is None or call.block is None or not arguments:
             return None

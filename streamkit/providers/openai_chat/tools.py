@@ -1,181 +1,108 @@
-"""Tool calls of one choice: ``delta.tool_calls[]`` fragments and the legacy
-``delta.function_call``.
+"""Chat Completions tool definitions, both ways: the body's ``tools`` and
+``tool_choice``.
 
-Fragments are keyed by ``index`` within the choice, never by id (Qwen repeats
-``"id": ""`` on every continuation, some vendors repeat the real id): id, type
-and name are set once, arguments appended. A fragment without an index (some
-Gemini-compatible gateways) continues the latest call unless it carries an id
-not seen before. A call's block opens at its first id or argument text; a
-name-only header waits, and a call still waiting at the end is opened then.
-Arguments sent as a parsed object are kept as their JSON text. ``type`` other
-than the default ``"function"`` (a custom tool), unknown fragment fields and an
-id or name that arrived after the block opened go to the block's metadata; a
-late name also reaches the block through its ``BlockEnd`` snapshot. A call
-without an id gets one made up from the stream (two parses agree on it).
+- ``tools``: a :class:`~streamkit.conversation.tools.Tool` -> ``{"type":
+  "function", "function": {"name", "description"?, "parameters", "strict"?}}``
+  with its ``metadata`` written into ``function``
+  (:func:`tool_definition`); a dict goes as it is, unless another wire's
+  reader kept it (a server tool of that API: dropped, said by
+  :func:`~streamkit.providers.function_tools.own_entry`);
+- ``tool_choice``: ``auto`` / ``required`` / ``none``, a tool's name ->
+  ``{"type": "function", "function": {"name"}}``.
+
+Reading a body back, a function entry becomes a ``Tool`` only when writing the
+``Tool`` gives the entry back exactly (:func:`read_tool_definition`); any other
+entry stays the dict it is, as this wire's extras. An entry without ``type``
+is a function too (Mistral's API takes and sends that form): written back
+without it, and to every other wire as the function it is. A ``tool_choice``
+of another form (or naming a tool the body does not define) stays an option.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Sequence
+from typing import Any, Final
 
-from ...model.blocks import Block, ToolCallBlock
-from ...model.events import BlockDelta, Event, MetadataDelta, ToolInputDelta
-from ..coerce import as_int, as_str
-from .wire import json_text
+from ...conversation.request import Request
+from ...conversation.tools import Tool
+from ...model.extras import extras_for
+from ..function_tools import function_fields, named_tools, own_entry, read_function, written_tools
+from ..lossless import ABSENT
+from .content import Wire, own
+from .wire import WIRE_NAME
 
-if TYPE_CHECKING:
-    from .choice import Choice
+__all__ = ["read_tool_definition", "read_tools", "tool_definition", "write_tools"]
 
-__all__ = ["ToolCall", "ToolCalls"]
-
-_FRAGMENT_FIELDS: Final = frozenset({"index", "id", "type", "function", "custom"})
-_FUNCTION_FIELDS: Final = frozenset({"name", "arguments"})
-_MISSING: Final = object()
-
-
-class ToolCall:
-    """One tool call: its block once opened, and what is set once."""
-
-    __slots__ = ("block", "id", "late_name", "metadata", "name", "type")
-
-    def __init__(self) -> None:
-        self.block: int | None = None
-        self.id = ""
-        self.name = ""
-        self.type: str | None = None
-        self.metadata: dict[str, Any] = {}  # the block's metadata as reported so far
-        self.late_name = False  # the name arrived after the block opened
+_CHOICE_WORDS: Final = ("auto", "required", "none")
+_UNTYPED: Final = object()  # a tool entry without "type"
 
 
-class ToolCalls:
-    """A choice's tool calls in the order they appeared."""
+def tool_definition(tool: Tool) -> Wire:
+    """A function tool, with only this wire's extras (``type`` left out when
+    the entry it was read from had none)."""
+    function = function_fields(tool, WIRE_NAME)
+    if "type" in extras_for(tool.metadata, WIRE_NAME).get(ABSENT, ()):  # Mistral leaves it out
+        return {"function": function}
+    return {"type": "function", "function": function}
 
-    __slots__ = ("by_id", "by_index", "calls", "legacy")
 
-    def __init__(self) -> None:
-        self.calls: list[ToolCall] = []
-        self.by_index: dict[int, ToolCall] = {}
-        self.by_id: dict[str, ToolCall] = {}
-        self.legacy: ToolCall | None = None  # the one call of ``delta.function_call``
+def read_tool_definition(entry: dict[str, Any]) -> Tool | None:
+    """The :class:`~streamkit.conversation.tools.Tool` a function entry stands
+    for, when writing it gives the entry back exactly (``None``: another entry)."""
+    function, kind = entry.get("function"), entry.get("type", _UNTYPED)
+    tool = read_function(function, WIRE_NAME) if kind in ("function", _UNTYPED) and isinstance(
+        function, dict) else None
+    if tool is not None and kind is _UNTYPED:
+        tool.metadata[ABSENT] = ["type"]
+    return tool if tool is not None and tool_definition(tool) == entry else None
 
-    def opened(self) -> bool:
-        """Whether any call has a block."""
-        return any(call.block is not None for call in self.calls)
 
-    def fragment(self, choice: Choice, fragment: Any, out: list[Event]) -> None:
-        """One ``tool_calls[]`` fragment."""
-        if type(fragment) is not dict:
-            choice.keep("tool_calls", fragment, out)
-            return
-        call_id = as_str(fragment.get("id")) or None
-        call = self._call_for(as_int(fragment.get("index")), call_id)
-        function = fragment.get("function")
-        custom = fragment.get("custom")
-        name: Any = None
-        arguments: Any = None
-        metadata: dict[str, Any] = {}
-        if type(function) is dict:
-            name = function.get("name")
-            arguments = function.get("arguments")
-            metadata.update((key, value) for key, value in function.items()
-                            if key not in _FUNCTION_FIELDS and value is not None)
-        elif function is not None:
-            metadata["function"] = function
-        if type(custom) is dict:  # a custom (free-form input) tool
-            name = name or custom.get("name")
-            arguments = arguments if arguments is not None else custom.get("input")
-        elif custom is not None:
-            metadata["custom"] = custom
-        metadata.update((key, value) for key, value in fragment.items()
-                        if key not in _FRAGMENT_FIELDS and value is not None)
-        kind = as_str(fragment.get("type"))
-        if kind and call.type is None:
-            call.type = kind
-            if kind != "function":
-                metadata["type"] = kind
-        self._apply(choice, call, call_id, name, arguments, metadata, out)
+def write_tools(body: dict[str, Any], request: Request) -> None:
+    """``tools`` and ``tool_choice`` for the request's tools and choice."""
+    tools = None if request.tools is None else written_tools(request.tools, _tool_entry)
+    if tools is not None:
+        body["tools"] = tools
+    if request.tool_choice is not None:
+        body["tool_choice"] = _tool_choice(request.tool_choice, request.tools)
 
-    def function_call(self, choice: Choice, fragment: Any, out: list[Event]) -> None:
-        """The deprecated ``delta.function_call`` ({name, arguments}): one call."""
-        if type(fragment) is not dict:
-            choice.keep("function_call", fragment, out)
-            return
-        metadata: dict[str, Any] = {}
-        if self.legacy is None:
-            self.legacy = self._new()
-            metadata["legacy"] = "function_call"
-        self._apply(choice, self.legacy, None, fragment.get("name"), fragment.get("arguments"),
-                    metadata, out)
 
-    def _call_for(self, index: int | None, call_id: str | None) -> ToolCall:
-        """The call a fragment continues (position wins over ids), or a new one."""
-        if index is not None and index >= 0:
-            call = self.by_index.get(index)
-            if call is None:
-                call = self.by_index[index] = self._new()
-            return call
-        if call_id is not None and call_id in self.by_id:
-            return self.by_id[call_id]
-        latest = self.calls[-1] if self.calls else None
-        # no index: continue the latest call (an id for a call that had none yet is
-        # its late id, not a new call)
-        if latest is not None and (call_id is None or call_id == latest.id or not latest.id):
-            return latest
-        return self._new()
+def read_tools(rest: dict[str, Any], request: Request) -> None:
+    """``tools`` and ``tool_choice`` (consumed from ``rest`` when read)."""
+    tools = rest.get("tools")
+    if isinstance(tools, list) and all(isinstance(item, dict) for item in tools):
+        request.tools = [read_tool_definition(item) or own(item) for item in tools]
+        del rest["tools"]
+    _read_tool_choice(rest, request)
 
-    def _new(self) -> ToolCall:
-        call = ToolCall()
-        self.calls.append(call)
-        return call
 
-    def _apply(self, choice: Choice, call: ToolCall, call_id: str | None, name: Any,
-               arguments: Any, metadata: dict[str, Any], out: list[Event]) -> None:
-        """One fragment: id and name set once, metadata reported when it changes,
-        arguments appended."""
-        if arguments is not None and type(arguments) is not str:
-            arguments = json_text(arguments)  # a vendor sent parsed arguments
-        if call_id is not None:
-            self.by_id.setdefault(call_id, call)
-            if not call.id:
-                call.id = call_id
-                if call.block is not None:  # the block opened under a generated id
-                    metadata["call_id"] = call_id
-        name = as_str(name)
-        if name and not call.name:
-            call.name = name
-            call.late_name = call.block is not None
-        if metadata:
-            metadata = {key: value for key, value in metadata.items()
-                        if call.metadata.get(key, _MISSING) != value}
-            call.metadata.update(metadata)
-        if call.block is None:
-            if not call.id and not arguments:
-                return  # a name-only header: wait for the id or the arguments
-            self._open(choice, call, out)
-        elif metadata:
-            out.append(BlockDelta(index=call.block, delta=MetadataDelta(metadata),
-                                  choice=choice.index))
-        assert call.block is not None
-        choice.written = call.block
-        if arguments:
-            out.append(BlockDelta(index=call.block, delta=ToolInputDelta(arguments),
-                                  choice=choice.index))
+def _tool_entry(item: Tool | dict[str, Any]) -> Wire | None:
+    """A tool's entry; a dict (the wire's own entry) as it is, another wire's
+    ``None`` (dropped with a warning)."""
+    return own_entry(item, WIRE_NAME) if isinstance(item, dict) else tool_definition(item)
 
-    @staticmethod
-    def _open(choice: Choice, call: ToolCall, out: list[Event]) -> None:
-        block = ToolCallBlock(call.id or choice.made_up_id("call"), call.name,
-                              metadata=dict(call.metadata))
-        call.block = choice.open(block, out)
-        call.late_name = False
-        choice.kind = None  # text after a new call is a new block, after it
 
-    def open_waiting(self, choice: Choice, out: list[Event]) -> None:
-        """At the end: a call that only ever got a header is still reported."""
-        for call in self.calls:
-            if call.block is None:
-                self._open(choice, call, out)
+def _tool_choice(choice: str, tools: Sequence[Tool | dict[str, Any]] | None) -> Any:
+    """A word as it is; a tool's name as the named-function form."""
+    if choice in _CHOICE_WORDS:
+        return choice
+    if tools is not None:
+        named_tools(tools, choice)  # a name no tool has is refused
+    return {"type": "function", "function": {"name": choice}}
 
-    def snapshots(self, choice: Choice) -> dict[int, Block]:
-        """The ``BlockEnd`` snapshots of calls whose name came after their block opened."""
-        return {call.block: ToolCallBlock(call.id or choice.made_up_id("call"), call.name)
-                for call in self.calls if call.late_name and call.block is not None}
+
+def _read_tool_choice(rest: dict[str, Any], request: Request) -> None:
+    choice = rest.get("tool_choice")
+    if isinstance(choice, str) and choice in _CHOICE_WORDS:
+        request.tool_choice = rest.pop("tool_choice")
+        return
+    function = choice.get("function") if isinstance(choice, dict) else None
+    name = function.get("name") if isinstance(function, dict) else None
+    if not isinstance(name, str) or name in _CHOICE_WORDS:
+        return
+    try:
+        written = _tool_choice(name, request.tools)
+    except ValueError:
+        return  # names a tool the body does not define: kept as it is
+    if written == choice:
+        request.tool_choice = name
+        del rest["tool_choice"]

@@ -2,27 +2,39 @@
 DeepSeek's, OpenRouter's, Bedrock Mantle's ``/responses``): the whole wire
 format, both directions side by side, exported as :data:`WIRE`.
 
-- ``stream.py``: the stream parser (payloads -> events); its lifecycle and blocks
-  are a :class:`~streamkit.providers.ledger.BlockLedger` keyed by output part;
-- ``deltas.py``: the table of the streamed content kinds (``*.delta`` /
-  ``*.done``) and the typed decode of the per-token case;
-- ``items.py``: output items and their parts: where an event's item is, and the
-  blocks an item or part implies (read the same way from a stream, a response
-  body and a request's input items);
-- ``citations.py``: ``output_text`` annotations <-> typed citations;
-- ``request.py``: request bodies, built from a :class:`~streamkit.Request` and
-  read back into one (:func:`streamkit.build_request` / :func:`streamkit.parse_request`);
-- ``content.py``: input items and content parts <-> blocks, both directions, and
-  the policy for another API's assistant turns;
-- ``response.py``: a non-streamed ``Response`` object, read as the stream it ends
-  (:func:`streamkit.parse_response`);
-- ``wire.py``: the wire's words as data: finish words, usage fields, server tool events;
-- ``http.py``: where the endpoint is; the model goes in the body;
-- ``encode.py``: answers written: the ``response.*`` stream encoder (events ->
-  SSE), the non-streamed ``Response`` body and the HTTP error body.
+The verbs every wire package has (:mod:`streamkit.providers.wire_format`):
+
+===============  =======================================================================
+``stream.py``    the stream parser (payloads -> events); its lifecycle and blocks are a
+                 :class:`~streamkit.providers.ledger.BlockLedger` keyed by output part
+``request.py``   request bodies, built from a :class:`~streamkit.Request` and read back
+                 into one (:func:`streamkit.build_request` /
+                 :func:`streamkit.parse_request`)
+``tools.py``     tool definitions and ``tool_choice``, both ways
+``response.py``  a non-streamed ``Response`` object, read as the stream it ends
+                 (:func:`streamkit.parse_response`)
+``content.py``   input items and content parts <-> blocks, both directions, and the
+                 policy for another API's assistant turns
+``wire.py``      the wire's words as data: finish words, usage fields, server tool
+                 events
+``http.py``      where the endpoint is; the model goes in the body
+``encode.py``    answers written: the ``response.*`` stream encoder (events -> SSE), the
+                 non-streamed ``Response`` body and the HTTP error body
+===============  =======================================================================
+
+And this wire's own files:
+
+================  ======================================================================
+``citations.py``  ``output_text`` annotations <-> typed citations
+``items.py``      output items and their parts: where an event's item is, and the blocks
+                  an item or part implies (read the same way from a stream, a response
+                  body and a request's input items)
+``deltas.py``     the table of the streamed content kinds (``*.delta`` / ``*.done``) and
+                  the typed decode of the per-token case
+================  ======================================================================
 """
 
-from ..wire_format import WireFormat
+from ..wire_format import WireFormat, no_answer_options
 from . import http
 from .encode import OpenAIResponsesStreamEncoder, encode_error, encode_response
 from .request import build_request, parse_request
@@ -37,7 +49,7 @@ WIRE = WireFormat(
     endpoint=http.endpoint, model_in_body=http.MODEL_IN_BODY,
     served_path=http.SERVED_PATH,
     encode_stream=OpenAIResponsesStreamEncoder, encode_response=encode_response,
-    encode_error=encode_error,
+    encode_error=encode_error, answer_options=no_answer_options,
 )
 
 __all__ = ["WIRE", "OpenAIResponsesParser", "map_usage"]

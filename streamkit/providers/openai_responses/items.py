@@ -14,6 +14,30 @@ item or part *as the wire sends it* (``output_item.added`` / ``.done``, a part's
 complete blocks; the parser decides what to open and close with them. Everything here
 reads the wire through :mod:`~streamkit.providers.coerce`, so a wrongly typed field is
 treated as absent (and kept, see :class:`ItemReader`).
+
+The blocks, by item and part:
+
+- message ``output_text`` part -> :class:`~streamkit.model.blocks.TextBlock`
+  (``metadata["item_id"]``); ``refusal`` part -> ``TextBlock(refusal=True)``;
+- reasoning summary part -> :class:`~streamkit.model.blocks.ThinkingBlock` with metadata
+  ``{"item_id", "summary_index", "kind": "summary"}``; raw ``reasoning_text`` part ->
+  ``kind: "reasoning_text"`` with ``content_index``; a reasoning item with no visible
+  part at all still gets one ThinkingBlock (``kind: "item"``) so the item can be sent
+  back;
+- ``function_call`` / ``custom_tool_call`` -> :class:`~streamkit.model.blocks.ToolCallBlock`
+  (id = ``call_id``, name from ``output_item.added``; a custom tool's ``input`` is raw
+  text, marked ``metadata["custom"] = True``);
+- any other item (``web_search_call``, ``code_interpreter_call``, ``mcp_call``,
+  ``image_generation_call``, ``computer_call``...) -> :class:`~streamkit.model.blocks.RawBlock`
+  ``(kind=item type, data=item)``, updated from ``output_item.done`` (the RawBlock
+  rule of :func:`~streamkit.model.merge.apply_snapshot`); an image generation's final
+  ``result`` is one more block, the image :class:`~streamkit.model.blocks.DataBlock`,
+  as is each of its partial images in a stream (:meth:`ItemReader.partial_image`).
+
+Positions (:class:`Outputs`): an event without ``output_index`` finds its item by
+``item_id``, else the latest item; an ``output_item.added`` that reuses the position of
+a finished item (a vendor numbering every item 0) starts a new position that its later
+events follow.
 """
 
 from __future__ import annotations
@@ -23,6 +47,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal, NamedTuple
 
 from ...model.blocks import (
+    Block,
     ContentBlock,
     DataBlock,
     RawBlock,
@@ -33,7 +58,8 @@ from ...model.blocks import (
 from ...model.data_sources import Base64Source
 from ...model.ids import StreamIds
 from ...model.merge import apply_snapshot
-from ..coerce import as_list, as_str, mapping
+from ..coerce import as_int, as_list, as_str, mapping
+from ..ledger import OpenBlock
 from ..lossless import unmodelled, unread
 from .citations import read_citations
 from .wire import WIRE_NAME
@@ -74,6 +100,22 @@ class PartSnapshot(NamedTuple):
 
     key: PartKey
     block: ContentBlock
+
+
+class Part(OpenBlock):
+    """The stream parser's ledger record of one open part: besides its index, its
+    key, the id its block opened with, and the latest part-level snapshot (a
+    ``.done`` event's content; never deltas), which is the parser's own until the
+    block closes with it. The parser also keeps every part it opened (closed ones
+    too)."""
+
+    __slots__ = ("block_id", "key", "pending")
+
+    def __init__(self, index: int, kind: type[Block]) -> None:
+        super().__init__(index, kind)
+        self.key: PartKey = AUDIO_KEY  # set as the parser opens it
+        self.block_id = ""
+        self.pending: ContentBlock | None = None
 
 
 class OutputItem:
@@ -203,6 +245,18 @@ def request_fields(obj: Mapping[str, Any], read: Mapping[str, Any]) -> dict[str,
 
 def id_metadata(item_id: str | None) -> dict[str, Any]:
     return {"item_id": item_id} if item_id else {}
+
+
+# The envelope of a server-side tool's progress event and of a partial image.
+PROGRESS_FIELDS: Final = frozenset({"type", "item_id", "output_index", "sequence_number"})
+_PARTIAL_IMAGE_FIELDS: Final = PROGRESS_FIELDS | {"partial_image_b64", "partial_image_index"}
+
+
+def event_extras(payload: Mapping[str, Any], envelope: frozenset[str]) -> dict[str, Any]:
+    """An event's fields beyond its ``envelope`` (where it goes, its sequence
+    number, its content): a vendor's additions, kept on the block. The envelope
+    is the parser's whatever its values, so it is never the block's metadata."""
+    return unmodelled(payload, dict.fromkeys(envelope, True))
 
 
 def with_content(block: ContentBlock, content: str) -> ContentBlock:
@@ -350,6 +404,23 @@ class ItemReader:
         return PartSnapshot(key, block)
 
     # ------------------------------------------------------------ items
+
+    def partial_image(self, position: int, image: bytes, event: dict[str, Any],
+                      item: OutputItem, item_id: str | None) -> PartSnapshot:
+        """One ``image_generation_call.partial_image`` event's image (decoded), a
+        complete block of its own, numbered by the event or else by the item's
+        partials so far."""
+        number = as_int(event.get("partial_image_index"))
+        if number is None:
+            number = sum(key.kind == PARTIAL_IMAGE for key in item.parts)
+        metadata = id_metadata(item_id)
+        metadata.update(partial=True, partial_image_index=number)
+        metadata.update(event_extras(event, _PARTIAL_IMAGE_FIELDS))
+        image_format = event.get("output_format") or item.added.get("output_format")
+        block = DataBlock(id=self.ids.make("data"),
+                          source=Base64Source(image, image_media_type(image_format)),
+                          metadata=metadata)
+        return PartSnapshot(PartKey(position, PARTIAL_IMAGE, number), block)
 
     def item(self, position: int, item: dict[str, Any], item_id: str | None, *,
              has_parts: bool, call_block_id: str | None) -> list[PartSnapshot]:

@@ -20,19 +20,7 @@ Where each part of a :class:`Request` goes:
   (:mod:`.content` says what a turn of another API keeps);
 - :class:`FunctionExecutionResultMessage` -> one ``function_call_output`` item per
   result (``custom_tool_call_output`` for a custom tool's call);
-- ``tools``: a :class:`Tool` -> ``{"type": "function", "name", "description",
-  "parameters", "strict"}`` plus its ``metadata``; ``strict`` is always written
-  (``False`` when the tool does not say), because an omitted ``strict`` is strict
-  mode on this API (the function-calling guide: "Responses requests will attempt
-  to normalize your schema into strict mode"; to opt out "explicitly set strict:
-  false"), and a tool of another API (or one declared without ``strict``) is
-  not strict; only a tool read from a Responses body without ``strict`` is
-  written back without it. A dict (``web_search``, ``mcp``, ``file_search``,
-  ``custom``...) as it is, unless another wire's reader kept it (dropped, said);
-- ``tool_choice``: ``auto`` / ``required`` / ``none``, or a tool's name
-  (``{"type": "function", "name": ...}``; ``{"type": "custom", ...}`` for a custom
-  tool in ``tools``); any other form (``allowed_tools``, a hosted tool) is an
-  option under its own name;
+- ``tools`` and ``tool_choice``: :mod:`.tools`;
 - structured output -> ``text.format``: a :class:`JsonSchemaOutput` ->
   ``{"type": "json_schema", "name", "schema", "strict", "description"}``;
   ``json_output=True`` -> ``{"type": "json_object"}`` (JSON mode; as in Chat
@@ -97,21 +85,13 @@ from ...conversation.messages import (
     as_assistant,
 )
 from ...conversation.request import ForeignThinking, JsonSchemaOutput, Request
-from ...conversation.tools import Tool
 from ...model.blocks import TextBlock
 from ...model.errors import InvalidBodyError, UnsupportedFeatureError
 from ...model.extras import Extras
 from ...model.ids import StreamIds
 from ...model.response import ChatResponse
-from ..function_tools import (
-    function_fields,
-    own_entry,
-    read_function,
-    read_schema_output,
-    schema_fields,
-    written_tools,
-)
-from ..lossless import ABSENT, message_extras, put_back, take
+from ..function_tools import read_schema_output, schema_fields
+from ..lossless import message_extras, put_back, take
 from ..options import (
     budget_as_effort,
     finished_body,
@@ -133,6 +113,7 @@ from .content import (
     user_part,
 )
 from .items import ItemReader, request_fields
+from .tools import read_tools, write_tools
 from .wire import WIRE_NAME
 
 #: The registry name of this wire format's own API.
@@ -156,7 +137,6 @@ _UNSUPPORTED = {
 # Uniform options that need nothing on this wire.
 _IMPLIED = frozenset({"include_usage"})  # response.completed always carries usage
 
-_CHOICE_WORDS = ("auto", "required", "none")
 _INPUT_ROLES = ("system", "developer")
 _OUTPUT_TYPES = ("function_call_output", "custom_tool_call_output")
 # reasoning.summary for include_thoughts=True: "auto" lets the API pick the level (the
@@ -187,7 +167,7 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     budget_as_effort(options, WIRE_NAME)
     _write_reasoning(body, options)
     _write_text(body, options, request.json_output)
-    _write_tools(body, request.tools, request.tool_choice)
+    write_tools(body, request)
     if request.stream is not None:
         body["stream"] = request.stream
     return finished_body(body, options)  # everything else, under its own name
@@ -237,37 +217,6 @@ def _write_text(body: dict[str, Any], options: dict[str, Any],
     text = _object_option(options, "text", "format, verbosity...")
     put_field(text, "format", output)
     body["text"] = text
-
-
-def tool_param(entry: Tool | dict[str, Any]) -> Wire | None:
-    """A function tool with the metadata of this wire, and ``strict`` always
-    said (see the module docstring); a dict as it is; ``None`` for a dict
-    another wire's reader kept (a tool of that API:
-    :func:`~streamkit.providers.function_tools.own_entry`)."""
-    if isinstance(entry, dict):
-        return own_entry(entry, WIRE_NAME)
-    return function_fields(entry, WIRE_NAME, prefix={"type": "function"}, strict=False)
-
-
-def _tool_params(tools: list[Tool | dict[str, Any]] | None) -> list[Wire] | None:
-    return None if tools is None else written_tools(tools, tool_param)
-
-
-def _tool_choice(choice: str, tools: list[Wire]) -> str | Wire:
-    """A word, or the named tool (a custom tool when ``tools`` has one by that name)."""
-    if choice in _CHOICE_WORDS:
-        return choice
-    custom = any(tool.get("type") == "custom" and tool.get("name") == choice for tool in tools)
-    return {"type": "custom" if custom else "function", "name": choice}
-
-
-def _write_tools(body: dict[str, Any], tools: list[Tool | dict[str, Any]] | None,
-                 choice: str | None) -> None:
-    written = _tool_params(tools)
-    if written is not None:
-        body["tools"] = written
-    if choice is not None:
-        put_field(body, "tool_choice", _tool_choice(choice, written or []))
 
 
 # ---------------------------------------------------------------- messages
@@ -391,7 +340,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
         messages += _read_items(rest.pop("input"), reader)
     request = Request(messages=messages, model=take(rest, "model", str),
                       stream=take(rest, "stream", bool), options=Extras(WIRE_NAME))
-    _read_tools(rest, request)
+    read_tools(rest, request)
     _read_text(rest, request)
     _read_reasoning(rest, request.options)
     for name, wire_name in _RENAMED.items():
@@ -472,33 +421,6 @@ _MESSAGE_READERS: dict[str, Callable[[Wire, ItemReader], Message]] = {
     "user": _read_user,
     "system": _read_system,
 }
-
-
-def _read_tools(rest: dict[str, Any], request: Request) -> None:
-    """``tools`` (function tools as :class:`Tool` s) and ``tool_choice``."""
-    if isinstance(rest.get("tools"), list):
-        request.tools = [_read_tool(entry) for entry in rest.pop("tools")]
-    choice = rest.get("tool_choice")
-    written = _tool_params(request.tools) or []
-    if isinstance(choice, str) and choice in _CHOICE_WORDS:
-        request.tool_choice = rest.pop("tool_choice")
-    elif isinstance(choice, dict) and isinstance(choice.get("name"), str):
-        name = choice["name"]
-        if name not in _CHOICE_WORDS and _tool_choice(name, written) == choice:
-            request.tool_choice = name
-            del rest["tool_choice"]
-
-
-def _read_tool(entry: Any) -> Tool | dict[str, Any]:
-    """A function tool as a :class:`Tool` when it writes back exactly; else as it is."""
-    if not isinstance(entry, dict):
-        raise InvalidBodyError(f"not a Responses tool: {str(entry)[:200]}", wire=WIRE_NAME,
-                               where="tools")
-    tool = read_function(entry, WIRE_NAME, written=("type",)) if entry.get(
-        "type") == "function" else None
-    if tool is not None and "strict" not in entry:
-        tool.metadata[ABSENT] = ["strict"]  # so that writing it back leaves strict out
-    return tool if tool is not None and tool_param(tool) == entry else Extras(WIRE_NAME, entry)
 
 
 def _read_text(rest: dict[str, Any], request: Request) -> None:

@@ -10,31 +10,20 @@ How the wire maps onto blocks
 The response's ``output`` is a list of *items* (a message, a reasoning item, a function
 call, a web search...), addressed by ``output_index``; items hold *parts* (a message's
 ``content_index``, a reasoning item's ``summary_index``). Each part is its own block,
-keyed by position first (:mod:`.items`), because ids can be empty, repeated, or change
-between events for the same item (OpenRouter's final reasoning item id differs from the
-streamed one):
+keyed by position first, because ids can be empty, repeated, or change between events
+for the same item (OpenRouter's final reasoning item id differs from the streamed one);
+:mod:`.items` says which block each item and part is, and how an event finds its item.
+What only a stream says:
 
-- message ``output_text`` part -> :class:`~streamkit.model.blocks.TextBlock`
-  (``metadata["item_id"]``); ``refusal`` part -> ``TextBlock(refusal=True)``;
-  ``output_text.annotation.added`` -> :class:`~streamkit.model.events.CitationDelta` (typed
-  :class:`~streamkit.model.blocks.Citation` s: :mod:`.citations`);
-- reasoning summary part -> :class:`~streamkit.model.blocks.ThinkingBlock` with metadata
-  ``{"item_id", "summary_index", "kind": "summary"}``; raw ``reasoning_text`` part ->
-  ``kind: "reasoning_text"`` with ``content_index``. The item's ``encrypted_content``
-  goes on the item's first block; a reasoning item with no visible part at all still
-  gets one ThinkingBlock (``kind: "item"``) so the item can be sent back;
-- ``function_call`` / ``custom_tool_call`` -> :class:`~streamkit.model.blocks.ToolCallBlock`
-  (id = ``call_id``, name from ``output_item.added``; a custom tool's ``input`` is raw
-  text, marked ``metadata["custom"] = True``);
-- any other item (``web_search_call``, ``code_interpreter_call``, ``mcp_call``,
-  ``image_generation_call``, ``computer_call``...) -> :class:`~streamkit.model.blocks.RawBlock`
-  ``(kind=item type, data=item)``, updated from ``output_item.done`` (the RawBlock
-  rule of :func:`~streamkit.model.merge.apply_snapshot`); its progress events (``.searching``,
-  ``.interpreting``...) set ``metadata["progress"]``. Each partial image of an image
-  generation is its own complete image :class:`~streamkit.model.blocks.DataBlock`
-  (``metadata["partial"] = True``) and the final ``result`` one more; one block per
-  partial, because a "latest replaces" snapshot cannot shrink a block (a later PNG can be
-  smaller) and keeping every partial is lossless;
+- ``output_text.annotation.added`` -> :class:`~streamkit.model.events.CitationDelta`
+  (typed :class:`~streamkit.model.blocks.Citation` s: :mod:`.citations`);
+- a reasoning item's ``encrypted_content`` goes on the item's first block;
+- a server-side tool's progress events (``.searching``, ``.interpreting``...) set
+  its RawBlock's ``metadata["progress"]``; each partial image of an image generation
+  is its own complete image :class:`~streamkit.model.blocks.DataBlock`
+  (``metadata["partial"] = True``), one block per partial, because a "latest
+  replaces" snapshot cannot shrink a block (a later PNG can be smaller) and keeping
+  every partial is lossless;
 - ``response.audio.delta`` / ``audio.transcript.delta`` (no item id) -> one audio
   :class:`~streamkit.model.blocks.DataBlock` of ``audio_media_type``, closed once both
   ``audio.done`` and ``audio.transcript.done`` came (or at the end).
@@ -51,10 +40,6 @@ content is never replaced. Blocks still open at the terminal event are filled fr
 final ``response.output``; output items that were never streamed at all become complete
 blocks there. Reasoning blocks close at ``output_item.done`` rather than at their part's
 ``.done`` so the item's final ``encrypted_content`` can still land on them.
-
-Positions: an event without ``output_index`` finds its item by ``item_id``, else the
-latest item; an ``output_item.added`` that reuses the position of a finished item (a
-vendor numbering every item 0) starts a new position that its later events follow.
 
 Lifecycle and blocks: a :class:`~streamkit.providers.ledger.BlockLedger` keyed by
 :class:`~.items.PartKey` keeps both (this module keeps only what each event means). The
@@ -75,10 +60,9 @@ ended, nothing opens a block again: later payloads are kept in
 ``metadata["unknown_events"]`` (an ``error`` event is still reported).
 
 Speed: a ``*.delta`` event for an open block is decoded straight into
-:class:`~.deltas.DeltaEvent` (a typed decode that forbids unknown fields) and costs one
-dict lookup (the ledger's open blocks) and one :class:`~streamkit.model.events.BlockDelta`;
-anything else (other events, vendor extras, mistyped fields, a block to open) takes the
-one general path, a lenient dict decode. ``fast_decode=False`` turns the typed decode
+:class:`~.deltas.DeltaEvent` (:mod:`.deltas`) and costs one dict lookup (the ledger's
+open blocks) and one :class:`~streamkit.model.events.BlockDelta`; anything else takes
+the general path, a lenient dict decode. ``fast_decode=False`` turns the typed decode
 off; the tests run every recording both ways and compare.
 
 Hostile input: every failure is a :class:`~streamkit.model.errors.ProtocolError` naming the
@@ -101,13 +85,18 @@ event become block metadata; unknown fields of items and parts too, unless null
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
 import msgspec
 
-from ...model.blocks import Block, ContentBlock, DataBlock, RawBlock, ThinkingBlock, ToolCallBlock
-from ...model.data_sources import Base64Source
+from ...model.blocks import (
+    ContentBlock,
+    DataBlock,
+    RawBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+)
 from ...model.errors import ProtocolError
 from ...model.events import BlockDelta, CitationDelta, Event, MetadataDelta, UsageUpdate
 from ...model.finish import FinishReason
@@ -116,7 +105,7 @@ from ...model.merge import streamed_text
 from ..base import Framing, StreamParser, decode_json
 from ..coerce import as_dict, as_int, as_list, as_str, mapping, path
 from ..error_payloads import error_event
-from ..ledger import BlockLedger, OpenBlock, Phase
+from ..ledger import BlockLedger, Phase
 from ..lossless import unmodelled
 from ..unknown import unknown_payload
 from .citations import read_citation
@@ -136,60 +125,33 @@ from .items import (
     CALL,
     CLIENT_CALLS,
     PARTIAL_IMAGE,
+    PROGRESS_FIELDS,
     RAW,
     REFUSAL,
     TEXT,
     THINKING_KINDS,
     ItemReader,
     Outputs,
+    Part,
     PartKey,
     PartSnapshot,
     decode_base64,
-    id_metadata,
-    image_media_type,
+    event_extras,
     merged,
     with_content,
 )
 from .wire import FINISH_REASONS, TOOL_PROGRESS, TOOL_TEXT_EVENTS, WIRE_NAME, map_usage
 
-__all__ = ["OpenAIResponsesParser", "Part"]
+__all__ = ["OpenAIResponsesParser"]
 
 # Fields of a response object read into the events (or reported elsewhere: its
 # output as blocks, its usage, its error as an ErrorEvent), whatever else it holds
 # being response metadata.
 _RESPONSE_READ: Final = ("id", "model", "output", "output_text", "usage", "object", "error")
-# The envelope of a server-side tool's progress event and of a partial image.
-_PROGRESS_FIELDS: Final = frozenset({"type", "item_id", "output_index", "sequence_number"})
-_PARTIAL_IMAGE_FIELDS: Final = _PROGRESS_FIELDS | {"partial_image_b64", "partial_image_index"}
 
 
 def _is_done_marker(data: bytes | str) -> bool:
     return data.strip() == (b"[DONE]" if isinstance(data, bytes) else "[DONE]")
-
-
-def _event_extras(payload: Mapping[str, Any], envelope: frozenset[str]) -> dict[str, Any]:
-    """An event's fields beyond its ``envelope`` (where it goes, its sequence
-    number, its content): a vendor's additions, kept on the block. The envelope
-    is the parser's whatever its values, so it is never the block's metadata."""
-    return unmodelled(payload, dict.fromkeys(envelope, True))
-
-
-# ---------------------------------------------------------------- state
-
-
-class Part(OpenBlock):
-    """The ledger's record of one open part: besides its index, its key, the id
-    its block opened with, and the latest part-level snapshot (a ``.done`` event's
-    content; never deltas), which is the parser's own until the block closes with
-    it. The parser also keeps every part it opened (closed ones too)."""
-
-    __slots__ = ("block_id", "key", "pending")
-
-    def __init__(self, index: int, kind: type[Block]) -> None:
-        super().__init__(index, kind)
-        self.key: PartKey = AUDIO_KEY  # set as the parser opens it
-        self.block_id = ""
-        self.pending: ContentBlock | None = None
 
 
 # A handler of one event type: its events, or None to keep the payload as unknown.
@@ -413,7 +375,7 @@ class OpenAIResponsesParser(StreamParser):
         key = PartKey._make(self._lookup_key(stream, wire))
         index, out = self._ensure_open(key, lambda: self._new_block(stream, key, wire.item_id))
         out.append(BlockDelta(index=index, delta=delta))
-        unknown_fields = _event_extras(payload, DELTA_FIELDS)
+        unknown_fields = event_extras(payload, DELTA_FIELDS)
         if unknown_fields:
             out.append(BlockDelta(index=index, delta=MetadataDelta(unknown_fields)))
         return out
@@ -618,7 +580,7 @@ class OpenAIResponsesParser(StreamParser):
             return []  # the item is done: its final state is in the closed block
         index, out = self._ensure_open(key, lambda: RawBlock(
             tool, {"type": tool, "id": item_id}, id=item_id or self._ids.make("raw")))
-        metadata = {"progress": status, **_event_extras(payload, _PROGRESS_FIELDS)}
+        metadata = {"progress": status, **event_extras(payload, PROGRESS_FIELDS)}
         out.append(BlockDelta(index=index, delta=MetadataDelta(metadata)))
         return out
 
@@ -635,17 +597,8 @@ class OpenAIResponsesParser(StreamParser):
         item_id = as_str(payload.get("item_id"))
         position = self._outputs.resolve(as_int(payload.get("output_index")), item_id)
         record = self._outputs.item(position, item_id, "image_generation_call")
-        number = as_int(payload.get("partial_image_index"))
-        if number is None:
-            number = sum(key.kind == PARTIAL_IMAGE for key in record.parts)
-        metadata = id_metadata(self._outputs.item_id(position, item_id))
-        metadata.update(partial=True, partial_image_index=number)
-        metadata.update(_event_extras(payload, _PARTIAL_IMAGE_FIELDS))
-        image_format = payload.get("output_format") or record.added.get("output_format")
-        block = DataBlock(id=self._ids.make("data"),
-                          source=Base64Source(image, image_media_type(image_format)),
-                          metadata=metadata)
-        key = PartKey(position, PARTIAL_IMAGE, number)
+        key, block = self._reader.partial_image(position, image, payload, record,
+                                                self._outputs.item_id(position, item_id))
         if key in self._parts:  # a repeated partial index: a new key, never a mismatch
             key = PartKey(position, PARTIAL_IMAGE, max(k.sub_index for k in record.parts) + 1)
         out: list[Event] = []
