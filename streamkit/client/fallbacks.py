@@ -61,9 +61,10 @@ from ..model.errors import (
 )
 from ..model.timing import RequestTiming
 from ..model.vendors import ModelInfo
-from .core import Call, ClientCore
+from .core import ClientCore
 from .keys import ApiKey
 from .retry import RetryPolicy
+from .steps import Call
 
 __all__ = ["Chain", "Fallback", "Leg", "falls_back"]
 
