@@ -27,11 +27,10 @@ shell's.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import dataclasses
 import json
-from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -288,20 +287,11 @@ class ClientCore:
         events: Stream | SyncStream = stream(source, self.entry.name, options=read)
         return events
 
-    @contextlib.contextmanager
-    def observe(self, call: Call, body: dict[str, Any], *,
-                stream: bool) -> Iterator[CallObserver]:
-        """The telemetry of one call (:mod:`streamkit.observability`; nothing when
-        no tracer or meter provider is set): the caller tells the observer how
-        the call ended; a call that raises before is ended here with its error."""
-        observer = observe_call(provider=self.entry.name, model=self.model, url=call.url,
-                                body=body, stream=stream)
-        try:
-            yield observer
-        except BaseException as exc:
-            partial = exc.partial if isinstance(exc, StreamError) else None
-            observer.finish(partial, error=exc, log=call.log)
-            raise
+    def observer(self, call: Call, body: dict[str, Any], *, stream: bool) -> CallObserver:
+        """The telemetry of one call to this model (:mod:`streamkit.observability`;
+        nothing when no tracer or meter provider is set)."""
+        return observe_call(provider=self.entry.name, model=self.model, url=call.url,
+                            body=body, stream=stream)
 
     # ------------------------------------------------------------ outcomes
 

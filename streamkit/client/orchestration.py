@@ -21,7 +21,8 @@ a source and hands the stream to its caller (:class:`~streamkit.client.steps.Del
 
 from __future__ import annotations
 
-from collections.abc import Generator
+import contextlib
+from collections.abc import Generator, Iterator
 from typing import Any
 
 import httpx
@@ -39,55 +40,62 @@ __all__ = ["create_call", "stream_call"]
 
 def create_call(chain: Chain, clock: Clock) -> Generator[Step, Any, ChatResponse]:
     """The answer of the first model of ``chain`` that responds, parsed whole."""
-    while True:
-        leg = chain.next(clock.monotonic())
-        with leg.core.observe(leg.call, leg.body, stream=False) as observer:
-            response = yield from _respond(chain, leg, observer, clock)
-            if response is None:
-                continue
-            answer = yield from leg.core.answer(
-                response, leg.call, clock, chain.request_timing(leg, clock.monotonic))
-            observer.finish(answer, log=leg.call.log)
-        return answer
+    leg, observer, response = yield from _first_response(chain, clock, stream=False)
+    with _ended_by_errors(observer, leg):
+        answer = yield from leg.core.answer(response, leg.call, clock,
+                                            chain.request_timing(leg, clock.monotonic))
+    observer.finish(answer, log=leg.call.log)
+    return answer
 
 
 def stream_call(chain: Chain, clock: Clock, options: ReadOptions) -> Generator[Step, Any, None]:
     """The stream of the first model of ``chain`` that responds, read as
     ``options`` say, delivered to the caller, then observed and counted as it
     ended (finished, broken or closed early)."""
+    leg, observer, response = yield from _first_response(chain, clock, stream=True)
+    with _ended_by_errors(observer, leg):
+        source = yield Open(response, leg.call.deadline, leg.core.secret)
+        try:
+            events = leg.core.events(source, options, chain.request_timing(leg, clock.monotonic))
+        except BaseException:
+            yield Close(response)
+            raise
+        observer.watch(events)
+        try:
+            yield Deliver(events)
+        finally:
+            leg.core.record_stream(events)
+            observer.finish(events.response, choices=events.choices, error=events.error,
+                            log=leg.call.log)
+
+
+def _first_response(chain: Chain, clock: Clock, *, stream: bool,
+                    ) -> Generator[Step, Any, tuple[Leg, CallObserver, httpx.Response]]:
+    """The first model of ``chain`` whose attempts got a response (its body
+    unread): its leg, the observer of its call, the response. A model that
+    failed has its call's telemetry ended with its error; the chain's last
+    error is raised when no model is left to try."""
     while True:
         leg = chain.next(clock.monotonic())
-        with leg.core.observe(leg.call, leg.body, stream=True) as observer:
-            response = yield from _respond(chain, leg, observer, clock)
-            if response is None:
+        observer = leg.core.observer(leg.call, leg.body, stream=stream)
+        with _ended_by_errors(observer, leg):
+            try:
+                response = yield from leg.core.attempts(leg.call, clock)
+            except StreamError as error:
+                chain.failed(leg, error)  # raises it unless the next model is tried
+                observer.finish(error.partial, error=error, log=leg.call.log)
                 continue
-            source = yield Open(response, leg.call.deadline, leg.core.secret)
-            try:
-                events = leg.core.events(source, options,
-                                         chain.request_timing(leg, clock.monotonic))
-            except BaseException:
-                yield Close(response)
-                raise
-            observer.watch(events)
-            try:
-                yield Deliver(events)
-            finally:
-                leg.core.record_stream(events)
-                observer.finish(events.response, choices=events.choices, error=events.error,
-                                log=leg.call.log)
-        return
+        chain.answered(leg)
+        return leg, observer, response
 
 
-def _respond(chain: Chain, leg: Leg, observer: CallObserver,
-             clock: Clock) -> Generator[Step, Any, httpx.Response | None]:
-    """``leg``'s response (its body unread), or ``None`` when it failed and the
-    next model is to be tried (its telemetry ended with the error); the error
-    itself when the chain ends with it."""
+@contextlib.contextmanager
+def _ended_by_errors(observer: CallObserver, leg: Leg) -> Iterator[None]:
+    """End the call's telemetry with whatever raises (its partial response, if
+    any): the call's own errors, and what the shell threw in (a cancellation)."""
     try:
-        response = yield from leg.core.attempts(leg.call, clock)
-    except StreamError as error:
-        chain.failed(leg, error)
-        observer.finish(error.partial, error=error, log=leg.call.log)
-        return None
-    chain.answered(leg)
-    return response
+        yield
+    except BaseException as exc:
+        partial = exc.partial if isinstance(exc, StreamError) else None
+        observer.finish(partial, error=exc, log=leg.call.log)
+        raise

@@ -347,7 +347,9 @@ def _is_answer_text(item: StreamItem, accumulator: Accumulator) -> bool:
 class _BaseStream:
     """Attributes both stream flavours expose."""
 
-    _driver: _Driver
+    def __init__(self, source: Any, driver: _Driver) -> None:
+        self._source = source
+        self._driver = driver
 
     @property
     def response(self) -> ChatResponse:
@@ -391,10 +393,7 @@ class _BaseStream:
 class Stream(_BaseStream):
     """An async stream of events ending in the final :class:`ChatResponse`."""
 
-    def __init__(self, source: Any, driver: _Driver) -> None:
-        self._source = source
-        self._driver = driver
-        self._iterator: AsyncIterator[StreamItem] | None = None
+    _iterator: AsyncIterator[StreamItem] | None = None
 
     def __aiter__(self) -> AsyncIterator[StreamItem]:
         if self._iterator is None:
@@ -493,10 +492,7 @@ async def _aclose_source(source: Any) -> None:
 class SyncStream(_BaseStream):
     """The synchronous twin of :class:`Stream`, for sync sources."""
 
-    def __init__(self, source: Any, driver: _Driver) -> None:
-        self._source = source
-        self._driver = driver
-        self._iterator: Iterator[StreamItem] | None = None
+    _iterator: Iterator[StreamItem] | None = None
 
     def __iter__(self) -> Iterator[StreamItem]:
         if self._iterator is None:
