@@ -15,7 +15,7 @@ stream whole, through the real clients over a real socket (``ReplayServer``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 import httpx
@@ -26,13 +26,13 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.semconv.attributes import error_attributes
 from opentelemetry.trace import StatusCode
+from test_client_core import Clock, error_response
 
 from streamkit import Client, SyncClient, UserMessage
 from streamkit.client.attempts import Attempt
 from streamkit.client.core import ClientCore
 from streamkit.client.fallbacks import Chain
 from streamkit.client.orchestration import create_call, stream_call
-from streamkit.client.retry import Timing
 from streamkit.client.steps import Close, Deliver, Open, Read, Send, Step, Wait
 from streamkit.client.timeouts import Timeouts
 from streamkit.model.errors import IncompleteStreamError, NoResponseError, ProviderError
@@ -45,22 +45,13 @@ from streamkit.testing import ReplayServer
 KEYS = {"ANTHROPIC_API_KEY": "sk-ant-orchestration-0123456789",
         "OPENAI_API_KEY": "sk-openai-orchestration-0123456789"}
 OPENAI_ANSWER = (CONVERSATIONS / "openai-chat/tool-call-json/turn1.response.json").read_bytes()
-NOW = 1_800_000_000.0
+OPENAI_RESPONSE = httpx.Response(200, headers={"content-type": "application/json"},
+                                 content=OPENAI_ANSWER)
 
 
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-class Clock:
-    """A monotonic clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.at = 100.0
-
-    def timing(self) -> Timing:
-        return Timing(monotonic=lambda: self.at, now=lambda: NOW, random=lambda: 0.5)
 
 
 def chain(attempts: list[Attempt], *, stream: bool,
@@ -80,17 +71,18 @@ def chain(attempts: list[Attempt], *, stream: bool,
         json_output=None, options={}), stream=stream), own
 
 
-def error_response(status: int, message: str) -> httpx.Response:
-    body = json.dumps({"type": "error", "error": {"type": "api_error", "message": message}})
-    return httpx.Response(status, headers={"content-type": "application/json"},
-                          content=body.encode())
-
-
 def read_body(step: Step, data: bytes | None = None) -> None:
     """The shell's part of a Read step: ``data`` (the whole in-memory body by
     default) fed to the step's sink."""
     assert isinstance(step, Read)
     step.body.read([step.response.content if data is None else data])
+
+
+def result(steps: Generator[Step, Any, Any], outcome: Any = None) -> Any:
+    """What the call returns once told ``outcome``."""
+    with pytest.raises(StopIteration) as done:
+        steps.send(outcome)
+    return done.value.value
 
 
 def sent_json(step: Step) -> dict[str, Any]:
@@ -118,15 +110,10 @@ def test_a_retry_wait_then_a_fallback_that_answers() -> None:
     fallback = steps.send(None)  # no retry left: the next model, its body built for its wire
     assert isinstance(fallback, Send) and fallback.call.url.endswith("/v1/chat/completions")
     assert sent_json(fallback)["model"] == "gpt-test"
-    answered = httpx.Response(200, headers={"content-type": "application/json"},
-                              content=OPENAI_ANSWER)
-    read = steps.send(answered)
-    assert isinstance(read, Read) and read.response is answered
+    read = steps.send(OPENAI_RESPONSE)
+    assert isinstance(read, Read) and read.response is OPENAI_RESPONSE
     read_body(read)
-    with pytest.raises(StopIteration) as done:
-        steps.send(None)
-
-    answer = done.value.value
+    answer = result(steps)
     assert answer.provider == "openai" and answer.tool_calls[0].name == "get_user_country"
     assert answer.timing.attempts == 3 and answer.timing.before_answer == 0.4375
     assert [(a.fallback, a.number, a.status, a.retry_in) for a in attempts] == [
@@ -144,8 +131,7 @@ def test_a_body_that_breaks_after_the_fallback_answered_carries_its_partial() ->
     refused = httpx.ConnectError("refused")
     fallback = steps.send(refused)  # no response at all: straight to the next model
     assert isinstance(fallback, Send) and fallback.call.url.endswith("/v1/chat/completions")
-    read = steps.send(httpx.Response(200, headers={"content-type": "application/json"},
-                                     content=OPENAI_ANSWER))
+    read = steps.send(OPENAI_RESPONSE)
     cut = OPENAI_ANSWER.index(b'"get_user_country"') + len(b'"get_user_country"')
     read_body(read, OPENAI_ANSWER[:cut])  # the body broke after the tool's name
     with pytest.raises(IncompleteStreamError) as caught:
@@ -233,8 +219,7 @@ def test_a_stream_is_opened_delivered_and_counted_once_the_caller_is_done() -> N
     assert (final.provider, final.thinking, final.text) == ("openai", "Greeted.", "Hello!")
     assert final.timing.attempts == 2 and final.timing.before_answer == 0.0
     assert own.usage.total.input_tokens is None  # counted once the caller is done
-    with pytest.raises(StopIteration):
-        steps.send(None)
+    assert result(steps) is None
     assert (own.usage.total.input_tokens, own.usage.total.output_tokens) == (9, 4)
 
 
