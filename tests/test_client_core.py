@@ -18,8 +18,11 @@ import httpx
 import pytest
 from conftest import CONVERSATIONS
 
-from streamkit.client.core import Attempt, ClientCore, Progress, Read, Send, Step, Timeouts, Wait
+from streamkit.client.attempts import Attempt
+from streamkit.client.core import ClientCore
 from streamkit.client.retry import Timing
+from streamkit.client.steps import Progress, Read, Send, Step, Wait
+from streamkit.client.timeouts import Timeouts
 from streamkit.model.errors import NoResponseError, ProviderError
 from streamkit.model.limits import MAX_ERROR_BODY_BYTES
 

@@ -27,16 +27,10 @@ from conftest import FIXTURES, fresh_ids
 
 import streamkit
 from streamkit.client import Client
+from streamkit.client.auth import AUTH_HEADERS
+from streamkit.client.endpoint import fill_base_url, resolve_model
 from streamkit.conversation.messages import UserMessage
-from streamkit.model.vendors import (
-    ALIASES,
-    AUTH_HEADERS,
-    PROVIDERS,
-    ProviderConfigError,
-    ProviderEntry,
-    fill_base_url,
-    resolve_model,
-)
+from streamkit.model.vendors import ALIASES, PROVIDERS, ProviderConfigError, ProviderEntry
 from streamkit.providers import OPENAI_COMPATIBLE, provider_names, wire_format, wire_of
 from streamkit.testing import ReplayServer, load_recording
 

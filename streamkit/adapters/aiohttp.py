@@ -11,17 +11,20 @@ is. This module keeps the names it always had:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Unpack
 
 import aiohttp
 
 from ..reading.aiohttp_source import aiohttp_chunks
+from ..reading.options import ReadKeywords, ReadOptions
 from ..reading.stream import Stream
 from ..reading.stream import stream as _stream
 
 __all__ = ["aiohttp_chunks", "stream"]
 
 
-def stream(response: aiohttp.ClientResponse, provider: str = "auto", **options: Any) -> Stream:
-    """``streamkit.stream(aiohttp_chunks(response), provider, **options)``."""
-    return _stream(aiohttp_chunks(response), provider, **options)
+def stream(response: aiohttp.ClientResponse, provider: str = "auto", *,
+           options: ReadOptions | None = None, **keywords: Unpack[ReadKeywords]) -> Stream:
+    """``streamkit.stream(aiohttp_chunks(response), provider, ...)``, read as
+    ``options`` and ``keywords`` say."""
+    return _stream(aiohttp_chunks(response), provider, options=options, **keywords)

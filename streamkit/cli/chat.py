@@ -491,7 +491,8 @@ def _config_reason(error: ProviderConfigError) -> str:
 
 def run_chat_command(args: argparse.Namespace) -> int:
     """The ``chat`` command; its exit status (see :data:`EXIT_CODES`)."""
-    from ..client.client import Client, Timeouts
+    from ..client.client import Client
+    from ..client.timeouts import Timeouts
 
     def make_client(model: str) -> Client:
         return Client(model, base_url=args.base_url, max_retries=args.max_retries,

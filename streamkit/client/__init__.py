@@ -1,17 +1,30 @@
 """The client: a provider from the registry, over httpx, with retries and fallbacks.
 
 - :mod:`.client`: :class:`Client` and :class:`SyncClient`, thin shells that send,
-  read and wait;
-- :mod:`.core`: one call without I/O: what it sends, its attempts, its errors;
-- :mod:`.fallbacks`: the chain of providers a call falls back along;
+  read and wait; :mod:`.shell`, what both share above the core; :mod:`.bodies`,
+  a response's body as they read it (within the deadline, the key taken out);
+- :mod:`.orchestration`: a whole call across the client's models, without I/O:
+  the fallback chain, the attempts, telemetry, usage and costs, as a generator
+  of the steps of :mod:`.steps` (send, read, wait, open, hand over);
+- :mod:`.core`: one model's call without I/O: what it sends, its attempts,
+  its answer; :mod:`.answers`, what a body stands for (an answer, a partial,
+  an error); :mod:`.attempts`, how an attempt is told; :mod:`.totals`, usage
+  summed;
+- :mod:`.fallbacks`: the chain of models a call falls back along;
 - :mod:`.retry`: when to try again and how long to wait;
-- :mod:`.keys`: an API key that never shows itself;
+- :mod:`.timeouts`: how long each phase may take;
+- :mod:`.endpoint`: which provider a model string names, and its base URL;
+- :mod:`.keys` and :mod:`.auth`: an API key that never shows itself, and how
+  it goes on the wire;
 - :mod:`.sync_deadline`: the sync client's total timeout, kept by each socket
   operation.
 """
 
-from .client import ERROR_HEADERS, RETRYABLE_TRANSPORT_ERRORS, Attempt, Client, SyncClient, Timeouts
+from .answers import ERROR_HEADERS
+from .attempts import RETRYABLE_TRANSPORT_ERRORS, Attempt
+from .client import Client, SyncClient
 from .fallbacks import Fallback
+from .timeouts import Timeouts
 
 __all__ = ["ERROR_HEADERS", "RETRYABLE_TRANSPORT_ERRORS", "Attempt", "Client", "Fallback",
            "SyncClient", "Timeouts"]

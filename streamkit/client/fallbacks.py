@@ -61,9 +61,10 @@ from ..model.errors import (
 )
 from ..model.timing import RequestTiming
 from ..model.vendors import ModelInfo
-from .core import Call, ClientCore
+from .core import ClientCore
 from .keys import ApiKey
 from .retry import RetryPolicy
+from .steps import Call
 
 __all__ = ["Chain", "Fallback", "Leg", "falls_back"]
 
@@ -123,13 +124,13 @@ class Chain:
     """One call across a client's models, in order: :meth:`next` gives the next
     model's :class:`Leg` (building its body only then), :meth:`failed` decides
     after a leg's attempts failed, :meth:`request_timing` times the answering
-    leg from the first model's first attempt. The shells' loop::
+    leg from the first model's first attempt. The loop that runs it is
+    :mod:`streamkit.client.orchestration`'s::
 
-        chain = Chain(cores, build, stream=False)
         while True:
             leg = chain.next(now)          # raises the last error when none is left
             try:
-                response = perform(leg.core.attempts(leg.call, clock))
+                response = yield from leg.core.attempts(leg.call, clock)
             except StreamError as error:
                 chain.failed(leg, error)   # raises unless the next model is tried
                 continue

@@ -49,8 +49,8 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from ..client.client import Client
-from ..client.core import Timeouts
 from ..client.fallbacks import Fallback
+from ..client.timeouts import Timeouts
 from ..conversation.request import Request
 from ..model.errors import (
     InvalidBodyError,

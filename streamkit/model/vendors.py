@@ -125,7 +125,6 @@ SDK's source where it is the authority on an environment variable). Each entry's
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -135,30 +134,19 @@ from .errors import ProviderConfigError
 
 __all__ = [
     "ALIASES",
-    "AUTH_HEADERS",
     "PROVIDERS",
     "AuthStyle",
     "ModelInfo",
     "ProviderConfigError",
     "ProviderEntry",
-    "fill_base_url",
     "provider_entry",
-    "resolve_model",
     "vendor",
     "wire_of",
 ]
 
 AuthStyle = Literal["bearer", "x-api-key", "api-key", "x-goog-api-key", "none"]
-
-#: How each auth style puts the key on the wire: the header and the text
-#: before the key. ``none`` sends no key at all (local servers).
-AUTH_HEADERS: Mapping[str, tuple[str, str] | None] = MappingProxyType({
-    "bearer": ("authorization", "Bearer "),
-    "x-api-key": ("x-api-key", ""),
-    "api-key": ("api-key", ""),
-    "x-goog-api-key": ("x-goog-api-key", ""),
-    "none": None,
-})
+"""How a vendor takes its key (the header each puts it in is the client's:
+:data:`streamkit.client.auth.AUTH_HEADERS`)."""
 
 
 @dataclass(frozen=True)
@@ -481,35 +469,3 @@ def wire_of(name: str) -> tuple[str, str | None]:
     dialect of a vendor."""
     entry = vendor(name)
     return entry.wire, entry.dialect
-
-
-def resolve_model(model: str, *, base_url: str | None = None) -> tuple[ProviderEntry, str]:
-    """The entry and the model name of ``"provider:model"``. Only the first ``:``
-    separates them (``ollama:llama3.2:3b``). A bare model name is accepted with a
-    ``base_url``: it goes to the ``openai-compatible`` entry."""
-    name, sep, rest = model.partition(":")
-    if sep and rest and (name.lower() in PROVIDERS or name.lower() in ALIASES):
-        return provider_entry(name), rest
-    if base_url is not None:
-        return PROVIDERS["openai-compatible"], model
-    if sep:
-        provider_entry(name)  # raises, naming the known providers
-    raise ProviderConfigError(
-        f"name the provider of {model!r}, e.g. 'openai:{model}', or pass base_url= for an "
-        f"OpenAI-compatible server; providers: {', '.join(sorted(PROVIDERS))}")
-
-
-_PLACEHOLDER = re.compile(r"\{([A-Z][A-Z0-9_]*)\}")
-
-
-def fill_base_url(template: str, environ: Mapping[str, str]) -> str:
-    """``template`` with each ``{NAME}`` replaced by that environment variable
-    (trailing slashes of the value dropped); a missing one is a
-    :class:`ProviderConfigError` naming every variable still needed."""
-    missing = tuple(dict.fromkeys(name for name in _PLACEHOLDER.findall(template)
-                                  if not environ.get(name, "").strip()))
-    if missing:
-        raise ProviderConfigError(
-            f"the base URL {template!r} needs {' and '.join(missing)} in the environment "
-            f"(or pass base_url=)", missing=missing)
-    return _PLACEHOLDER.sub(lambda m: environ[m.group(1)].strip().rstrip("/"), template)

@@ -47,7 +47,7 @@ README:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Literal, NamedTuple
+from typing import NamedTuple, Unpack
 
 from ..framing.ndjson import NDJSONDecoder
 from ..framing.sse import SSEDecoder
@@ -70,6 +70,7 @@ from ..model.think import ThinkTagFilter
 from ..providers import Parser, get_parser, wire_of
 from ..providers.base import decode_json
 from ..providers.detect import AutoParser, detect_provider
+from .options import ReadKeywords, ReadOptions, read_options
 
 __all__ = ["DEFAULT_MAX_EVENT_BYTES", "DEFAULT_MAX_TOTAL_BYTES", "Pipeline", "Replayed", "replay"]
 
@@ -135,38 +136,38 @@ class _SpreadJSON:
 class Pipeline:
     """Feed raw response bytes; get applied events; read the response.
 
-    ``max_event_bytes`` bounds one SSE event or JSON line and
-    ``max_total_bytes`` the whole body, so a hostile stream cannot eat memory;
-    both raise :class:`~streamkit.model.errors.LimitExceeded`. :attr:`errors` lists
-    the provider's in-stream errors; the stream layer turns the first into a
-    ``ProviderError`` at the end. ``think_tags`` turns inline
+    How it reads is a :class:`~streamkit.reading.options.ReadOptions`
+    (``options=``, or its fields as keywords): ``max_event_bytes`` bounds one
+    SSE event or JSON line and ``max_total_bytes`` the whole body, so a hostile
+    stream cannot eat memory (both raise
+    :class:`~streamkit.model.errors.LimitExceeded`); ``think_tags`` turns inline
     ``<think>...</think>`` text into thinking blocks (``True``, or an
     ``(open, close)`` tag pair; by default the dialect decides), and
-    ``start_in_thinking`` is for models whose template already opened the tag.
+    ``start_in_thinking`` is for models whose template already opened the tag;
+    ``dialect``, ``audio_media_type`` and ``fast_decode`` go to the wire's
+    parser. :attr:`errors` lists the provider's in-stream errors; the stream
+    layer turns the first into a ``ProviderError`` at the end.
     """
 
-    def __init__(
-        self,
-        provider: str | Parser = "auto",
-        *,
-        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
-        max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
-        think_tags: bool | tuple[str, str] | None = None,
-        start_in_thinking: bool = False,
-        **parser_options: Any,
-    ) -> None:
+    def __init__(self, provider: str | Parser = "auto", *, options: ReadOptions | None = None,
+                 **keywords: Unpack[ReadKeywords]) -> None:
+        self.options = options = read_options(options, keywords)
+        """How this pipeline reads (:class:`~streamkit.reading.options.ReadOptions`;
+        ``on_error`` and ``request_timing`` are the stream's)."""
         self.parser: Parser = (
-            get_parser(provider, **parser_options) if isinstance(provider, str) else provider
+            get_parser(provider, **options.parser_options()) if isinstance(provider, str)
+            else provider
         )
+        think_tags = options.think_tags
         if think_tags is None:  # the dialect's default (vLLM, LM Studio... put <think> inline)
             think_tags = bool(getattr(self.parser, "think_tags", False))
         self._think: ThinkTagFilter | None = None
         if think_tags:
             tags = think_tags if isinstance(think_tags, tuple) else ("<think>", "</think>")
-            self._think = ThinkTagFilter(*tags, start_in_thinking=start_in_thinking)
+            self._think = ThinkTagFilter(*tags, start_in_thinking=options.start_in_thinking)
         self.accumulator = Accumulator()
-        self.max_event_bytes = max_event_bytes
-        self.max_total_bytes = max_total_bytes
+        self.max_event_bytes = options.max_event_bytes  # read per chunk: attributes of their own
+        self.max_total_bytes = options.max_total_bytes
         self.bytes_received = 0
         self._sse: SSEDecoder | None = None
         self._lines: NDJSONDecoder | None = None
@@ -524,14 +525,14 @@ class Replayed(NamedTuple):
     """The final response (choice 0)."""
 
 
-def replay(
-    chunks: bytes | Iterable[bytes], provider: str | Parser = "auto", *,
-    on_error: Literal["raise", "return"] = "raise", **options: Any
-) -> Replayed:
+def replay(chunks: bytes | Iterable[bytes], provider: str | Parser = "auto", *,
+           options: ReadOptions | None = None, **keywords: Unpack[ReadKeywords]) -> Replayed:
     """Run recorded bytes (one ``bytes`` or an iterable of network chunks)
     through a :class:`Pipeline`: ``replay(body).response`` is the final
     response, ``.events`` every event on the way (a :class:`Replayed`, which
-    unpacks as ``events, response``).
+    unpacks as ``events, response``). It reads as :func:`streamkit.stream` does
+    (``options=`` a :class:`~streamkit.reading.options.ReadOptions`, or its
+    fields as keywords).
 
     It fails as ``stream(...).final()`` does: a :class:`~streamkit.model.errors.StreamError`
     carrying the partial response, and a provider's in-stream error raised as a
@@ -539,7 +540,7 @@ def replay(
     error's ``events`` are every event applied to the partial, in order. With
     ``on_error="return"`` nothing is raised: those events and the partial
     response (``finished_reason`` ``error`` or ``interrupted``) are returned."""
-    pipeline = Pipeline(provider, **options)
+    pipeline = Pipeline(provider, options=read_options(options, keywords))
     events: list[Event] = []
     try:
         for chunk in [bytes(chunks)] if isinstance(chunks, (bytes, bytearray)) else chunks:
@@ -551,6 +552,6 @@ def replay(
         events += error.events
         error.events = tuple(events)
         pipeline.fail(error)
-        if on_error == "raise":
+        if pipeline.options.on_error == "raise":
             raise
     return Replayed(events, pipeline.response)

@@ -37,7 +37,7 @@ import inspect
 import math
 import time
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Unpack, overload
 
 import anyio
 
@@ -53,18 +53,18 @@ from ..model.events import (
     ThinkingDelta,
     ToolInputDelta,
 )
-from ..model.limits import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_TOTAL_BYTES, MAX_ERROR_BODY_BYTES
+from ..model.limits import MAX_ERROR_BODY_BYTES
 from ..model.response import ChatResponse
-from ..model.timing import RequestTiming, ResponseTiming
+from ..model.timing import ResponseTiming
 from ..model.usage import token_counts
 from ..providers import Parser
 from .error_body import BoundedBody, error_from_body, must_read_body
+from .options import ReadKeywords, ReadOptions, read_options
 from .pipeline import Pipeline
 
 if TYPE_CHECKING:
     import httpx
 
-OnError = Literal["raise", "return"]
 StreamItem = Event | ChatResponse
 
 _ACCEPTED = ("an httpx / httpx2 response opened with client.stream(...), an official SDK's "
@@ -165,14 +165,12 @@ class _Driver:
     """What both stream flavours share: the pipeline, the end, the errors, and
     the clock (read once per chunk: see :mod:`streamkit.model.timing`)."""
 
-    def __init__(self, pipeline: Pipeline, on_error: OnError,
-                 request_timing: RequestTiming | None = None,
-                 opened: float | None = None) -> None:
+    def __init__(self, pipeline: Pipeline, opened: float | None = None) -> None:
         self.pipeline = pipeline
-        self.on_error = on_error
+        self.options = options = pipeline.options
         self.error: StreamError | None = None
         self.finished = False
-        self.request_timing = request_timing
+        self.request_timing = request_timing = options.request_timing
         self.clock = time.monotonic if request_timing is None else request_timing.clock
         self.opened = self.clock() if opened is None else opened
         self.first_byte: float | None = None
@@ -308,7 +306,7 @@ class _Driver:
                 and not _is_decoding_error(exc):
             raise exc
         error = self.fail(exc)
-        if self.on_error == "raise":
+        if self.options.on_error == "raise":
             raise error from (exc if error is not exc else None)
 
     def fail(self, exc: BaseException) -> StreamError:
@@ -349,7 +347,9 @@ def _is_answer_text(item: StreamItem, accumulator: Accumulator) -> bool:
 class _BaseStream:
     """Attributes both stream flavours expose."""
 
-    _driver: _Driver
+    def __init__(self, source: Any, driver: _Driver) -> None:
+        self._source = source
+        self._driver = driver
 
     @property
     def response(self) -> ChatResponse:
@@ -365,6 +365,11 @@ class _BaseStream:
     def error(self) -> StreamError | None:
         """The error that ended the stream, if any (with ``on_error="return"``)."""
         return self._driver.error
+
+    @property
+    def options(self) -> ReadOptions:
+        """How this stream reads (given whole, or made of the keywords given)."""
+        return self._driver.options
 
     @property
     def provider(self) -> str | None:
@@ -388,10 +393,7 @@ class _BaseStream:
 class Stream(_BaseStream):
     """An async stream of events ending in the final :class:`ChatResponse`."""
 
-    def __init__(self, source: Any, driver: _Driver) -> None:
-        self._source = source
-        self._driver = driver
-        self._iterator: AsyncIterator[StreamItem] | None = None
+    _iterator: AsyncIterator[StreamItem] | None = None
 
     def __aiter__(self) -> AsyncIterator[StreamItem]:
         if self._iterator is None:
@@ -490,10 +492,7 @@ async def _aclose_source(source: Any) -> None:
 class SyncStream(_BaseStream):
     """The synchronous twin of :class:`Stream`, for sync sources."""
 
-    def __init__(self, source: Any, driver: _Driver) -> None:
-        self._source = source
-        self._driver = driver
-        self._iterator: Iterator[StreamItem] | None = None
+    _iterator: Iterator[StreamItem] | None = None
 
     def __iter__(self) -> Iterator[StreamItem]:
         if self._iterator is None:
@@ -573,62 +572,23 @@ def _is_async_source(source: Any) -> bool:
 
 
 @overload
-def stream(
-    source: AsyncIterable[Any],
-    provider: str | Parser = "auto",
-    *,
-    on_error: OnError = "raise",
-    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
-    max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
-    think_tags: bool | tuple[str, str] | None = None,
-    start_in_thinking: bool = False,
-    request_timing: RequestTiming | None = None,
-    **parser_options: Any,
-) -> Stream: ...
+def stream(source: AsyncIterable[Any], provider: str | Parser = "auto", *,
+           options: ReadOptions | None = None, **keywords: Unpack[ReadKeywords]) -> Stream: ...
 
 
 @overload
-def stream(
-    source: httpx.Response,
-    provider: str | Parser = "auto",
-    *,
-    on_error: OnError = "raise",
-    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
-    max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
-    think_tags: bool | tuple[str, str] | None = None,
-    start_in_thinking: bool = False,
-    request_timing: RequestTiming | None = None,
-    **parser_options: Any,
-) -> Stream | SyncStream: ...
+def stream(source: httpx.Response, provider: str | Parser = "auto", *,
+           options: ReadOptions | None = None,
+           **keywords: Unpack[ReadKeywords]) -> Stream | SyncStream: ...
 
 
 @overload
-def stream(
-    source: Iterable[Any],
-    provider: str | Parser = "auto",
-    *,
-    on_error: OnError = "raise",
-    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
-    max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
-    think_tags: bool | tuple[str, str] | None = None,
-    start_in_thinking: bool = False,
-    request_timing: RequestTiming | None = None,
-    **parser_options: Any,
-) -> SyncStream: ...
+def stream(source: Iterable[Any], provider: str | Parser = "auto", *,
+           options: ReadOptions | None = None, **keywords: Unpack[ReadKeywords]) -> SyncStream: ...
 
 
-def stream(
-    source: Any,
-    provider: str | Parser = "auto",
-    *,
-    on_error: OnError = "raise",
-    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
-    max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
-    think_tags: bool | tuple[str, str] | None = None,
-    start_in_thinking: bool = False,
-    request_timing: RequestTiming | None = None,
-    **parser_options: Any,
-) -> Any:
+def stream(source: Any, provider: str | Parser = "auto", *, options: ReadOptions | None = None,
+           **keywords: Unpack[ReadKeywords]) -> Any:
     """Stream ``source`` as events ending in the final :class:`ChatResponse`.
 
     ``source`` is an ``httpx`` / ``httpx2`` response opened with
@@ -642,22 +602,24 @@ def stream(
     tell a type checker which, except for an ``httpx.Response``, whose class is
     the same for both clients (narrow it with ``isinstance``). ``provider``
     is a registry name (``"openai"``, ``"anthropic"``, ``"gemini"``,
-    ``"deepseek"``...) or ``"auto"``; ``max_event_bytes`` / ``max_total_bytes``
-    bound memory against a hostile stream; ``on_error="return"`` ends a broken
-    stream with the partial response instead of raising; ``think_tags=True``
-    turns inline ``<think>`` text into thinking blocks (see
-    :class:`~streamkit.reading.pipeline.Pipeline`). ``request_timing`` says when the
-    request was sent and what the call tried before (the client gives it);
-    the stream times the body itself (``events.timing``, then
-    ``response.timing``: see :mod:`streamkit.model.timing`).
+    ``"deepseek"``...) or ``"auto"``. How it reads is a
+    :class:`~streamkit.reading.options.ReadOptions`, given whole
+    (``options=``) or as its fields' keywords: ``max_event_bytes`` /
+    ``max_total_bytes`` bound memory against a hostile stream;
+    ``on_error="return"`` ends a broken stream with the partial response
+    instead of raising; ``think_tags=True`` turns inline ``<think>`` text into
+    thinking blocks (see :class:`~streamkit.reading.pipeline.Pipeline`);
+    ``request_timing`` says when the request was sent and what the call tried
+    before (the client gives it); the stream times the body itself
+    (``events.timing``, then ``response.timing``: see
+    :mod:`streamkit.model.timing`).
     """
-    opened = (time.monotonic if request_timing is None else request_timing.clock)()
+    options = read_options(options, keywords)
+    timing = options.request_timing
+    opened = (time.monotonic if timing is None else timing.clock)()
     source = _unwrap(source)
     _check_source(source)
-    pipeline = Pipeline(provider, max_event_bytes=max_event_bytes,
-                        max_total_bytes=max_total_bytes, think_tags=think_tags,
-                        start_in_thinking=start_in_thinking, **parser_options)
-    driver = _Driver(pipeline, on_error, request_timing, opened)
+    driver = _Driver(Pipeline(provider, options=options), opened)
     if _is_async_source(source):
         return Stream(source, driver)
     return SyncStream(source, driver)
