@@ -22,8 +22,9 @@ from genai_prices.data_snapshot import find_provider_by_id
 
 import streamkit
 from streamkit import ChatResponse, ChatUsage, Client, UserMessage
+from streamkit.client.endpoint import fill_base_url
 from streamkit.model.cost import Cost, CostTotals, price
-from streamkit.model.vendors import PROVIDERS, ProviderEntry, fill_base_url
+from streamkit.model.vendors import PROVIDERS, ProviderEntry
 from streamkit.testing import ReplayServer, load_recording
 
 
