@@ -26,10 +26,8 @@ module keeps the rules that are the same on every wire:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
-
-import msgspec
 
 from ..model.blocks import Block, ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from ..model.errors import ProviderConfigError
@@ -53,18 +51,8 @@ from ..model.replay import deltas_of, shell_of
 from ..model.usage import ChatUsage, inclusive_input, merge_usage, native_input
 from ..model.vendors import wire_of
 
-__all__ = ["StreamEncoder", "input_tokens_for", "json_bytes", "recorded_error", "sse",
+__all__ = ["StreamEncoder", "finish_word", "input_tokens_for", "recorded_error",
            "wire_of_provider"]
-
-json_bytes = msgspec.json.encode
-
-
-def sse(data: Any, event: str | None = None) -> bytes:
-    """One Server-Sent Event: an ``event:`` line when named, the compact JSON
-    of ``data`` (bytes are sent as they are), and the blank line that ends it."""
-    payload = data if isinstance(data, bytes) else json_bytes(data)
-    head = b"event: " + event.encode() + b"\n" if event else b""
-    return head + b"data: " + payload + b"\n\n"
 
 
 def wire_of_provider(provider: str | None) -> str | None:
@@ -162,44 +150,46 @@ class StreamEncoder:
         self.source_wire: str | None = None
         """The wire the events were read from (``None``: made by hand)."""
         self._sent: dict[tuple[int, int], int] = {}  # (choice, index) -> content sent
+        self._handlers: dict[type, Callable[[Any], bytes]] = {
+            BlockDelta: self._feed_block_delta,
+            BlockStart: self._feed_start,
+            BlockEnd: self._feed_end,
+            ResponseStart: self._feed_response_start,
+            UsageUpdate: self._feed_usage,
+            ResponseMetadata: self.on_metadata,
+            ResponseEnd: self.on_response_end,
+            ErrorEvent: self.on_error,
+        }
+        """What :meth:`feed` does with each event type: the core's bookkeeping,
+        or the wire's hook directly (as :class:`~streamkit.model.accumulate.Accumulator`
+        dispatches)."""
 
     # ------------------------------------------------------------ driving
 
     def feed(self, event: Event) -> bytes:
         """The bytes to send for ``event`` (``b""`` when the wire says it later)."""
-        kind = type(event)
-        if kind is BlockDelta:
-            assert isinstance(event, BlockDelta)
+        if type(event) is BlockDelta:  # the per-token case: skip the lookup
             return self._feed_delta(event.choice, event.index, event.delta)
-        if kind is BlockStart:
-            assert isinstance(event, BlockStart)
-            return self._feed_start(event)
-        if kind is BlockEnd:
-            assert isinstance(event, BlockEnd)
-            return self._feed_end(event)
-        if kind is ResponseStart:
-            assert isinstance(event, ResponseStart)
-            self.source_wire = wire_of_provider(event.provider)
-            self.own = self.source_wire in (None, self.wire)
-            return self.on_response_start(event)
-        if kind is UsageUpdate:
-            assert isinstance(event, UsageUpdate)
-            self.usage = merge_usage(self.usage, event.usage)
-            return self.on_usage(event)
-        if kind is ResponseMetadata:
-            assert isinstance(event, ResponseMetadata)
-            return self.on_metadata(event)
-        if kind is ResponseEnd:
-            assert isinstance(event, ResponseEnd)
-            return self.on_response_end(event)
-        if kind is ErrorEvent:
-            assert isinstance(event, ErrorEvent)
-            return self.on_error(event)
-        raise TypeError(f"not a streamkit event: {type(event).__name__}")
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            raise TypeError(f"not a streamkit event: {type(event).__name__}")
+        return handler(event)
 
     def close(self) -> bytes:
         """What the wire sends once the events are over."""
         return b""
+
+    def _feed_response_start(self, event: ResponseStart) -> bytes:
+        self.source_wire = wire_of_provider(event.provider)
+        self.own = self.source_wire in (None, self.wire)
+        return self.on_response_start(event)
+
+    def _feed_usage(self, event: UsageUpdate) -> bytes:
+        self.usage = merge_usage(self.usage, event.usage)
+        return self.on_usage(event)
+
+    def _feed_block_delta(self, event: BlockDelta) -> bytes:
+        return self._feed_delta(event.choice, event.index, event.delta)
 
     def _feed_start(self, event: BlockStart) -> bytes:
         block: ContentBlock = event.block  # type: ignore[assignment]
