@@ -425,7 +425,7 @@ class SSEWriter:
         head = self._heads.get(event)
         if head is None:
             head = self._head(event)
-        if type(data) is bytes:
+        if isinstance(data, bytes):
             if b"\n" in data or b"\r" in data:
                 lines = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
                 data = (self._line_end + b"data: ").join(lines)

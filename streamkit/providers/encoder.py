@@ -67,16 +67,16 @@ def wire_of_provider(provider: str | None) -> str | None:
 
 
 def finish_word(finish: FinishReason | None, stop_reason: str | None, *, own: bool,
-                words: Mapping[FinishReason, str], other: str | None) -> str | None:
+                words: Mapping[FinishReason, str | None]) -> str | None:
     """The stop word a wire writes: the provider's own word for an answer read
     from this wire (provenance), else the wire's word for the uniform reason
-    (``words``; ``other`` for a reason it has none for). ``None`` stays
-    ``None``: an answer with no end says none."""
+    (``words``: the wire's ``FINISH_WORDS``, which has one for every reason).
+    ``None`` stays ``None``: an answer with no end says none."""
     if own and stop_reason is not None:
         return stop_reason
     if finish is None:
         return None
-    return words.get(finish, other)
+    return words[finish]
 
 
 def input_tokens_for(usage: ChatUsage, *, includes_cache: bool) -> int:
@@ -209,7 +209,7 @@ class StreamEncoder:
         if event.snapshot is not None:
             sent = self._sent.get((event.choice, event.index), 0)
             for delta in _remainder(event.snapshot, sent):
-                out += self._feed_delta(event.choice, event.index, delta)
+                out += self.on_remainder(event.choice, event.index, delta)
             out += self.on_snapshot(event.choice, event.index, event.snapshot)
         self._sent.pop((event.choice, event.index), None)
         return out + self.on_block_end(event.choice, event.index)
@@ -224,6 +224,11 @@ class StreamEncoder:
 
     def on_delta(self, choice: int, index: int, delta: Delta) -> bytes:
         return b""
+
+    def on_remainder(self, choice: int, index: int, delta: Delta) -> bytes:
+        """What a block's end snapshot holds beyond its deltas, as a delta: by
+        default written as any delta is."""
+        return self.on_delta(choice, index, delta)
 
     def on_snapshot(self, choice: int, index: int, snapshot: Block) -> bytes:
         """A block's end snapshot, after the deltas it added: for what no delta

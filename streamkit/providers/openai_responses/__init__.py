@@ -28,10 +28,10 @@ from .encode import OpenAIResponsesStreamEncoder, encode_error, encode_response
 from .request import build_request, parse_request
 from .response import parse_response
 from .stream import OpenAIResponsesParser
-from .wire import FINISH_REASONS, USAGE_FIELDS, WIRE_NAME, map_usage
+from .wire import FINISH_REASONS, NAME, USAGE_FIELDS, map_usage
 
 WIRE = WireFormat(
-    name=WIRE_NAME, title="OpenAI Responses", parser=OpenAIResponsesParser,
+    name=NAME, title="OpenAI Responses", parser=OpenAIResponsesParser,
     build_request=build_request, parse_request=parse_request, parse_response=parse_response,
     finish_reasons=FINISH_REASONS, usage_fields=USAGE_FIELDS,
     endpoint=http.endpoint, model_in_body=http.MODEL_IN_BODY,

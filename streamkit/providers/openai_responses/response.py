@@ -38,7 +38,7 @@ from ...model.response import ChatResponse
 from ..body import read_body
 from ..coerce import as_dict, as_list, as_str
 from .stream import OpenAIResponsesParser
-from .wire import WIRE_NAME
+from .wire import NAME
 
 # The terminal event of a stream that ends with a response of this status.
 _TERMINAL_EVENTS = {
@@ -52,7 +52,7 @@ def parse_response(body: dict[str, Any], dialect: str | None) -> ChatResponse:
     """The :class:`~streamkit.ChatResponse` of a non-streamed Responses API response."""
     if not isinstance(body, dict):
         raise InvalidBodyError(f"a Responses API response is a JSON object, not "
-                               f"{type(body).__name__}", wire=WIRE_NAME)
+                               f"{type(body).__name__}", wire=NAME)
     return read_body(OpenAIResponsesParser(), _payloads(body))[0]
 
 
