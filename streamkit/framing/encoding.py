@@ -16,8 +16,8 @@ with :func:`json_bytes`, so a frame means the same on every wire:
   real Ollama escapes them. In compact JSON these characters can only occur
   inside strings, so escaping them in the encoded bytes changes no value.
 
-The common case costs one ``isascii`` over msgspec's output: an all-ASCII
-payload holds none of the three.
+The common case costs one ``isascii`` over msgspec's output (an all-ASCII
+payload holds none of the three), other text a few single-byte searches.
 """
 
 from __future__ import annotations
@@ -28,38 +28,41 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["json_bytes"]
+__all__ = ["encode", "escape_line_separators", "json_bytes", "with_lone_surrogates"]
 
-_encode = msgspec.json.encode
-
-#: The UTF-8 bytes of the line separators no frame may hold raw, and their escapes.
-_LINE_SEPARATORS = ((b"\xe2\x80\xa8", b"\\u2028"), (b"\xe2\x80\xa9", b"\\u2029"),
-                    (b"\xc2\x85", b"\\u0085"))
+#: msgspec's encoder: the fast path. The SSE and NDJSON writers spell
+#: :func:`json_bytes` out (``encode``, then ``isascii``, then the two helpers
+#: below): one Python call less on every frame of a stream.
+encode = msgspec.json.encode
 
 
 def json_bytes(value: Any) -> bytes:
     """``value`` as compact JSON bytes, by the rule in the module docstring.
-    A value JSON cannot say (a set, an object msgspec does not know) raises
+    A value JSON cannot say (an object msgspec does not know) raises
     msgspec's ``TypeError``, as before."""
     try:
-        body = _encode(value)
+        body = encode(value)
     except UnicodeEncodeError:
-        body = _with_lone_surrogates(value)
+        body = with_lone_surrogates(value)
     if body.isascii():
         return body
-    return _escape_line_separators(body)
+    return escape_line_separators(body)
 
 
-def _escape_line_separators(body: bytes) -> bytes:
-    """``body`` with U+2028, U+2029 and U+0085 as JSON escapes (the bytes
-    themselves when it holds none of them, which is most non-ASCII text)."""
-    for raw, escape in _LINE_SEPARATORS:
-        if raw in body:
-            body = body.replace(raw, escape)
+def escape_line_separators(body: bytes) -> bytes:
+    """``body`` (not all ASCII) with U+2028, U+2029 and U+0085 as JSON escapes:
+    the bytes themselves when it holds none, which single-byte searches
+    (``memchr``) tell for most text at once. U+2028 / U+2029 are E2 80 A8 /
+    A9: no lead byte E2 (CJK, accented Latin), or no A8 and no A9 (curly
+    quotes, dashes), means neither; U+0085 is C2 85."""
+    if body.find(0xE2) != -1 and (body.find(0xA8) != -1 or body.find(0xA9) != -1):
+        body = body.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
+    if body.find(0xC2) != -1 and body.find(0x85) != -1:
+        body = body.replace(b"\xc2\x85", b"\\u0085")
     return body
 
 
-def _with_lone_surrogates(value: Any) -> bytes:
+def with_lone_surrogates(value: Any) -> bytes:
     """The cold path of a value holding a lone surrogate: the standard library
     writes it raw into a ``str``, and UTF-8 encoding with ``backslashreplace``
     turns exactly those code points into their ``\\uXXXX`` escapes (a

@@ -35,7 +35,7 @@ from typing import Any
 import msgspec
 
 from ..model.errors import LimitExceeded
-from .encoding import json_bytes
+from .encoding import encode, escape_line_separators, with_lone_surrogates
 
 __all__ = ["SSEDecoder", "SSEEvent", "SSEWriter", "sse_event"]
 
@@ -427,10 +427,21 @@ class SSEWriter:
             head = self._head(event)
         if isinstance(data, bytes):
             if b"\n" in data or b"\r" in data:
-                lines = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
-                data = (self._line_end + b"data: ").join(lines)
+                return head + self._data_lines(data) + self._end
             return head + data + self._end
-        return head + json_bytes(data) + self._end
+        try:  # json_bytes, spelt out (see streamkit.framing.encoding)
+            body = encode(data)
+        except UnicodeEncodeError:
+            body = with_lone_surrogates(data)
+        if not body.isascii():
+            body = escape_line_separators(body)
+        return head + body + self._end
+
+    def _data_lines(self, data: bytes) -> bytes:
+        """Bytes holding line breaks: one ``data:`` line each (a reader joins
+        them with LF)."""
+        lines = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+        return (self._line_end + b"data: ").join(lines)
 
     def _head(self, event: str | None) -> bytes:
         """The head of an event named ``event``: refused when a line break in it

@@ -51,8 +51,8 @@ from ..model.replay import deltas_of, shell_of
 from ..model.usage import ChatUsage, inclusive_input, merge_usage, native_input
 from ..model.vendors import wire_of
 
-__all__ = ["StreamEncoder", "finish_word", "input_tokens_for", "recorded_error",
-           "wire_of_provider"]
+__all__ = ["StreamEncoder", "arguments_json", "finish_word", "input_tokens_for",
+           "recorded_error", "wire_of_provider"]
 
 
 def wire_of_provider(provider: str | None) -> str | None:
@@ -77,6 +77,22 @@ def finish_word(finish: FinishReason | None, stop_reason: str | None, *, own: bo
     if finish is None:
         return None
     return words[finish]
+
+
+def arguments_json(text: str) -> str:
+    """Tool-call arguments (JSON text, or a piece of it) as a wire sends them
+    in a string field: a lone surrogate in them (what
+    :func:`~streamkit.model.blocks.arguments_text` keeps of an object holding
+    one) as its JSON escape, which parses to the same value. The frame would
+    carry the raw one, as its escape too; but an SDK that reads the arguments
+    as UTF-8 bytes (anthropic's stream helper) cannot take it."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 def input_tokens_for(usage: ChatUsage, *, includes_cache: bool) -> int:

@@ -80,7 +80,13 @@ from ...model.events import (
 from ...model.response import ChatResponse
 from ...model.usage import ChatUsage
 from .. import encoder
-from ..encoder import StreamEncoder, input_tokens_for, recorded_error, wire_of_provider
+from ..encoder import (
+    StreamEncoder,
+    arguments_json,
+    input_tokens_for,
+    recorded_error,
+    wire_of_provider,
+)
 from ..error_payloads import type_word
 from ..function_tools import arguments_as_object
 from .assistant import BLOCK_TYPE, assistant_blocks
@@ -294,7 +300,7 @@ class AnthropicStreamEncoder(StreamEncoder):
             return {"type": "text_delta", "text": delta.text}
         if kind is ToolInputDelta and block.kind is ToolCallBlock:
             assert isinstance(delta, ToolInputDelta)
-            return {"type": "input_json_delta", "partial_json": delta.partial_json}
+            return {"type": "input_json_delta", "partial_json": arguments_json(delta.partial_json)}
         if kind is ThinkingDelta and block.kind is ThinkingBlock:
             assert isinstance(delta, ThinkingDelta)
             return {"type": "thinking_delta", "thinking": delta.thinking}
@@ -335,7 +341,8 @@ def _held_arguments(block: _Block) -> bytes:
     text = "".join(block.held)
     block.held = None  # said once
     partial = text if arguments_as_object(ToolCallBlock("", "", text)) else "{}"
-    return _block_delta(block, {"type": "input_json_delta", "partial_json": partial})
+    return _block_delta(block, {"type": "input_json_delta",
+                                "partial_json": arguments_json(partial)})
 
 
 def error_object(event: ErrorEvent, status: int) -> Wire:

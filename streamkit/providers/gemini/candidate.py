@@ -47,8 +47,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-import msgspec
-
+from ...framing.encoding import json_bytes
 from ...model.blocks import (
     Base64Source,
     Block,
@@ -59,6 +58,7 @@ from ...model.blocks import (
     ThinkingBlock,
     ToolCallBlock,
     URLSource,
+    arguments_text,
 )
 from ...model.events import (
     BlockDelta,
@@ -81,7 +81,7 @@ from ..ledger import BlockLedger, OpenBlock
 from ..lossless import unmodelled
 from .wire import FIELD_TYPES, NAME, decode_base64, is_audio
 
-_ENCODE = msgspec.json.encode
+_ENCODE = json_bytes  # a lone surrogate in a citation is its escape, never an error
 
 #: The ledger key of a candidate's one open block (Gemini parts have no ids).
 _PART = "part"
@@ -329,7 +329,7 @@ class Candidate:
             self._end_streamed_call(call, out)
             return
         args = call.get("args")
-        arguments = _ENCODE(args if args is not None else {}).decode()
+        arguments = arguments_text(args if args is not None else {})
         current = self._open(ToolCallBlock(call_id, name, arguments, metadata=metadata), out)
         self._sign(current, signature, out)
 

@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Callable
 from functools import partial
 from typing import Any, Final
 
@@ -120,8 +121,6 @@ finish_word = partial(encoder.finish_word, words=FINISH_WORDS)
 #: The key a Vertex call keeps the ``partialArgs`` updates it could not place under.
 UNASSEMBLED = "unassembledPartialArgs"
 
-#: Gemini's servers end each SSE line with CRLF.
-_SSE: Final = SSEWriter(b"\r\n").event
 #: The separator between two items of the JSON array form.
 _ARRAY_SEPARATOR: Final = b",\r\n"
 # A response id streamkit made up (streamkit.model.ids: a prefix and 24 hex digits).
@@ -332,9 +331,9 @@ class GeminiStreamEncoder(StreamEncoder):
 
     # ------------------------------------------------------------ framing
 
-    def frame(self, chunk: Wire) -> bytes:
-        """One chunk as the wire sends it."""
-        return _SSE(chunk)
+    #: One chunk as the wire sends it: an SSE event, each line ended by CRLF as
+    #: Gemini's servers end them.
+    frame: Callable[[Wire], bytes] = staticmethod(SSEWriter(b"\r\n").event)
 
     def _chunk(self, choice: int | None, candidate: Wire | None = None) -> bytes:
         """A chunk: the candidate of ``choice`` (``None``: no candidate), the

@@ -58,7 +58,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import msgspec
 
-from ...model.blocks import Block, TextBlock, ThinkingBlock, ToolCallBlock
+from ...model.blocks import Block, TextBlock, ThinkingBlock, ToolCallBlock, arguments_text
 from ...model.events import (
     BlockDelta,
     Delta,
@@ -245,7 +245,7 @@ class OllamaParser(StreamParser):
         if type(arguments) is str:  # some models' templates emit the JSON text itself
             text = arguments
         else:
-            text = _ENCODE(arguments if arguments is not None else {}).decode()
+            text = arguments_text(arguments if arguments is not None else {})
         call_id = as_str(call_object.get("id"))
         name = as_str(function.get("name"))
         metadata = call_metadata(call_object, function)

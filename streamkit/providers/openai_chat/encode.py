@@ -99,7 +99,13 @@ from ...model.response import ChatResponse
 from ...model.usage import ChatUsage
 from ...model.vendors import wire_of
 from .. import encoder
-from ..encoder import StreamEncoder, input_tokens_for, recorded_error, wire_of_provider
+from ..encoder import (
+    StreamEncoder,
+    arguments_json,
+    input_tokens_for,
+    recorded_error,
+    wire_of_provider,
+)
 from ..error_payloads import openai_error_object
 from .assistant import DETAIL_TEXT, detail_fields, details_of
 from .choice import EXTRAS_KEY
@@ -418,7 +424,7 @@ class OpenAIChatStreamEncoder(StreamEncoder):
                 return b""
             assert isinstance(delta, ToolInputDelta)
             return self._chunk(choice, self._labelled(state, index, {"tool_calls": [
-                {"index": target, "function": {"arguments": delta.partial_json}}]}))
+                {"index": target, "function": {"arguments": arguments_json(delta.partial_json)}}]}))
         if target == "audio":
             return self._audio_delta(choice, delta)
         if kind is TextDelta and target in ("content", "refusal"):
@@ -575,7 +581,7 @@ def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
     calls = [call for call in response.tool_calls if own or not call.server_side]
     if calls:
         message["tool_calls"] = [{"id": call.id, "type": "function", "function": {
-            "name": call.name, "arguments": call.input}} for call in calls]
+            "name": call.name, "arguments": arguments_json(call.input)}} for call in calls]
     choice: Wire = {"index": 0, "message": message, "logprobs": _logprobs(response, own),
                     "finish_reason": finish_word(response.finished_reason,
                                                  response.stop_reason, own=own)}

@@ -35,8 +35,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-import msgspec
-
+from ...framing.encoding import json_bytes
 from ...model.errors import InvalidBodyError
 from ...model.events import Event
 from ...model.response import ChatResponse
@@ -52,7 +51,7 @@ __all__ = ["OTHER_CHOICES", "as_chunk", "parse_response"]
 #: Response metadata key holding choices other than 0 (``n > 1``).
 OTHER_CHOICES: Final = "choices"
 
-_ENCODE = msgspec.json.encode
+_ENCODE = json_bytes  # a lone surrogate read from the body is its escape again
 
 
 def parse_response(body: dict[str, Any], dialect: str | None) -> ChatResponse:

@@ -16,8 +16,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final
 
-import msgspec
-
+from ...model.blocks import arguments_text
 from ...model.finish import FinishReason
 from ...model.usage import ChatUsage
 from ..usage_fields import UsageFields, first, total, usage_from
@@ -90,11 +89,8 @@ def map_usage(raw: dict[str, Any]) -> ChatUsage:
     return usage_from(USAGE_FIELDS, raw)
 
 
-_ENCODE = msgspec.json.encode
-
-
 def json_text(value: Any) -> str:
-    """Arguments a vendor sent parsed (an object, not JSON text), as JSON text.
-    ``value`` came out of a JSON decode, so it always encodes."""
-    return _ENCODE(value).decode()
+    """Arguments a vendor sent parsed (an object, not JSON text), as JSON text
+    (:func:`~streamkit.model.blocks.arguments_text`: a lone surrogate kept)."""
+    return arguments_text(value)
 

@@ -112,7 +112,7 @@ from ...model.events import (
 )
 from ...model.replay import events_of
 from ...model.response import ChatResponse
-from ..encoder import StreamEncoder
+from ..encoder import StreamEncoder, arguments_json
 from ..error_payloads import openai_error_object
 from .citations import annotation_of
 from .encode_objects import (
@@ -466,12 +466,14 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
             return self._content_delta(part, delta.thinking)
         if kind is ToolInputDelta and part.kind == "call":
             assert isinstance(delta, ToolInputDelta)
-            part.pieces.append(delta.partial_json)
+            piece = delta.partial_json if part.item.kind == "custom_tool_call" \
+                else arguments_json(delta.partial_json)  # a custom tool's input is free text
+            part.pieces.append(piece)
             name = part.item.kind.replace("function_call", "function_call_arguments")
             name = name.replace("custom_tool_call", "custom_tool_call_input")
             return self._event(f"response.{name}.delta", {
                 "item_id": part.item.id, "output_index": part.item.position,
-                "delta": delta.partial_json})
+                "delta": piece})
         if kind is CitationDelta and part.kind == "output_text":
             assert isinstance(delta, CitationDelta)
             return self._annotation(part, delta)

@@ -31,8 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import msgspec
-
+from ...framing.encoding import json_bytes
 from ...model.errors import InvalidBodyError
 from ...model.response import ChatResponse
 from ..body import read_body
@@ -59,7 +58,7 @@ def parse_response(body: dict[str, Any], dialect: str | None) -> ChatResponse:
 def _payloads(body: dict[str, Any]) -> Iterator[tuple[str, bytes]]:
     """The body as the stream payloads it stands for."""
     for event_type, payload in _events(body):
-        yield event_type, msgspec.json.encode(payload)
+        yield event_type, json_bytes(payload)
 
 
 def _events(body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
