@@ -182,7 +182,7 @@ def test_no_frame_is_written_by_hand_outside_the_framing_layer() -> None:
 def test_every_wire_names_itself_and_has_both_finish_tables_in_its_wire_module(
         name: str) -> None:
     tables = importlib.import_module(f"streamkit.providers.{name.replace('-', '_')}.wire")
-    assert tables.NAME == name
+    assert name == tables.NAME
     assert not hasattr(tables, "WIRE_NAME")
     assert dict(tables.FINISH_REASONS) == dict(wire_format(name).finish_reasons)
     words = tables.FINISH_WORDS
