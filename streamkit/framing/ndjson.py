@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.errors import LimitExceeded
-from .encoding import encode, escape_line_separators, with_lone_surrogates
+from .encoding import json_bytes
 
 __all__ = ["NDJSONDecoder", "ndjson_line"]
 
@@ -144,10 +144,4 @@ class NDJSONDecoder:
 
 def ndjson_line(value: Any) -> bytes:
     """One JSON line: ``value`` by the one JSON rule, then LF."""
-    try:  # json_bytes, spelt out (see streamkit.framing.encoding)
-        body = encode(value)
-    except UnicodeEncodeError:
-        body = with_lone_surrogates(value)
-    if not body.isascii():
-        body = escape_line_separators(body)
-    return body + b"\n"
+    return json_bytes(value) + b"\n"
