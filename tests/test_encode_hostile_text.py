@@ -107,6 +107,7 @@ def test_a_stream_holding_it_is_valid_and_streamkit_reads_the_same_text(
     _assert_valid_frames(written)
     read = replay(written, TARGETS[target])[1]
     _assert_same_content(read, CONTENTS[content])
+    assert ChatResponse.from_json(read.to_json()) == read  # what was read can be kept
 
 
 #: (target, content) -> why the wire's official SDK cannot read the tool
