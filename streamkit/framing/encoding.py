@@ -30,9 +30,10 @@ import msgspec
 
 __all__ = ["encode", "escape_line_separators", "json_bytes", "with_lone_surrogates"]
 
-#: msgspec's encoder: the fast path. The SSE writer, on the hot path of four
-#: wires and the browser, spells :func:`json_bytes` out (``encode``, then
-#: ``isascii``, then the two helpers below): one Python call less per frame.
+#: msgspec's encoder: the fast path. The SSE and NDJSON writers, on the hot
+#: path of every wire and the browser, spell :func:`json_bytes` out
+#: (``encode``, then ``isascii``, then the two helpers below): one Python call
+#: less per frame.
 encode = msgspec.json.encode
 
 

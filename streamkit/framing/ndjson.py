@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.errors import LimitExceeded
-from .encoding import json_bytes
+from .encoding import encode, escape_line_separators, with_lone_surrogates
 
 __all__ = ["NDJSONDecoder", "ndjson_line"]
 
@@ -144,4 +144,8 @@ class NDJSONDecoder:
 
 def ndjson_line(value: Any) -> bytes:
     """One JSON line: ``value`` by the one JSON rule, then LF."""
-    return json_bytes(value) + b"\n"
+    try:  # json_bytes, spelt out (see streamkit.framing.encoding)
+        body = encode(value)
+    except UnicodeEncodeError:
+        body = with_lone_surrogates(value)
+    return (body if body.isascii() else escape_line_separators(body)) + b"\n"

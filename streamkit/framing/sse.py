@@ -433,9 +433,7 @@ class SSEWriter:
             body = encode(data)
         except UnicodeEncodeError:
             body = with_lone_surrogates(data)
-        if not body.isascii():
-            body = escape_line_separators(body)
-        return head + body + self._end
+        return head + (body if body.isascii() else escape_line_separators(body)) + self._end
 
     def _data_lines(self, data: bytes) -> bytes:
         """Bytes holding line breaks: one ``data:`` line each (a reader joins
