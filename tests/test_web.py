@@ -367,16 +367,17 @@ def test_nothing_is_encoded_after_finish() -> None:
 # ---------------------------------------------------------------- forging frames
 
 _NASTY = st.sampled_from(["\n", "\r", "\r\n", "\n\n", "data: ", "data: [DONE]", "event: x",
-                          "\u2028", "\u2029", "\x00", "\ud800", "\udfff", "\ud83d\ude00", '"',
-                          "\\", '"}\n\ndata: {"type":"finish"}\n\n', ": comment", "id: 1"])
+                          "\u2028", "\u2029", "\x85", "\x00", "\ud800", "\udfff", "\ud83d\ude00",
+                          '"', "\\", '"}\n\ndata: {"type":"finish"}\n\n', ": comment", "id: 1"])
 _TEXT = st.lists(st.one_of(_NASTY, st.text(), st.characters(categories=["Cs"])),
                  max_size=8).map("".join)
 
 
-def _clean(text: str) -> str:
-    """What a string must read as in the browser: surrogates (which UTF-8
-    cannot carry) as U+FFFD, everything else unchanged."""
-    return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+def _as_json_reads(text: str) -> str:
+    """What a string must read as in the browser: itself, lone surrogates
+    included (each travels as its JSON escape); a high and a low surrogate
+    side by side are one character's pair, as JSON reads two escapes."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 @settings(max_examples=300, deadline=None)
@@ -397,6 +398,8 @@ def test_no_content_can_forge_a_frame(text: str, tool_input: str, name: str, err
     lines = frames.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
     assert all(line.startswith(b"data: ") for line in lines if line), "a line outside a frame"
     assert b"\xe2\x80\xa8" not in frames and b"\xe2\x80\xa9" not in frames
+    assert b"\xc2\x85" not in frames
+    frames.decode("utf-8")  # valid UTF-8: a lone surrogate travels as its JSON escape
     chunks = chunks_of(frames)
     expected = ["start", "start-step", "text-start", "text-delta", "text-end", "tool-input-start",
                 "tool-input-delta", "tool-input-end", "error", "finish-step", "finish"]
@@ -409,12 +412,12 @@ def test_no_content_can_forge_a_frame(text: str, tool_input: str, name: str, err
             "tool-input-delta") else "tool-input-end" for t in types] == expected
     by_type = {c["type"]: c for c in chunks}
     if text:
-        assert by_type["text-delta"]["delta"] == _clean(text)
+        assert by_type["text-delta"]["delta"] == _as_json_reads(text)
     if tool_input:
-        assert by_type["tool-input-delta"]["inputTextDelta"] == _clean(tool_input)
-    assert by_type["tool-input-start"]["toolName"] == _clean(name)
-    assert by_type["error"]["errorText"] == (_clean(error) or "error")
-    assert by_type.get("start", {}).get("messageId", "") == _clean(name)
+        assert by_type["tool-input-delta"]["inputTextDelta"] == _as_json_reads(tool_input)
+    assert by_type["tool-input-start"]["toolName"] == _as_json_reads(name)
+    assert by_type["error"]["errorText"] == (_as_json_reads(error) or "error")
+    assert by_type.get("start", {}).get("messageId", "") == _as_json_reads(name)
 
 
 # ---------------------------------------------------------------- the example and the demo app

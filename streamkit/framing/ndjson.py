@@ -1,4 +1,5 @@
-"""Incremental, sans-IO splitter for newline-delimited JSON (NDJSON / JSON Lines).
+"""Newline-delimited JSON (NDJSON / JSON Lines), both directions: an incremental,
+sans-IO splitter (:class:`NDJSONDecoder`) and the line writer (:func:`ndjson_line`).
 
 Ollama's native ``/api/chat`` and ``/api/generate`` stream one JSON object per line,
 and some providers (e.g. Gemini) answer errors with a raw JSON body instead of SSE.
@@ -10,13 +11,19 @@ Only LF ends a line; a CR just before it is removed (CRLF framing), and lines th
 are empty or whitespace-only are skipped because JSON decoders reject them and
 servers emit them as keep-alives. A UTF-8 byte order mark at the start of the
 stream is removed, as the SSE decoder does, wherever the chunks split it.
+
+Writing: one compact JSON value (:func:`~streamkit.framing.encoding.json_bytes`,
+which escapes every line break, U+2028, U+2029 and U+0085 included) and LF.
 """
 
 from __future__ import annotations
 
-from ..model.errors import LimitExceeded
+from typing import Any
 
-__all__ = ["NDJSONDecoder"]
+from ..model.errors import LimitExceeded
+from .encoding import encode, escape_line_separators, with_lone_surrogates
+
+__all__ = ["NDJSONDecoder", "ndjson_line"]
 
 _CR = 13
 _BOM = b"\xef\xbb\xbf"
@@ -133,3 +140,12 @@ class NDJSONDecoder:
             value=self.max_line_bytes,
             observed=observed,
         )
+
+
+def ndjson_line(value: Any) -> bytes:
+    """One JSON line: ``value`` by the one JSON rule, then LF."""
+    try:  # json_bytes, spelt out (see streamkit.framing.encoding)
+        body = encode(value)
+    except UnicodeEncodeError:
+        body = with_lone_surrogates(value)
+    return (body if body.isascii() else escape_line_separators(body)) + b"\n"

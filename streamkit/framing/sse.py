@@ -1,4 +1,6 @@
-"""Incremental, sans-IO decoder for ``text/event-stream`` (Server-Sent Events).
+"""Server-Sent Events (``text/event-stream``), both directions: an incremental,
+sans-IO decoder (:class:`SSEDecoder`) and the frame writer (:class:`SSEWriter`,
+:func:`sse_event`) every SSE stream streamkit writes goes through.
 
 Every streaming provider but Ollama frames its output as SSE, so this decoder sits on
 the hot path of every token. It therefore works on raw ``bytes`` with C-level
@@ -18,6 +20,12 @@ ASCII, which never occur inside a UTF-8 multi-byte sequence. Splitting bytes fir
 and decoding each completed field afterwards therefore gives exactly the result of
 decoding the whole stream first, as the spec describes, without an incremental text
 decoder in the loop.
+
+Writing: an event is an optional ``event:`` line, its data on ``data:`` lines
+(a JSON payload, encoded by :func:`~streamkit.framing.encoding.json_bytes`, is
+always one line) and the blank line that ends it. Content can never forge a
+frame: JSON escapes every line break inside its strings, and the writer refuses
+an event name that holds one.
 """
 
 from __future__ import annotations
@@ -27,8 +35,9 @@ from typing import Any
 import msgspec
 
 from ..model.errors import LimitExceeded
+from .encoding import encode, escape_line_separators, with_lone_surrogates
 
-__all__ = ["SSEDecoder", "SSEEvent"]
+__all__ = ["SSEDecoder", "SSEEvent", "SSEWriter", "sse_event"]
 
 _BOM = b"\xef\xbb\xbf"
 _LF = 10
@@ -382,3 +391,69 @@ class SSEDecoder:
             value=self.max_event_bytes,
             observed=observed,
         )
+
+
+# ---------------------------------------------------------------- writing
+
+
+class SSEWriter:
+    """Writes Server-Sent Events, each line ended by ``line_end``: LF, as every
+    provider but one sends them, or CRLF (Gemini's servers).
+
+    :meth:`event` is the one place an SSE frame is made. The heads of the event
+    names used (``event: content_block_delta\\ndata: ``) are kept, so a
+    per-token frame costs a lookup, the payload's encoding and one join.
+    """
+
+    __slots__ = ("_end", "_heads", "_line_end")
+
+    #: Event names whose heads are kept (a stream uses a handful).
+    MAX_KEPT_HEADS = 64
+
+    def __init__(self, line_end: bytes = b"\n") -> None:
+        if line_end not in (b"\n", b"\r\n"):
+            raise ValueError(f"an SSE line ends with LF or CRLF, not {line_end!r}")
+        self._line_end = line_end
+        self._end = line_end + line_end
+        self._heads: dict[str | None, bytes] = {None: b"data: ", "": b"data: "}
+
+    def event(self, data: Any, event: str | None = None) -> bytes:
+        """One event: the ``event:`` line when ``event`` names one, ``data`` as
+        JSON (:func:`~streamkit.framing.encoding.json_bytes`; ``bytes`` are
+        sent as they are, a line break in them starting a new ``data:`` line,
+        as the format joins them back), and the blank line that ends it."""
+        head = self._heads.get(event)
+        if head is None:
+            head = self._head(event)
+        if isinstance(data, bytes):
+            if b"\n" in data or b"\r" in data:
+                return head + self._data_lines(data) + self._end
+            return head + data + self._end
+        try:  # json_bytes, spelt out (see streamkit.framing.encoding)
+            body = encode(data)
+        except UnicodeEncodeError:
+            body = with_lone_surrogates(data)
+        return head + (body if body.isascii() else escape_line_separators(body)) + self._end
+
+    def _data_lines(self, data: bytes) -> bytes:
+        """Bytes holding line breaks: one ``data:`` line each (a reader joins
+        them with LF)."""
+        lines = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+        return (self._line_end + b"data: ").join(lines)
+
+    def _head(self, event: str | None) -> bytes:
+        """The head of an event named ``event``: refused when a line break in it
+        would end the line early (a frame forged by a name)."""
+        assert event is not None  # None and "" are kept from the start
+        if "\n" in event or "\r" in event:
+            raise ValueError(f"an SSE event name holds a line break: {event!r}")
+        head = b"event: " + event.encode("utf-8", "backslashreplace") + self._line_end + \
+            b"data: "
+        if len(self._heads) < self.MAX_KEPT_HEADS:
+            self._heads[event] = head
+        return head
+
+
+#: One LF-framed event (see :meth:`SSEWriter.event`): what every SSE encoder but
+#: Gemini's writes with.
+sse_event = SSEWriter().event

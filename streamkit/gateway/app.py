@@ -41,7 +41,6 @@ from typing import Any
 
 import anyio
 import httpx
-import msgspec
 from httpx_aiohttp import AiohttpTransport
 from starlette.applications import Starlette
 from starlette.requests import Request as HttpRequest
@@ -52,6 +51,7 @@ from ..client.client import Client
 from ..client.fallbacks import Fallback
 from ..client.timeouts import Timeouts
 from ..conversation.request import Request
+from ..framing.encoding import json_bytes
 from ..model.errors import (
     InvalidBodyError,
     ProviderError,
@@ -86,7 +86,9 @@ UPSTREAM_CONNECTIONS = 10_000
 #: The status logged for a stream the caller left before its end (nginx's word for it).
 CALLER_GONE_STATUS = 499
 
-_json = msgspec.json.encode
+#: Bodies by the frame writers' one JSON rule: a lone surrogate an answer holds
+#: is its escape, never a failed response.
+_json = json_bytes
 
 
 class Gateway:

@@ -17,6 +17,7 @@ code written for it keeps working, with its defects fixed:
 from __future__ import annotations
 
 import builtins
+import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar
@@ -357,13 +358,21 @@ class ChatResponse:
         )
 
     def to_json(self) -> bytes:
-        """JSON bytes of :meth:`to_dict`."""
-        return msgspec.json.encode(self.to_dict())
+        """JSON bytes of :meth:`to_dict`; a lone surrogate the response holds
+        (a provider's escape of half an emoji reads as one) as its escape."""
+        try:
+            return msgspec.json.encode(self.to_dict())
+        except UnicodeEncodeError:
+            plain = msgspec.to_builtins(self.to_dict())
+            return json.dumps(plain, separators=(",", ":")).encode()  # non-ASCII as escapes
 
     @classmethod
     def from_json(cls, data: bytes | str) -> ChatResponse:
         """Rebuild from :meth:`to_json` output."""
-        return cls.from_dict(msgspec.json.decode(data))
+        try:
+            return cls.from_dict(msgspec.json.decode(data))
+        except msgspec.DecodeError:  # a lone surrogate's escape, which msgspec refuses
+            return cls.from_dict(json.loads(data))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ChatResponse):

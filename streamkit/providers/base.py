@@ -11,6 +11,7 @@ which block index each provider item maps to.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Literal, Protocol
@@ -27,6 +28,10 @@ Framing = Literal["sse", "ndjson"]
 _JSON = msgspec.json.Decoder()
 
 _BYTE_OFFSET = re.compile(r"byte (\d+)")
+
+#: A JSON escape of a UTF-16 surrogate (``\ud83d``), which msgspec reads only
+#: as half of a pair.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
 
 
 # One SSE event or JSON line: the SSE event type (``"message"`` when unnamed, as
@@ -143,6 +148,18 @@ def _check_depth(data: bytes, event: str | None) -> None:
             f"{MAX_JSON_DEPTH}", event=event, raw=data[:200])
 
 
+def _with_lone_surrogates(data: bytes) -> Any:
+    """A payload holding the escape of a lone surrogate (a provider that cut an
+    emoji's pair in two, or streamkit's own encoders writing a string that
+    holds one), read as Python's decoder reads it: the surrogate kept, as the
+    official SDKs keep it. JSON's other rules stay msgspec's (no ``NaN``)."""
+    return json.loads(data, parse_constant=_not_json)
+
+
+def _not_json(word: str) -> Any:
+    raise ValueError(f"{word} is not JSON")
+
+
 def decode_json(data: bytes | str, event: str | None = None) -> Any:
     """Decode one JSON payload; malformed JSON, or JSON nested deeper than
     :data:`MAX_JSON_DEPTH`, raises :class:`~streamkit.model.errors.ProtocolError`
@@ -156,6 +173,11 @@ def decode_json(data: bytes | str, event: str | None = None) -> Any:
         raise ProtocolError(f"JSON in {event or 'message'} event nested too deeply to decode",
                             event=event) from None
     except msgspec.DecodeError as exc:
+        if _SURROGATE_ESCAPE.search(data) is not None:
+            try:
+                return _with_lone_surrogates(data)
+            except ValueError:
+                pass
         if not isinstance(data, str):  # invalid UTF-8 is replaced, as SSE decoding does
             try:
                 return _JSON.decode(bytes(data).decode("utf-8", "replace"))

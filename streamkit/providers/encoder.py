@@ -26,10 +26,8 @@ module keeps the rules that are the same on every wire:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
-
-import msgspec
 
 from ..model.blocks import Block, ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from ..model.errors import ProviderConfigError
@@ -53,18 +51,8 @@ from ..model.replay import deltas_of, shell_of
 from ..model.usage import ChatUsage, inclusive_input, merge_usage, native_input
 from ..model.vendors import wire_of
 
-__all__ = ["StreamEncoder", "input_tokens_for", "json_bytes", "recorded_error", "sse",
-           "wire_of_provider"]
-
-json_bytes = msgspec.json.encode
-
-
-def sse(data: Any, event: str | None = None) -> bytes:
-    """One Server-Sent Event: an ``event:`` line when named, the compact JSON
-    of ``data`` (bytes are sent as they are), and the blank line that ends it."""
-    payload = data if isinstance(data, bytes) else json_bytes(data)
-    head = b"event: " + event.encode() + b"\n" if event else b""
-    return head + b"data: " + payload + b"\n\n"
+__all__ = ["StreamEncoder", "arguments_json", "finish_word", "input_tokens_for",
+           "recorded_error", "wire_of_provider"]
 
 
 def wire_of_provider(provider: str | None) -> str | None:
@@ -79,16 +67,32 @@ def wire_of_provider(provider: str | None) -> str | None:
 
 
 def finish_word(finish: FinishReason | None, stop_reason: str | None, *, own: bool,
-                words: Mapping[FinishReason, str], other: str | None) -> str | None:
+                words: Mapping[FinishReason, str | None]) -> str | None:
     """The stop word a wire writes: the provider's own word for an answer read
     from this wire (provenance), else the wire's word for the uniform reason
-    (``words``; ``other`` for a reason it has none for). ``None`` stays
-    ``None``: an answer with no end says none."""
+    (``words``: the wire's ``FINISH_WORDS``, which has one for every reason).
+    ``None`` stays ``None``: an answer with no end says none."""
     if own and stop_reason is not None:
         return stop_reason
     if finish is None:
         return None
-    return words.get(finish, other)
+    return words[finish]
+
+
+def arguments_json(text: str) -> str:
+    """Tool-call arguments (JSON text, or a piece of it) as a wire sends them
+    in a string field: a lone surrogate in them (what
+    :func:`~streamkit.model.blocks.arguments_text` keeps of an object holding
+    one) as its JSON escape, which parses to the same value. The frame would
+    carry the raw one, as its escape too; but an SDK that reads the arguments
+    as UTF-8 bytes (anthropic's stream helper) cannot take it."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 def input_tokens_for(usage: ChatUsage, *, includes_cache: bool) -> int:
@@ -162,44 +166,46 @@ class StreamEncoder:
         self.source_wire: str | None = None
         """The wire the events were read from (``None``: made by hand)."""
         self._sent: dict[tuple[int, int], int] = {}  # (choice, index) -> content sent
+        self._handlers: dict[type, Callable[[Any], bytes]] = {
+            BlockDelta: self._feed_block_delta,
+            BlockStart: self._feed_start,
+            BlockEnd: self._feed_end,
+            ResponseStart: self._feed_response_start,
+            UsageUpdate: self._feed_usage,
+            ResponseMetadata: self.on_metadata,
+            ResponseEnd: self.on_response_end,
+            ErrorEvent: self.on_error,
+        }
+        """What :meth:`feed` does with each event type: the core's bookkeeping,
+        or the wire's hook directly (as :class:`~streamkit.model.accumulate.Accumulator`
+        dispatches)."""
 
     # ------------------------------------------------------------ driving
 
     def feed(self, event: Event) -> bytes:
         """The bytes to send for ``event`` (``b""`` when the wire says it later)."""
-        kind = type(event)
-        if kind is BlockDelta:
-            assert isinstance(event, BlockDelta)
+        if type(event) is BlockDelta:  # the per-token case: skip the lookup
             return self._feed_delta(event.choice, event.index, event.delta)
-        if kind is BlockStart:
-            assert isinstance(event, BlockStart)
-            return self._feed_start(event)
-        if kind is BlockEnd:
-            assert isinstance(event, BlockEnd)
-            return self._feed_end(event)
-        if kind is ResponseStart:
-            assert isinstance(event, ResponseStart)
-            self.source_wire = wire_of_provider(event.provider)
-            self.own = self.source_wire in (None, self.wire)
-            return self.on_response_start(event)
-        if kind is UsageUpdate:
-            assert isinstance(event, UsageUpdate)
-            self.usage = merge_usage(self.usage, event.usage)
-            return self.on_usage(event)
-        if kind is ResponseMetadata:
-            assert isinstance(event, ResponseMetadata)
-            return self.on_metadata(event)
-        if kind is ResponseEnd:
-            assert isinstance(event, ResponseEnd)
-            return self.on_response_end(event)
-        if kind is ErrorEvent:
-            assert isinstance(event, ErrorEvent)
-            return self.on_error(event)
-        raise TypeError(f"not a streamkit event: {type(event).__name__}")
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            raise TypeError(f"not a streamkit event: {type(event).__name__}")
+        return handler(event)
 
     def close(self) -> bytes:
         """What the wire sends once the events are over."""
         return b""
+
+    def _feed_response_start(self, event: ResponseStart) -> bytes:
+        self.source_wire = wire_of_provider(event.provider)
+        self.own = self.source_wire in (None, self.wire)
+        return self.on_response_start(event)
+
+    def _feed_usage(self, event: UsageUpdate) -> bytes:
+        self.usage = merge_usage(self.usage, event.usage)
+        return self.on_usage(event)
+
+    def _feed_block_delta(self, event: BlockDelta) -> bytes:
+        return self._feed_delta(event.choice, event.index, event.delta)
 
     def _feed_start(self, event: BlockStart) -> bytes:
         block: ContentBlock = event.block  # type: ignore[assignment]
@@ -219,7 +225,7 @@ class StreamEncoder:
         if event.snapshot is not None:
             sent = self._sent.get((event.choice, event.index), 0)
             for delta in _remainder(event.snapshot, sent):
-                out += self._feed_delta(event.choice, event.index, delta)
+                out += self.on_remainder(event.choice, event.index, delta)
             out += self.on_snapshot(event.choice, event.index, event.snapshot)
         self._sent.pop((event.choice, event.index), None)
         return out + self.on_block_end(event.choice, event.index)
@@ -234,6 +240,11 @@ class StreamEncoder:
 
     def on_delta(self, choice: int, index: int, delta: Delta) -> bytes:
         return b""
+
+    def on_remainder(self, choice: int, index: int, delta: Delta) -> bytes:
+        """What a block's end snapshot holds beyond its deltas, as a delta: by
+        default written as any delta is."""
+        return self.on_delta(choice, index, delta)
 
     def on_snapshot(self, choice: int, index: int, snapshot: Block) -> bytes:
         """A block's end snapshot, after the deltas it added: for what no delta

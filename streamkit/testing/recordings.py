@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..framing.sse import sse_event
+
 __all__ = ["load_recording"]
 
 
@@ -25,7 +27,7 @@ def load_recording(file_path: str | os.PathLike[str]) -> tuple[bytes, str]:
     raw = path.read_bytes()
     name = path.name.lower()
     if name.endswith(".chunks.jsonl"):
-        events = [b"data: " + line + b"\n\n" for line in raw.splitlines() if line.strip()]
+        events = [sse_event(line) for line in raw.splitlines() if line.strip()]
         return b"".join(events), "text/event-stream"
     if name.endswith(".sse"):
         return raw, "text/event-stream"

@@ -9,34 +9,38 @@ stream of JSON chunks: ``start``, ``start-step``, ``text-start`` /
 each item of a streamkit stream (the events, then the final
 :class:`~streamkit.model.response.ChatResponse`) into the bytes of those frames.
 
-It emits deltas only: a text delta becomes one ``text-delta`` frame holding
-that delta, never the block so far. Audio and image bytes are kept in the
-encoder's own buffer per block and sent once, base64-encoded in a ``data:``
-URL, when the block ends. It never reads or changes anything an event holds
-beyond the event itself: events are values shared with other consumers.
+It is a :class:`~streamkit.providers.encoder.StreamEncoder` like the wires'
+encoders: the core turns content a block starts with, and what an end snapshot
+holds beyond the deltas, into the deltas that say it, and this module writes
+the frames in its hooks. It emits deltas only: a text delta becomes one
+``text-delta`` frame holding that delta, never the block so far. Audio and
+image bytes are kept in the encoder's own buffer per block and sent once,
+base64-encoded in a ``data:`` URL, when the block ends. It never reads or
+changes anything an event holds beyond the event itself: events are values
+shared with other consumers.
 
-Content can never forge a frame: every frame is one JSON object encoded by
-msgspec, so newlines, ``data:``, ``\\r`` stay escaped inside their strings;
-U+2028 / U+2029 are escaped too, and lone surrogates (which UTF-8 cannot carry)
-become U+FFFD instead of failing the response.
+Content can never forge a frame: every frame is written by the one SSE frame
+writer (:func:`~streamkit.framing.sse.sse_event`), so newlines, ``data:``,
+``\\r`` stay escaped inside their JSON strings; U+2028 / U+2029 / U+0085 are
+escaped too, and a lone surrogate (which UTF-8 cannot carry) is written as its
+JSON escape, which the browser's ``JSON.parse`` reads back as the same string.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-import msgspec
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..conversation.messages import FunctionExecutionResult
+from ..framing.sse import sse_event
 from ..model.blocks import (
     Block,
     Citation,
+    ContentBlock,
     DataBlock,
     RawBlock,
     TextBlock,
@@ -45,11 +49,9 @@ from ..model.blocks import (
 )
 from ..model.data_sources import Base64Source, URLSource
 from ..model.events import (
-    BlockDelta,
-    BlockEnd,
-    BlockStart,
     CitationDelta,
     DataDelta,
+    Delta,
     ErrorEvent,
     Event,
     ResponseEnd,
@@ -61,6 +63,7 @@ from ..model.events import (
     TranscriptDelta,
 )
 from ..model.response import ChatResponse
+from ..providers.encoder import StreamEncoder
 
 if TYPE_CHECKING:
     from .output import OutputParts
@@ -69,7 +72,7 @@ __all__ = ["DONE_FRAME", "UIMessageStreamEncoder", "encode_frame", "finish_reaso
 
 #: The frame that ends the stream (the AI SDK's own servers send it; its
 #: parser skips it).
-DONE_FRAME = b"data: [DONE]\n\n"
+DONE_FRAME = sse_event(b"[DONE]")
 
 #: streamkit's finish words -> the AI SDK's ``finishReason`` enum.
 _UI_FINISH = {
@@ -81,7 +84,6 @@ _UI_FINISH = {
     "error": "error",
 }
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _PCM_TYPES = {"audio/pcm", "audio/l16", "audio/x-pcm", "audio/pcm16"}
 
 
@@ -95,39 +97,16 @@ def finish_reason_for_ui(reason: object) -> str:
     return _UI_FINISH.get(word, "other")
 
 
-def _without_surrogates(value: Any) -> Any:
-    """``value`` with every surrogate code point replaced by U+FFFD, so UTF-8
-    can carry it: JSON may hold a lone ``\\ud800``, and one bad character must
-    not fail the whole response."""
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_without_surrogates(v) for v in value]
-    return value
-
-
 def _frames(chunks: list[dict[str, Any]]) -> bytes:
     """The frames of several chunks, as one write."""
     return b"".join(encode_frame(chunk) for chunk in chunks)
 
 
 def encode_frame(chunk: dict[str, Any]) -> bytes:
-    """One SSE frame (``data: <json>\\n\\n``) for a chunk.
-
-    msgspec escapes every control character, so the frame has no line break
-    but its last two; U+2028 / U+2029 are escaped as well for consumers that
-    treat them as line ends. These bytes can only occur inside JSON strings, so
-    replacing them is safe.
-    """
-    try:
-        body = msgspec.json.encode(chunk)
-    except UnicodeEncodeError:
-        body = msgspec.json.encode(_without_surrogates(chunk))
-    if b"\xe2\x80" in body:
-        body = body.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
-    return b"data: " + body + b"\n\n"
+    """One SSE frame (``data: <json>\\n\\n``) for a chunk, by the one frame
+    writer (:func:`~streamkit.framing.sse.sse_event`): the frame has no line
+    break but its last two, whatever the chunk's strings hold."""
+    return sse_event(chunk)
 
 
 @dataclass(slots=True)
@@ -137,7 +116,7 @@ class _Part:
 
     kind: str  # "text", "reasoning", "tool", "file", "raw"
     id: str
-    sent: int = 0  # characters of text / reasoning sent so far
+    snapshot: Block | None = None  # the block's end snapshot, for its closing chunks
     meta: dict[str, Any] = field(default_factory=dict)  # our providerMetadata fields
     meta_sent: dict[str, Any] = field(default_factory=dict)  # as sent with the start chunk
     name: str = ""
@@ -150,7 +129,7 @@ class _Part:
     raw: dict[str, Any] = field(default_factory=dict)
 
 
-class UIMessageStreamEncoder:
+class UIMessageStreamEncoder(StreamEncoder):
     """Encodes one assistant message of the AI SDK UI message stream protocol.
 
     Call :meth:`encode` with every item of a streamkit stream, in order, and
@@ -183,6 +162,8 @@ class UIMessageStreamEncoder:
       seconds (``None``: every change) by ``clock``.
     """
 
+    wire: ClassVar[str] = "ui-message-stream"
+
     def __init__(
         self,
         *,
@@ -197,6 +178,7 @@ class UIMessageStreamEncoder:
         output_interval: float | None = 0.05,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        super().__init__()
         self.choice = choice
         self.steps = steps
         self.metadata_key = metadata_key
@@ -239,18 +221,10 @@ class UIMessageStreamEncoder:
             return b""
         if getattr(item, "choice", 0) != self.choice:
             return b""
-        chunks = self._begin(item)
-        if isinstance(item, BlockStart):
-            chunks += self._block_start(item)
-        elif isinstance(item, BlockDelta):
-            chunks += self._block_delta(item)
-        elif isinstance(item, BlockEnd):
-            chunks += self._block_end(item)
-        elif isinstance(item, ResponseEnd):
-            self._end_reason = (item.finish_reason, item.stop_reason)
+        out = _frames(self._begin(item)) + self.feed(item)
         if self._output is not None:
-            chunks += self._output.take(item)
-        return _frames(chunks)
+            out += _frames(self._output.take(item))
+        return out
 
     def encode_error(self, error: BaseException | str) -> bytes:
         """End the message after a failure the stream raised (a
@@ -418,17 +392,47 @@ class UIMessageStreamEncoder:
         """``{"providerMetadata": {key: meta}}``, or nothing when ``meta`` is empty."""
         return {"providerMetadata": {self.metadata_key: dict(meta)}} if meta else {}
 
+    # ------------------------------------------------------------ the core's hooks
+
+    def on_block_start(self, choice: int, index: int, block: ContentBlock) -> bytes:
+        return _frames(self._block_start(index, block))
+
+    def on_delta(self, choice: int, index: int, delta: Delta) -> bytes:
+        return _frames(self._block_delta(index, delta))
+
+    def on_remainder(self, choice: int, index: int, delta: Delta) -> bytes:
+        """A snapshot's input beyond a call's deltas is kept, not sent: its
+        ``tool-input-available`` (next) carries the whole input."""
+        part = self._parts.get(index)
+        if part is not None and part.kind == "tool" and type(delta) is ToolInputDelta:
+            part.fragments.append(delta.partial_json)
+            return b""
+        return self.on_delta(choice, index, delta)
+
+    def on_snapshot(self, choice: int, index: int, snapshot: Block) -> bytes:
+        part = self._parts.get(index)
+        if part is not None:
+            part.snapshot = snapshot  # the core has sent the content it adds
+        return b""
+
+    def on_block_end(self, choice: int, index: int) -> bytes:
+        """The block's closing chunks (none for a block never seen open)."""
+        part = self._parts.pop(index, None)
+        return b"" if part is None else _frames(self._close(part, part.snapshot))
+
+    def on_response_end(self, event: ResponseEnd) -> bytes:
+        self._end_reason = (event.finish_reason, event.stop_reason)
+        return b""
+
     # ------------------------------------------------------------ blocks
 
-    def _block_start(self, event: BlockStart) -> list[dict[str, Any]]:
-        """Open a part for the block; content the block already holds (a whole
-        Gemini function call, an image, redacted reasoning) goes out as its
-        first delta. The block itself is only read."""
-        old = self._parts.pop(event.index, None)
+    def _block_start(self, index: int, block: ContentBlock) -> list[dict[str, Any]]:
+        """Open a part for the block (the core sends the content a block
+        starts with as the deltas that follow). The block itself is only read."""
+        old = self._parts.pop(index, None)
         chunks = self._close(old, None) if old is not None else []
-        block = event.block
-        part = _Part(kind=_kind(block), id=self._unique_id(block.id, event.index))
-        self._parts[event.index] = part
+        part = _Part(kind=_kind(block), id=self._unique_id(block.id, index))
+        self._parts[index] = part
         if isinstance(block, TextBlock):
             chunks += self._open_text(part, block)
         elif isinstance(block, ThinkingBlock):
@@ -492,12 +496,11 @@ class UIMessageStreamEncoder:
         if block.transcript:
             part.transcript.append(block.transcript)
 
-    def _block_delta(self, event: BlockDelta) -> list[dict[str, Any]]:
+    def _block_delta(self, index: int, delta: Delta) -> list[dict[str, Any]]:
         """One delta -> at most a frame or two holding that delta only."""
-        part = self._parts.get(event.index)
+        part = self._parts.get(index)
         if part is None:  # a delta for a block we never saw open: nothing to attach it to
             return []
-        delta = event.delta
         if type(delta) is TextDelta:
             return self._text(part, delta.text) if part.kind == "text" else []
         if type(delta) is ThinkingDelta:
@@ -515,10 +518,9 @@ class UIMessageStreamEncoder:
         return []
 
     def _text(self, part: _Part, text: str) -> list[dict[str, Any]]:
-        """A text or reasoning delta; its length is counted for the snapshot check."""
+        """A text or reasoning delta."""
         if not text:
             return []
-        part.sent += len(text)
         kind = "text-delta" if part.kind == "text" else "reasoning-delta"
         return [{"type": kind, "id": part.id, "delta": text}]
 
@@ -559,17 +561,12 @@ class UIMessageStreamEncoder:
                  "title": citation.title or "document"}
         return {**chunk, **meta}
 
-    def _block_end(self, event: BlockEnd) -> list[dict[str, Any]]:
-        """The block's closing chunks (none for a block never seen open)."""
-        part = self._parts.pop(event.index, None)
-        return [] if part is None else self._close(part, event.snapshot)
-
     # ------------------------------------------------------------ closing
 
     def _close(self, part: _Part, snapshot: Block | None) -> list[dict[str, Any]]:
         """The part's closing chunks; ``snapshot`` (the provider's final content,
-        when it sent one) fills in what the deltas missed, as the accumulator
-        does: grown fields only when the snapshot holds more, set-once fields
+        when it sent one) fills in what the deltas missed (its content beyond
+        them came as deltas already), as the accumulator does: set-once fields
         only when still empty."""
         if part.kind in ("text", "reasoning"):
             return self._close_text(part, snapshot)
@@ -590,24 +587,19 @@ class UIMessageStreamEncoder:
         return [{"type": "data-raw", "id": part.id, "data": final}]
 
     def _close_text(self, part: _Part, snapshot: Block | None) -> list[dict[str, Any]]:
-        """``text-end`` / ``reasoning-end``, after the text a snapshot adds;
+        """``text-end`` / ``reasoning-end``, after the sources a snapshot adds;
         metadata only when it changed since the start (the client replaces it)."""
         chunks: list[dict[str, Any]] = []
-        full: str | None = None
         if isinstance(snapshot, TextBlock) and part.kind == "text":
-            full = snapshot.text
             if part.citations == 0:
                 chunks += [self._source(part, c) for c in snapshot.citations]
         elif isinstance(snapshot, ThinkingBlock) and part.kind == "reasoning":
-            full = snapshot.thinking
             for key in ("signature", "encrypted"):
                 value = getattr(snapshot, key)
                 if value is not None:
                     part.meta.setdefault(key, value)
             if snapshot.redacted:
                 part.meta["redacted"] = True
-        if full is not None and len(full) > part.sent:
-            chunks += self._text(part, full[part.sent:])
         end: dict[str, Any] = {"type": "text-end" if part.kind == "text" else "reasoning-end",
                                "id": part.id}
         if part.meta != part.meta_sent:  # else the part keeps what its start carried
@@ -618,11 +610,9 @@ class UIMessageStreamEncoder:
         """``tool-input-available`` with the parsed input, or
         ``tool-input-error`` with the raw text when it is not JSON (a call cut
         off at max_tokens): the page sees why, and the raw input is kept."""
-        raw = "".join(part.fragments)
+        raw = "".join(part.fragments)  # a snapshot's longer input came as a delta
         if isinstance(snapshot, ToolCallBlock):
             part.name = part.name or snapshot.name
-            if len(snapshot.input) > len(raw):
-                raw = snapshot.input
         common = {"toolCallId": part.id, "toolName": part.name,
                   **self._provider_metadata(part.meta)}
         try:

@@ -55,6 +55,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from ...framing.sse import sse_event
 from ...model.blocks import (
     SERVER_CALL,
     Citation,
@@ -81,16 +82,16 @@ from ...model.usage import ChatUsage
 from .. import encoder
 from ..encoder import (
     StreamEncoder,
+    arguments_json,
     input_tokens_for,
     recorded_error,
-    sse,
     wire_of_provider,
 )
 from ..error_payloads import type_word
 from ..function_tools import arguments_as_object
 from .assistant import BLOCK_TYPE, assistant_blocks
 from .content import own_extras, tool_id
-from .wire import ENDING_FIELDS, ERROR_TYPES, NAME, STOP_WORDS
+from .wire import ENDING_FIELDS, ERROR_TYPES, FINISH_WORDS, NAME
 
 __all__ = ["AnthropicStreamEncoder", "encode_error", "encode_response"]
 
@@ -99,7 +100,7 @@ Wire = dict[str, Any]
 
 #: The ``stop_reason`` to write: the API's own word when the answer came from
 #: this wire, else the word for the uniform reason, ``end_turn`` where it has none.
-stop_word = partial(encoder.finish_word, words=STOP_WORDS, other="end_turn")
+stop_word = partial(encoder.finish_word, words=FINISH_WORDS)
 
 
 def usage_object(usage: ChatUsage | None, *, own: bool) -> Wire:
@@ -209,7 +210,7 @@ class AnthropicStreamEncoder(StreamEncoder):
             "stop_sequence": None,
             "usage": usage_object(self.usage, own=self.own),
             **fields}
-        return sse({"type": "message_start", "message": message}, "message_start")
+        return sse_event({"type": "message_start", "message": message}, "message_start")
 
     def on_metadata(self, event: ResponseMetadata) -> bytes:
         if self.own and event.choice == 0:
@@ -238,10 +239,10 @@ class AnthropicStreamEncoder(StreamEncoder):
         delta: Wire = {"stop_reason": stop_word(event.finish_reason, event.stop_reason,
                                                 own=self.own),
                        "stop_sequence": None, **self._ending}
-        out = sse({"type": "message_delta", "delta": delta, **self._late,
+        out = sse_event({"type": "message_delta", "delta": delta, **self._late,
                    "usage": usage_object(self.usage, own=self.own)}, "message_delta")
         if event.terminated:
-            out += sse({"type": "message_stop"}, "message_stop")
+            out += sse_event({"type": "message_stop"}, "message_stop")
         return out
 
     def on_error(self, event: ErrorEvent) -> bytes:
@@ -250,8 +251,8 @@ class AnthropicStreamEncoder(StreamEncoder):
         out += self._message_end(self._end) if self._end is not None else b""
         raw = event.raw
         if self.own and type(raw) is dict and raw.get("type") == "error":
-            return out + sse(raw, "error")
-        return out + sse(error_object(event, event.status or 500), "error")
+            return out + sse_event(raw, "error")
+        return out + sse_event(error_object(event, event.status or 500), "error")
 
     def close(self) -> bytes:
         out = self._begin() if self._response_start is not None else b""
@@ -268,10 +269,10 @@ class AnthropicStreamEncoder(StreamEncoder):
         for position, content_block in enumerate(written):
             wire_index = self._next_index
             self._next_index += 1
-            out += sse({"type": "content_block_start", "index": wire_index,
+            out += sse_event({"type": "content_block_start", "index": wire_index,
                         "content_block": content_block}, "content_block_start")
             if position < len(written) - 1:  # blocks sent whole end at once
-                out += sse({"type": "content_block_stop", "index": wire_index},
+                out += sse_event({"type": "content_block_stop", "index": wire_index},
                            "content_block_stop")
             else:
                 hold = type(block) is ToolCallBlock and not self.own
@@ -299,7 +300,7 @@ class AnthropicStreamEncoder(StreamEncoder):
             return {"type": "text_delta", "text": delta.text}
         if kind is ToolInputDelta and block.kind is ToolCallBlock:
             assert isinstance(delta, ToolInputDelta)
-            return {"type": "input_json_delta", "partial_json": delta.partial_json}
+            return {"type": "input_json_delta", "partial_json": arguments_json(delta.partial_json)}
         if kind is ThinkingDelta and block.kind is ThinkingBlock:
             assert isinstance(delta, ThinkingDelta)
             return {"type": "thinking_delta", "thinking": delta.thinking}
@@ -317,7 +318,7 @@ class AnthropicStreamEncoder(StreamEncoder):
         if block is None:
             return b""
         out = _held_arguments(block)
-        return out + sse({"type": "content_block_stop", "index": block.index},
+        return out + sse_event({"type": "content_block_stop", "index": block.index},
                          "content_block_stop")
 
     def _release_held(self) -> bytes:
@@ -328,7 +329,7 @@ class AnthropicStreamEncoder(StreamEncoder):
 
 
 def _block_delta(block: _Block, wire: Wire) -> bytes:
-    return sse({"type": "content_block_delta", "index": block.index, "delta": wire},
+    return sse_event({"type": "content_block_delta", "index": block.index, "delta": wire},
                "content_block_delta")
 
 
@@ -340,7 +341,8 @@ def _held_arguments(block: _Block) -> bytes:
     text = "".join(block.held)
     block.held = None  # said once
     partial = text if arguments_as_object(ToolCallBlock("", "", text)) else "{}"
-    return _block_delta(block, {"type": "input_json_delta", "partial_json": partial})
+    return _block_delta(block, {"type": "input_json_delta",
+                                "partial_json": arguments_json(partial)})
 
 
 def error_object(event: ErrorEvent, status: int) -> Wire:

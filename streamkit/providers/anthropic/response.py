@@ -25,15 +25,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import msgspec
-
+from ...framing.encoding import json_bytes
 from ...model.errors import InvalidBodyError
 from ...model.response import ChatResponse
 from ..body import read_body
 from .stream import AnthropicParser
 from .wire import NAME, PROVIDER
 
-_ENCODE = msgspec.json.encode
+_ENCODE = json_bytes  # a lone surrogate read from the body is its escape again
 
 # Message fields the stream sends in message_delta, as the end of the message.
 _ENDING = ("stop_reason", "stop_sequence", "stop_details")

@@ -11,13 +11,16 @@ the response reader through it, the request codec):
 - :data:`TOOL_CALL_TYPES`: the content block types that are tool calls;
 - :data:`MESSAGE_DEFAULTS`: the message fields that say nothing when they
   have their constant value;
-- :data:`STOP_WORDS`: the ``stop_reason`` an encoder writes for a uniform
-  finish reason of another wire, and :data:`ENDING_FIELDS`, the message
-  fields the stream sends in ``message_delta``;
+- :data:`FINISH_WORDS`: the ``stop_reason`` an encoder writes for a uniform
+  finish reason of another wire (:data:`FINISH_REASONS` read backwards), and
+  :data:`ENDING_FIELDS`, the message fields the stream sends in ``message_delta``;
 - :data:`ERROR_TYPES`: the error ``type`` word for each HTTP status.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from ...model.finish import FinishReason
 from ..usage_fields import UsageFields, first
@@ -57,14 +60,17 @@ TOOL_CALL_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 #: The word written for each uniform reason (an answer of this wire keeps its
 #: own): the first word of :data:`FINISH_REASONS` for it; a filtered answer
 #: is Anthropic's refusal; a reason Anthropic has no word for ends the turn.
-STOP_WORDS: dict[FinishReason, str] = {
+FINISH_WORDS: Mapping[FinishReason, str | None] = MappingProxyType({
     FinishReason.STOP: "end_turn",
     FinishReason.LENGTH: "max_tokens",
     FinishReason.TOOL_CALLS: "tool_use",
     FinishReason.PAUSE: "pause_turn",
     FinishReason.REFUSAL: "refusal",
     FinishReason.CONTENT_FILTER: "refusal",
-}
+    FinishReason.ERROR: "end_turn",
+    FinishReason.INTERRUPTED: "end_turn",
+    FinishReason.UNKNOWN: "end_turn",
+})
 
 #: Message fields the stream sends at its end, in ``message_delta``'s ``delta``
 #: (``stop_reason`` beside them).

@@ -47,8 +47,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-import msgspec
-
+from ...framing.encoding import json_bytes
 from ...model.blocks import (
     Block,
     Citation,
@@ -75,12 +74,13 @@ from ...model.events import (
 )
 from ...model.finish import FinishReason
 from ...model.json_path import JSONPathBuilder, JSONPathValue
+from ...model.tool_arguments import arguments_text
 from ..coerce import as_int, as_str
 from ..ledger import BlockLedger, OpenBlock
 from ..lossless import unmodelled
 from .wire import FIELD_TYPES, NAME, decode_base64, is_audio
 
-_ENCODE = msgspec.json.encode
+_ENCODE = json_bytes  # a lone surrogate in a citation is its escape, never an error
 
 #: The ledger key of a candidate's one open block (Gemini parts have no ids).
 _PART = "part"
@@ -328,7 +328,7 @@ class Candidate:
             self._end_streamed_call(call, out)
             return
         args = call.get("args")
-        arguments = _ENCODE(args if args is not None else {}).decode()
+        arguments = arguments_text(args if args is not None else {})
         current = self._open(ToolCallBlock(call_id, name, arguments, metadata=metadata), out)
         self._sign(current, signature, out)
 

@@ -66,10 +66,14 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, Final
 
+from ...framing.json_array import JSONArrayWriter
+from ...framing.sse import SSEWriter
 from ...model.blocks import (
+    Block,
     ContentBlock,
     DataBlock,
     RawBlock,
@@ -79,12 +83,10 @@ from ...model.blocks import (
 )
 from ...model.data_sources import URLSource
 from ...model.events import (
-    BlockEnd,
     CitationDelta,
     DataDelta,
     Delta,
     ErrorEvent,
-    Event,
     MetadataAppendDelta,
     MetadataDelta,
     ResponseEnd,
@@ -101,7 +103,7 @@ from ...model.response import ChatResponse
 from ...model.tool_arguments import decode_arguments
 from ...model.usage import ChatUsage
 from .. import encoder
-from ..encoder import StreamEncoder, input_tokens_for, json_bytes, wire_of_provider
+from ..encoder import StreamEncoder, input_tokens_for, wire_of_provider
 from ..error_payloads import type_word
 from ..function_tools import arguments_as_object
 from .content import RECORDS, SIGNATURE, made_up_id
@@ -114,12 +116,13 @@ Wire = dict[str, Any]
 
 #: The ``finishReason`` to write: the API's own word for an answer of this wire,
 #: else Gemini's for the uniform reason, ``OTHER`` where it has none.
-finish_word = partial(encoder.finish_word, words=FINISH_WORDS, other="OTHER")
+finish_word = partial(encoder.finish_word, words=FINISH_WORDS)
 
 #: The key a Vertex call keeps the ``partialArgs`` updates it could not place under.
 UNASSEMBLED = "unassembledPartialArgs"
 
-_EVENT_END = b"\r\n\r\n"
+#: The separator between two items of the JSON array form.
+_ARRAY_SEPARATOR: Final = b",\r\n"
 # A response id streamkit made up (streamkit.model.ids: a prefix and 24 hex digits).
 _MADE_UP_RESPONSE_ID = re.compile(r"resp_[0-9a-f]{24}")
 # A JSONPath member name written without quotes (json_path.parse_json_path).
@@ -323,27 +326,14 @@ class GeminiStreamEncoder(StreamEncoder):
         self._blocks: dict[tuple[int, int], _Held] = {}
         self._ended: dict[int, bool] = {}  # choice -> terminated
         self._usage_written: ChatUsage | None = None
-        self._written = False
         self._pending: dict[int, Wire] = {}  # candidate fields the start named, by choice
         self._pending_content: dict[int, Wire] = {}  # and the fields of its content
 
-    def feed(self, event: Event) -> bytes:
-        """As every encoder; a call's end snapshot saying its arguments were cut
-        off is kept first (an answer of this wire writes such a call as it came)."""
-        if type(event) is BlockEnd:
-            assert isinstance(event, BlockEnd)
-            snapshot = event.snapshot
-            held = self._blocks.get((event.choice, event.index))
-            if held is not None and type(snapshot) is ToolCallBlock and snapshot.incomplete:
-                held.incomplete = True
-        return super().feed(event)
-
     # ------------------------------------------------------------ framing
 
-    def frame(self, chunk: Wire) -> bytes:
-        """One chunk as the wire sends it."""
-        self._written = True
-        return b"data: " + json_bytes(chunk) + _EVENT_END
+    #: One chunk as the wire sends it: an SSE event, each line ended by CRLF as
+    #: Gemini's servers end them.
+    frame: Callable[[Wire], bytes] = staticmethod(SSEWriter(b"\r\n").event)
 
     def _chunk(self, choice: int | None, candidate: Wire | None = None) -> bytes:
         """A chunk: the candidate of ``choice`` (``None``: no candidate), the
@@ -524,6 +514,14 @@ class GeminiStreamEncoder(StreamEncoder):
             return b""
         return self._text(choice, held, "")
 
+    def on_snapshot(self, choice: int, index: int, snapshot: Block) -> bytes:
+        """A call whose end says its arguments were cut off is written as it
+        came, for an answer of this wire."""
+        held = self._blocks.get((choice, index))
+        if held is not None and type(snapshot) is ToolCallBlock and snapshot.incomplete:
+            held.incomplete = True
+        return b""
+
     def on_block_end(self, choice: int, index: int) -> bytes:
         held = self._blocks.get((choice, index))
         if held is None:
@@ -566,10 +564,12 @@ class GeminiArrayEncoder(GeminiStreamEncoder):
 
     content_type = "application/json"
 
+    def __init__(self, dialect: str | None = None) -> None:
+        super().__init__(dialect)
+        self._array = JSONArrayWriter(_ARRAY_SEPARATOR)
+
     def frame(self, chunk: Wire) -> bytes:
-        head = b",\r\n" if self._written else b"["
-        self._written = True
-        return head + json_bytes(chunk)
+        return self._array.item(chunk)
 
     def on_error(self, event: ErrorEvent) -> bytes:
         self._ended[event.choice] = True  # the error ends the answer: the array closes
@@ -578,8 +578,8 @@ class GeminiArrayEncoder(GeminiStreamEncoder):
     def close(self) -> bytes:
         out = super().close()
         ends = list(self._ended.values())
-        if self._written and ends and all(ends):
-            out += b"]"
+        if self._array.started and ends and all(ends):
+            out += self._array.end()
         return out
 
 

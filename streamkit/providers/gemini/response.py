@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
-
+from ...framing.encoding import json_bytes
 from ...model.response import ChatResponse
 from ..body import read_body
 from .stream import GeminiParser
@@ -31,4 +30,4 @@ __all__ = ["parse_response"]
 
 def parse_response(body: dict[str, Any] | list[Any], dialect: str | None) -> ChatResponse:
     """The :class:`~streamkit.ChatResponse` of candidate 0 of a non-streamed response."""
-    return read_body(GeminiParser(), [(None, msgspec.json.encode(body))])[0]
+    return read_body(GeminiParser(), [(None, json_bytes(body))])[0]

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from ...model.finish import FinishReason
@@ -94,14 +96,17 @@ FINISH_REASONS: dict[str, FinishReason] = {
 #: for it. A call ends with ``STOP`` (read back as ``tool_calls`` after a
 #: function call); a refusal is Gemini's ``SAFETY``; a reason Gemini has no
 #: word for is ``OTHER`` (read back as ``unknown``).
-FINISH_WORDS: dict[FinishReason, str] = {
+FINISH_WORDS: Mapping[FinishReason, str | None] = MappingProxyType({
     FinishReason.STOP: "STOP",
     FinishReason.LENGTH: "MAX_TOKENS",
     FinishReason.TOOL_CALLS: "STOP",
     FinishReason.CONTENT_FILTER: "SAFETY",
     FinishReason.REFUSAL: "SAFETY",
     FinishReason.PAUSE: "STOP",
-}
+    FinishReason.ERROR: "OTHER",
+    FinishReason.INTERRUPTED: "OTHER",
+    FinishReason.UNKNOWN: "OTHER",
+})
 
 #: The fields of a ``Candidate`` the reader keeps as response metadata
 #: (google-genai ``types.Candidate``): written back on the candidate; any other

@@ -75,6 +75,7 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any, Final
 
+from ...framing.ndjson import ndjson_line
 from ...model.blocks import ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from ...model.errors import UnsupportedFeatureError
 from ...model.events import (
@@ -88,33 +89,20 @@ from ...model.events import (
     ThinkingDelta,
     ToolInputDelta,
 )
-from ...model.finish import FinishReason
 from ...model.response import ChatResponse
 from ...model.usage import ChatUsage
 from .. import encoder
-from ..encoder import StreamEncoder, input_tokens_for, json_bytes, wire_of_provider
+from ..encoder import StreamEncoder, input_tokens_for, wire_of_provider
 from .content import call_entry
-from .wire import NAME, TOOL_CALLS_STOP
+from .wire import FINISH_WORDS, NAME
 
 __all__ = ["OllamaStreamEncoder", "encode_error", "encode_response"]
 
 Wire = dict[str, Any]
 
-#: The ``done_reason`` written for a uniform reason of another wire (an
-#: unknown reason or an error has none).
-DONE_WORDS: Final[dict[FinishReason, str]] = {
-    FinishReason.STOP: "stop",
-    FinishReason.LENGTH: "length",
-    FinishReason.TOOL_CALLS: TOOL_CALLS_STOP,
-    FinishReason.CONTENT_FILTER: "stop",
-    FinishReason.REFUSAL: "stop",
-    FinishReason.PAUSE: "stop",
-    FinishReason.INTERRUPTED: "stop",
-}
-
 #: The ``done_reason`` to write: the server's own word for an answer of this
-#: wire, else the word for the uniform reason, none where it has none.
-done_word = partial(encoder.finish_word, words=DONE_WORDS, other=None)
+#: wire, else the word for the uniform reason (:data:`.wire.FINISH_WORDS`).
+done_word = partial(encoder.finish_word, words=FINISH_WORDS)
 
 #: Kept response fields that belong on the done line.
 _DONE_FIELDS: Final = frozenset({"context", "done_reason"})
@@ -126,7 +114,6 @@ _ERROR: Final = "error"
 _BOOKKEEPING: Final = frozenset({"created_at", "model", "message", "done", "unknown_events",
                                  _ERROR})
 _MESSAGE_PREFIX: Final = "message."
-_NEWLINE: Final = b"\n"
 
 
 def counters(usage: ChatUsage | None, *, own: bool) -> Wire:
@@ -179,10 +166,6 @@ def _recorded_error(record: dict[str, Any]) -> ErrorEvent:
                       status=status if type(status) is int else None, raw=record.get("raw"))
 
 
-def _ndjson(line: Wire) -> bytes:
-    return json_bytes(line) + _NEWLINE
-
-
 class _Call:
     """A tool call held until its block ends: the block and its argument text."""
 
@@ -209,7 +192,7 @@ class OllamaStreamEncoder(StreamEncoder):
         self._error: ErrorEvent | None = None  # an error a replayed response ended with
 
     def _line(self, message: Wire, **fields: Any) -> bytes:
-        return _ndjson({"model": self._model, "created_at": self._created_at,
+        return ndjson_line({"model": self._model, "created_at": self._created_at,
                         "message": {"role": "assistant", "content": "", **message},
                         "done": False, **fields})
 
@@ -262,14 +245,14 @@ class OllamaStreamEncoder(StreamEncoder):
         if word is not None:
             line["done_reason"] = word
         line.update(counters(self.usage, own=self.own))
-        return out + _ndjson(line)
+        return out + ndjson_line(line)
 
     def on_error(self, event: ErrorEvent) -> bytes:
         self._error = None  # said now
         raw = event.raw
         if self.own and type(raw) is dict and "error" in raw:
-            return _ndjson(raw)
-        return _ndjson(encode_error(event, event.status or 500))
+            return ndjson_line(raw)
+        return ndjson_line(encode_error(event, event.status or 500))
 
     # ------------------------------------------------------------ blocks
 

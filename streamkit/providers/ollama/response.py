@@ -18,15 +18,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
-
+from ...framing.encoding import json_bytes
 from ...model.response import ChatResponse
 from ..body import read_body
 from .stream import OllamaParser
 
 __all__ = ["parse_response"]
 
-_ENCODE = msgspec.json.encode
+_ENCODE = json_bytes  # a lone surrogate read from the body is its escape again
 
 
 def parse_response(body: dict[str, Any], dialect: str | None) -> ChatResponse:

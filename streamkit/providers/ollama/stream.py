@@ -69,6 +69,7 @@ from ...model.events import (
     UsageUpdate,
 )
 from ...model.ids import StreamIds
+from ...model.tool_arguments import arguments_text
 from ..base import Framing, Payloads, StreamParser, decode_json, feed_each
 from ..coerce import as_dict, as_str
 from ..error_payloads import error_event
@@ -245,7 +246,7 @@ class OllamaParser(StreamParser):
         if type(arguments) is str:  # some models' templates emit the JSON text itself
             text = arguments
         else:
-            text = _ENCODE(arguments if arguments is not None else {}).decode()
+            text = arguments_text(arguments if arguments is not None else {})
         call_id = as_str(call_object.get("id"))
         name = as_str(function.get("name"))
         metadata = call_metadata(call_object, function)

@@ -9,6 +9,8 @@ The stream parser (:mod:`.stream`) and, through it, the non-streamed reader
   itself stays the response's ``stop_reason``. ``load`` / ``unload`` (a
   request that only loaded or unloaded the model, :data:`MODEL_LOADING`) end
   as ``stop`` and are kept in the response's metadata too.
+- :data:`FINISH_WORDS`: the ``done_reason`` an encoder writes for a uniform
+  reason of another wire (:data:`FINISH_REASONS` read backwards).
 - :data:`USAGE_FIELDS`: where the counters are; :data:`USAGE_COUNTERS`: the
   counters and durations (nanoseconds) a usage's ``raw`` keeps. Ollama counts
   only prompt and output tokens, so their sum is the total when both are given
@@ -17,14 +19,16 @@ The stream parser (:mod:`.stream`) and, through it, the non-streamed reader
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, Final
 
 from ...model.finish import FinishReason
 from ...model.usage import ChatUsage
 from ..usage_fields import UsageFields, first, usage_from
 
-__all__ = ["FINISH_REASONS", "MODEL_LOADING", "NAME", "TOOL_CALLS_STOP", "USAGE_COUNTERS",
-           "USAGE_FIELDS", "map_done_reason", "map_usage"]
+__all__ = ["FINISH_REASONS", "FINISH_WORDS", "MODEL_LOADING", "NAME", "TOOL_CALLS_STOP",
+           "USAGE_COUNTERS", "USAGE_FIELDS", "map_done_reason", "map_usage"]
 
 #: The wire format's name: its parser's default vendor, the origin of what its readers keep.
 NAME: Final = "ollama"
@@ -38,6 +42,21 @@ FINISH_REASONS: Final[dict[str, FinishReason]] = {
 
 #: The ``done_reason`` Ollama gives after tool calls as after text.
 TOOL_CALLS_STOP: Final = "stop"
+
+#: The ``done_reason`` written for each uniform reason (an answer of this wire
+#: keeps its own word): Ollama ends calls, filtered, refused and paused answers
+#: with ``stop``; an error or an unknown end has none.
+FINISH_WORDS: Final[Mapping[FinishReason, str | None]] = MappingProxyType({
+    FinishReason.STOP: "stop",
+    FinishReason.LENGTH: "length",
+    FinishReason.TOOL_CALLS: TOOL_CALLS_STOP,
+    FinishReason.CONTENT_FILTER: "stop",
+    FinishReason.REFUSAL: "stop",
+    FinishReason.PAUSE: "stop",
+    FinishReason.INTERRUPTED: "stop",
+    FinishReason.ERROR: None,
+    FinishReason.UNKNOWN: None,
+})
 
 #: ``done_reason`` words of a request that ran no model turn: kept as metadata.
 MODEL_LOADING: Final = frozenset({"load", "unload"})

@@ -46,10 +46,10 @@ from .encode import OpenAIChatStreamEncoder, answer_options, encode_error, encod
 from .request import MAX_TOKENS_FIELD, build_request, parse_request
 from .response import parse_response
 from .stream import OpenAIChatParser
-from .wire import FINISH_REASONS, USAGE_FIELDS, WIRE_NAME, map_usage
+from .wire import FINISH_REASONS, NAME, USAGE_FIELDS, map_usage
 
 WIRE = WireFormat(
-    name=WIRE_NAME, title="OpenAI Chat Completions", parser=OpenAIChatParser,
+    name=NAME, title="OpenAI Chat Completions", parser=OpenAIChatParser,
     build_request=build_request, parse_request=parse_request, parse_response=parse_response,
     finish_reasons=FINISH_REASONS, usage_fields=USAGE_FIELDS,
     endpoint=http.endpoint, model_in_body=http.MODEL_IN_BODY,

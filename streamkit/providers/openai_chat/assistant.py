@@ -99,7 +99,7 @@ from .content import (
 )
 from .dialects import PLAIN_ECHOES, Dialect
 from .history import BuildContext, Source, source_of
-from .wire import WIRE_NAME, json_text
+from .wire import NAME, json_text
 
 __all__ = [
     "ABSENT",
@@ -155,7 +155,7 @@ def assistant_message(message: AssistantMessage, context: BuildContext) -> Wire:
     else:
         writers = _foreign_writers(source, context)
         items = [item for block in message.blocks
-                 for item in foreign_parts(block, context.foreign_thinking, writers, WIRE_NAME)]
+                 for item in foreign_parts(block, context.foreign_thinking, writers, NAME)]
     as_parts = any(item.kind in ("chunk", "raw") for item in items) or (
         native and bool(message.metadata.get(CONTENT_PARTS)))
     wire: Wire = {"role": "assistant", "content": _content(items, as_parts, native)}
@@ -179,7 +179,7 @@ def assistant_message(message: AssistantMessage, context: BuildContext) -> Wire:
     if message.name is not None:
         wire["name"] = message.name
     if native:
-        with_extras(wire, message.metadata, WIRE_NAME, RESERVED)
+        with_extras(wire, message.metadata, NAME, RESERVED)
     return wire
 
 
@@ -191,7 +191,7 @@ def _own_items(block: ContentBlock, context: BuildContext) -> list[_Item]:
         part = text_part(block)
         return [_Item("text", part)] if block.text or len(part) > 2 else []
     if isinstance(block, ThinkingBlock):
-        form = extras_for(block.metadata, WIRE_NAME).get(REASONING_FORM,
+        form = extras_for(block.metadata, NAME).get(REASONING_FORM,
                                                          context.rules.reasoning_echo)
         if form == "reasoning_details":
             return [_Item("detail", _details(block, context))]
@@ -243,7 +243,7 @@ def detail_fields(block: ThinkingBlock) -> tuple[str, Wire]:
     """A thinking block's OpenRouter detail type (the one it was read as, else
     ``reasoning.text``) and the fields each of its details repeats: its id (an
     id streamkit made up is not sent) and its other fields (``format``...)."""
-    metadata = extras_for(block.metadata, WIRE_NAME)
+    metadata = extras_for(block.metadata, NAME)
     kind = metadata.get("reasoning_type", "reasoning.text")
     detail_id = metadata.get("id")
     if detail_id is None and not _MADE_UP_THINKING_ID.fullmatch(block.id):
@@ -284,7 +284,7 @@ def details_of(blocks: list[ThinkingBlock], dialect: Dialect) -> list[Wire]:
 def _tool_call(block: ToolCallBlock, native: bool, context: BuildContext) -> _Item:
     """One ``tool_calls[]`` entry (the target's own call keeps its metadata:
     Gemini's ``extra_content`` thought signature, a custom tool's type)."""
-    metadata = extras_for(block.metadata, WIRE_NAME) if native else {}
+    metadata = extras_for(block.metadata, NAME) if native else {}
     arguments = arguments_as_text(block)
     if metadata.get("legacy") == "function_call":
         context.legacy_calls[block.id] = block.name
@@ -304,7 +304,7 @@ def _tool_call(block: ToolCallBlock, native: bool, context: BuildContext) -> _It
 def _data(block: DataBlock) -> list[_Item]:
     """OpenAI's spoken answer by its id (the audio itself is not sent back);
     without one, what it said."""
-    audio_id = extras_for(block.metadata, WIRE_NAME).get("audio_id")
+    audio_id = extras_for(block.metadata, NAME).get("audio_id")
     if isinstance(audio_id, str):
         return [_Item("audio", {"id": audio_id})]
     if block.transcript:
@@ -374,7 +374,7 @@ def read_assistant(wire: Wire, context: BuildContext, provider: str) -> Assistan
     attributed to ``provider`` (see the module docstring)."""
     ids = context.ids
     blocks: list[ContentBlock] = []
-    metadata = unread(wire, *_ASSISTANT_FIELDS, wire=WIRE_NAME)
+    metadata = unread(wire, *_ASSISTANT_FIELDS, wire=NAME)
     details = wire.get("reasoning_details")
     if isinstance(details, list) and all(isinstance(detail, dict) for detail in details):
         blocks += _read_details(details, ids)
@@ -469,7 +469,7 @@ def _read_thinking_chunk(part: Wire, ids: StreamIds) -> ThinkingBlock | None:
             and items[0].get("type") == "text" and isinstance(items[0].get("text"), str)
             and len(items[0]) == 2):
         return None
-    extras = unread(part, "type", "thinking", wire=WIRE_NAME)
+    extras = unread(part, "type", "thinking", wire=NAME)
     extras[REASONING_FORM] = "thinking_chunks"
     return ThinkingBlock(items[0]["text"], id=ids.make("think"), metadata=extras)
 
@@ -486,7 +486,7 @@ def _read_tool_call(entry: Any, ids: StreamIds) -> ToolCallBlock | None:
     arguments = inner.get("input") if kind == "custom" else inner.get("arguments")
     text = arguments if isinstance(arguments, str) else (
         json_text(arguments) if arguments is not None else "")
-    metadata = unread(entry, "id", "type", "function", "custom", wire=WIRE_NAME)
+    metadata = unread(entry, "id", "type", "function", "custom", wire=NAME)
     if "type" not in entry:
         metadata[ABSENT] = ["type"]
     elif kind != "function":

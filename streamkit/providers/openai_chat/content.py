@@ -56,7 +56,7 @@ from ...model.pcm import PCM_RATE_ASSUMED
 from ..coerce import as_int, as_str
 from ..lossless import exactly, kept
 from ..media import base_media_type, data_url, read_data_url
-from .wire import WIRE_NAME
+from .wire import NAME
 
 __all__ = [
     "ANY_IMAGE",
@@ -116,7 +116,7 @@ def user_part(block: UserContent) -> Wire | None:
 def data_part(block: DataBlock) -> Wire:
     """An image, audio or file part, by the block's media type (a file id in
     its metadata makes it a file part whatever the type)."""
-    if "file_id" in extras_for(block.metadata, WIRE_NAME):
+    if "file_id" in extras_for(block.metadata, NAME):
         return _file_part(block)
     kind = block.media_type.split("/", 1)[0].strip().lower()
     if kind == "audio":
@@ -132,10 +132,10 @@ def _image_part(block: DataBlock) -> Wire:
     if isinstance(source, URLSource) and block.media_type not in ("", ANY_IMAGE) \
             and not block.media_type.startswith("image/"):
         raise UnsupportedFeatureError(
-            WIRE_NAME, f"a {block.media_type!r} file by URL (data block {block.id!r})",
+            NAME, f"a {block.media_type!r} file by URL (data block {block.id!r})",
             "Chat Completions takes only images by URL (send files inline)")
     image: Wire = {"url": url}
-    extras = extras_for(block.metadata, WIRE_NAME)
+    extras = extras_for(block.metadata, NAME)
     if "detail" in extras:
         image["detail"] = extras["detail"]
     return {"type": "image_url", "image_url": image, **own_extras(extras, "image_url")}
@@ -145,7 +145,7 @@ def _audio_part(block: DataBlock) -> Wire:
     """Base64 wav or mp3; PCM samples are wrapped as WAV first."""
     if not isinstance(block.source, Base64Source):
         raise UnsupportedFeatureError(
-            WIRE_NAME, f"audio by URL (data block {block.id!r})",
+            NAME, f"audio by URL (data block {block.id!r})",
             "Chat Completions takes audio only inline (input_audio), and nothing is fetched here")
     data = block.source.data
     audio_format = _FORMAT_OF.get(base_media_type(block.media_type))
@@ -153,7 +153,7 @@ def _audio_part(block: DataBlock) -> Wire:
         data, audio_format = base64.b64encode(block.to_wav()).decode("ascii"), "wav"
     if audio_format is None:
         raise UnsupportedFeatureError(
-            WIRE_NAME, f"{block.media_type!r} audio (data block {block.id!r})",
+            NAME, f"{block.media_type!r} audio (data block {block.id!r})",
             "Chat Completions takes wav or mp3 (input_audio.format)")
     return {"type": "input_audio", "input_audio": {"data": data, "format": audio_format},
             **own_extras(block.metadata)}
@@ -162,14 +162,14 @@ def _audio_part(block: DataBlock) -> Wire:
 def _file_part(block: DataBlock) -> Wire:
     """``file_data`` (a ``data:`` URL) and ``filename``, or a ``file_id``."""
     file: Wire = {}
-    extras = extras_for(block.metadata, WIRE_NAME)
+    extras = extras_for(block.metadata, NAME)
     if "file_id" in extras:
         file["file_id"] = extras["file_id"]
     elif isinstance(block.source, Base64Source):
         file["file_data"] = data_url(block.source)
     else:
         raise UnsupportedFeatureError(
-            WIRE_NAME, f"a {block.media_type!r} file by URL (data block {block.id!r})",
+            NAME, f"a {block.media_type!r} file by URL (data block {block.id!r})",
             "Chat Completions takes files inline (file_data) or by file_id")
     if block.name is not None:
         file["filename"] = block.name
@@ -182,7 +182,7 @@ def own_extras(metadata: Mapping[str, Any], inner: str | None = None,
     by hand; another wire's is never written), without streamkit's own keys,
     the keys that go inside the part's object and ``skip``."""
     left_out = STREAMKIT_KEYS | skip | frozenset(_INNER_KEYS.get(inner, ()) if inner else ())
-    return {key: value for key, value in extras_for(metadata, WIRE_NAME).items()
+    return {key: value for key, value in extras_for(metadata, NAME).items()
             if key not in left_out}
 
 
@@ -190,7 +190,7 @@ def own_extras(metadata: Mapping[str, Any], inner: str | None = None,
 
 def own(fields: Mapping[str, Any] | None = None) -> Extras:
     """``fields`` (none: an empty record) as this wire's extras: what a reader keeps."""
-    return Extras(WIRE_NAME, fields or {})
+    return Extras(NAME, fields or {})
 
 
 BlockT = TypeVar("BlockT", bound=Block)
@@ -202,7 +202,7 @@ def raw_block(part: Any, ids: StreamIds) -> RawBlock:
     object is kept as ``{"part": part}``)."""
     kind = part.get("type") if isinstance(part, dict) else None
     return kept(RAW_KIND + (kind if isinstance(kind, str) else "unknown"),
-                part if isinstance(part, dict) else {"part": part}, WIRE_NAME, ids)
+                part if isinstance(part, dict) else {"part": part}, NAME, ids)
 
 
 def kept_exactly(block: BlockT | None, write: Callable[[BlockT], Any], part: Any,
@@ -213,7 +213,7 @@ def kept_exactly(block: BlockT | None, write: Callable[[BlockT], Any], part: Any
     if block is None or not isinstance(part, dict):
         return raw_block(part, ids)
     kind = part.get("type")
-    kept = exactly(block, write, part, wire=WIRE_NAME, ids=ids,
+    kept = exactly(block, write, part, wire=NAME, ids=ids,
                    kind=RAW_KIND + (kind if isinstance(kind, str) else "unknown"))
     assert kept is block or isinstance(kept, RawBlock)
     return kept
@@ -304,4 +304,4 @@ def read_citation(annotation: dict[str, Any]) -> Citation:
     facts = inner if type(inner) is dict else annotation
     return Citation(url=as_str(facts.get("url")), title=as_str(facts.get("title")),
                     start=as_int(facts.get("start_index")), end=as_int(facts.get("end_index")),
-                    raw=annotation, wire=WIRE_NAME)
+                    raw=annotation, wire=NAME)

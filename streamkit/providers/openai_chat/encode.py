@@ -69,7 +69,15 @@ from functools import partial
 from typing import Any, Final
 
 from ...conversation.request import Request
-from ...model.blocks import Block, ContentBlock, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
+from ...framing.sse import sse_event
+from ...model.blocks import (
+    Block,
+    ContentBlock,
+    DataBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+)
 from ...model.events import (
     DataDelta,
     Delta,
@@ -93,9 +101,9 @@ from ...model.vendors import wire_of
 from .. import encoder
 from ..encoder import (
     StreamEncoder,
+    arguments_json,
     input_tokens_for,
     recorded_error,
-    sse,
     wire_of_provider,
 )
 from ..error_payloads import openai_error_object
@@ -103,30 +111,21 @@ from .assistant import DETAIL_TEXT, detail_fields, details_of
 from .choice import EXTRAS_KEY
 from .dialects import Dialect, get_dialect
 from .response import OTHER_CHOICES
-from .wire import DONE_MARKERS, WIRE_NAME
+from .wire import DONE_MARKERS, FINISH_WORDS, NAME
 
 __all__ = ["OpenAIChatStreamEncoder", "answer_options", "encode_error", "encode_response"]
 
 Wire = dict[str, Any]
 
-#: The ``finish_reason`` written for a uniform reason of another wire; a
-#: refusal, a pause or an error ends OpenAI's answer with ``stop``.
-FINISH_WORDS: Final[dict[FinishReason, str]] = {
-    FinishReason.STOP: "stop",
-    FinishReason.LENGTH: "length",
-    FinishReason.TOOL_CALLS: "tool_calls",
-    FinishReason.CONTENT_FILTER: "content_filter",
-}
-
 #: The ``finish_reason`` to write: the vendor's own word for an answer of this
-#: wire, else OpenAI's for the uniform reason, ``stop`` where it has none.
-finish_word = partial(encoder.finish_word, words=FINISH_WORDS, other="stop")
+#: wire, else OpenAI's for the uniform reason (:data:`.wire.FINISH_WORDS`).
+finish_word = partial(encoder.finish_word, words=FINISH_WORDS)
 
 #: Response metadata the reader keeps for itself, never a chunk's field.
 _BOOKKEEPING: Final = frozenset({EXTRAS_KEY, "unknown_events", "content_filters", OTHER_CHOICES,
                                  "created", "error"})
 
-_DONE: Final = b"data: " + DONE_MARKERS[1] + b"\n\n"
+_DONE: Final = sse_event(DONE_MARKERS[1])
 
 
 def answer_options(request: Request) -> dict[str, Any]:
@@ -182,7 +181,7 @@ def same_dialect(provider: str | None, dialect: Dialect) -> bool:
         wire, name = wire_of(provider)
     except ValueError:
         return False
-    return wire == WIRE_NAME and (name or "openai") == dialect.name
+    return wire == NAME and (name or "openai") == dialect.name
 
 
 def audio_fields(block: DataBlock, metadata: dict[str, Any], *, own: bool) -> Wire:
@@ -234,7 +233,7 @@ class OpenAIChatStreamEncoder(StreamEncoder):
     module docstring); ``dialect`` names the vendor dialect whose reasoning
     field is written."""
 
-    wire = WIRE_NAME
+    wire = NAME
 
     def __init__(self, dialect: str | None = None, *, include_usage: bool = True) -> None:
         super().__init__(dialect)
@@ -253,7 +252,7 @@ class OpenAIChatStreamEncoder(StreamEncoder):
         self._after_done: list[Any] = []
 
     def _chunk(self, choice: int, delta: Wire, **entry: Any) -> bytes:
-        return sse({**self._envelope, "choices": [
+        return sse_event({**self._envelope, "choices": [
             {"index": choice, "delta": delta, **entry,
              "finish_reason": entry.pop("finish_reason", None)}]})
 
@@ -289,7 +288,7 @@ class OpenAIChatStreamEncoder(StreamEncoder):
         fields = response_fields(event.metadata) if self.own else {}
         for key in fields.keys() & self._envelope.keys():
             self._envelope[key] = fields[key]  # a repeated field changed: later chunks say so
-        out = sse({**self._envelope, "choices": [], **fields}) if fields else b""
+        out = sse_event({**self._envelope, "choices": [], **fields}) if fields else b""
         return out + self._kept(event.choice, event.append)
 
     def _kept(self, choice: int, lists: dict[str, Any]) -> bytes:
@@ -305,10 +304,10 @@ class OpenAIChatStreamEncoder(StreamEncoder):
         for item in lists.get("unknown_events", ()):
             if type(item) is dict and "data" in item:
                 name = item.get("event")
-                out += sse(item["data"], name if type(name) is str else None)
+                out += sse_event(item["data"], name if type(name) is str else None)
         for filters in lists.get("content_filters", ()):
             if type(filters) is dict:
-                out += sse({"choices": [{**filters, "index": choice}], "created": 0, "id": "",
+                out += sse_event({"choices": [{**filters, "index": choice}], "created": 0, "id": "",
                             "model": "", "object": ""})
         return out
 
@@ -318,7 +317,7 @@ class OpenAIChatStreamEncoder(StreamEncoder):
             self._after_done.append(value)
             return b""
         if key == "objects":
-            return sse({"object": value, "choices": []})
+            return sse_event({"object": value, "choices": []})
         if key in _EXTRAS_NOT_WRITTEN or key.startswith("logprobs."):
             return b""
         if key == "content":
@@ -348,21 +347,21 @@ class OpenAIChatStreamEncoder(StreamEncoder):
         raw = event.raw
         name = "error" if self._dialect.name == "groq" else None  # Groq's own form
         if self.own and type(raw) is dict and type(raw.get("error")) is dict:
-            return sse(raw, name)
-        return sse(openai_error_object(event, event.status or 500), name)
+            return sse_event(raw, name)
+        return sse_event(openai_error_object(event, event.status or 500), name)
 
     def close(self) -> bytes:
         """The usage chunk (unless the request did not ask for it), then
         ``[DONE]`` when every choice's end was seen."""
         out = b""
         if self.usage is not None and self.include_usage:
-            out += sse({**self._envelope, "choices": [], "usage": usage_object(
+            out += sse_event({**self._envelope, "choices": [], "usage": usage_object(
                 self.usage, own=self.own)})
         ends = [state.ended for state in self._choices.values()]
         if ends and all(ends):
             out += _DONE
             for payload in self._after_done:
-                out += sse(payload)
+                out += sse_event(payload)
         return out
 
     # ------------------------------------------------------------ blocks
@@ -425,7 +424,7 @@ class OpenAIChatStreamEncoder(StreamEncoder):
                 return b""
             assert isinstance(delta, ToolInputDelta)
             return self._chunk(choice, self._labelled(state, index, {"tool_calls": [
-                {"index": target, "function": {"arguments": delta.partial_json}}]}))
+                {"index": target, "function": {"arguments": arguments_json(delta.partial_json)}}]}))
         if target == "audio":
             return self._audio_delta(choice, delta)
         if kind is TextDelta and target in ("content", "refusal"):
@@ -564,7 +563,7 @@ def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
     """The non-streamed ``chat.completion`` body of ``response`` (one choice;
     see the module docstring for what each block becomes)."""
     source_wire = wire_of_provider(response.provider)
-    own = source_wire in (None, WIRE_NAME)
+    own = source_wire in (None, NAME)
     target = get_dialect(dialect)
     message: Wire = {"role": "assistant", "content": _joined(response, refusal=False),
                      "refusal": _joined(response, refusal=True)}
@@ -582,7 +581,7 @@ def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
     calls = [call for call in response.tool_calls if own or not call.server_side]
     if calls:
         message["tool_calls"] = [{"id": call.id, "type": "function", "function": {
-            "name": call.name, "arguments": call.input}} for call in calls]
+            "name": call.name, "arguments": arguments_json(call.input)}} for call in calls]
     choice: Wire = {"index": 0, "message": message, "logprobs": _logprobs(response, own),
                     "finish_reason": finish_word(response.finished_reason,
                                                  response.stop_reason, own=own)}

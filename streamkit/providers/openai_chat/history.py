@@ -26,7 +26,7 @@ from ...conversation.request import ForeignThinking
 from ...model.ids import StreamIds
 from ...model.vendors import wire_of
 from .dialects import Dialect, HistoryRules
-from .wire import WIRE_NAME
+from .wire import NAME
 
 __all__ = ["BuildContext", "Source", "source_of"]
 
@@ -51,7 +51,7 @@ def source_of(provider: str | None, target: Dialect) -> Source:
         wire, dialect = wire_of(provider)
     except ValueError:
         return Source.FOREIGN
-    if wire != WIRE_NAME:
+    if wire != NAME:
         return Source.FOREIGN
     return Source.NATIVE if (dialect or "openai") == target.name else Source.SIBLING
 

@@ -110,7 +110,7 @@ from .content import Wire, data_part, own, read_text_part, read_user_part, text_
 from .dialects import DEFAULT, Dialect, HistoryRules, get_dialect
 from .history import BuildContext
 from .tools import read_tools, write_tools
-from .wire import WIRE_NAME
+from .wire import NAME
 
 __all__ = [
     "MAX_TOKENS_FIELD",
@@ -141,7 +141,7 @@ def provider_name(dialect: str | None) -> str:
         return "openai"
     name = dialect.lower()
     return next((entry.name for entry in PROVIDERS.values()
-                 if entry.wire == WIRE_NAME and entry.dialect == name), name)
+                 if entry.wire == NAME and entry.dialect == name), name)
 
 
 # ================================================================ build
@@ -150,8 +150,8 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The Chat Completions body for ``request`` (see the module docstring)."""
     target = get_dialect(dialect)
     rules = target.history
-    refuse_orphan_results(request.messages, WIRE_NAME)
-    options, foreign_thinking = prepared_options(request, WIRE_NAME, nulls=True)
+    refuse_orphan_results(request.messages, NAME)
+    options, foreign_thinking = prepared_options(request, NAME, nulls=True)
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
@@ -185,16 +185,16 @@ def _write_options(body: dict[str, Any], options: dict[str, Any], target: Dialec
         if "thinking_budget" in options:
             body[rules.thinking_budget_field] = options.pop("thinking_budget")
     elif target is DEFAULT:
-        budget_as_effort(options, WIRE_NAME)  # reasoning_effort is OpenAI's word for it
+        budget_as_effort(options, NAME)  # reasoning_effort is OpenAI's word for it
     elif "thinking_budget" in options:
         refuse_or_drop(
-            options, "thinking_budget", WIRE_NAME,
+            options, "thinking_budget", NAME,
             f"{target.name} has no reasoning budget field on Chat Completions: use "
             "reasoning_effort, or the vendor's own field",
             feature=f"thinking_budget ({target.name})")
     if "include_thoughts" in options:
         refuse_or_drop(
-            options, "include_thoughts", WIRE_NAME,
+            options, "include_thoughts", NAME,
             "Chat Completions has no include_thoughts switch: pass the vendor's own field "
             "(OpenRouter reasoning={...}, Z.ai thinking={...})", feature="include_thoughts")
 
@@ -204,7 +204,7 @@ def _response_format(json_output: bool | JsonSchemaOutput | None) -> dict[str, A
         return {"type": "json_object"}
     if not isinstance(json_output, JsonSchemaOutput):
         return None
-    return {"type": "json_schema", "json_schema": schema_fields(json_output, WIRE_NAME)}
+    return {"type": "json_schema", "json_schema": schema_fields(json_output, NAME)}
 
 
 # ---------------------------------------------------------------- messages
@@ -230,7 +230,7 @@ def _system(message: SystemMessage) -> Wire:
     content: str | list[Wire] = (message.content if isinstance(message.content, str)
                                  else [text_part(block) for block in message.content])
     wire: Wire = {"role": "system", "content": content}
-    with_extras(wire, message.metadata, WIRE_NAME, RESERVED)
+    with_extras(wire, message.metadata, NAME, RESERVED)
     return wire
 
 
@@ -240,7 +240,7 @@ def _user(message: UserMessage) -> Wire:
     wire: Wire = {"role": "user", "content": content}
     if message.name is not None:
         wire["name"] = message.name
-    with_extras(wire, message.metadata, WIRE_NAME, RESERVED)
+    with_extras(wire, message.metadata, NAME, RESERVED)
     return wire
 
 
@@ -279,7 +279,7 @@ def _tool_message(result: FunctionExecutionResult, context: BuildContext) -> Wir
     else:
         wire = {"role": "tool", "tool_call_id": context.call_id(result.call_id),
                 "content": content}
-    with_extras(wire, result.metadata, WIRE_NAME, RESERVED)
+    with_extras(wire, result.metadata, NAME, RESERVED)
     return wire
 
 
@@ -289,12 +289,12 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     """The :class:`~streamkit.conversation.request.Request` a Chat Completions body stands for."""
     if not isinstance(body, dict):
         raise InvalidBodyError(f"a Chat Completions request is a JSON object, not "
-                               f"{type(body).__name__}", wire=WIRE_NAME)
+                               f"{type(body).__name__}", wire=NAME)
     target = get_dialect(dialect)
     rules = target.history
     rest = dict(body)
     request = Request(messages=[], model=take(rest, "model", str))
-    messages = take_list(rest, "messages", WIRE_NAME)
+    messages = take_list(rest, "messages", NAME)
     context = BuildContext(target)
     context.ids = StreamIds.of_body(body)
     request.messages = parse_messages(messages, context, provider_name(dialect))
@@ -338,7 +338,7 @@ def _read_response_format(rest: dict[str, Any], request: Request) -> None:
         del rest["response_format"]
         return
     schema = given.get("json_schema") if isinstance(given, dict) else None
-    output = read_schema_output(schema, WIRE_NAME) if isinstance(schema, dict) else None
+    output = read_schema_output(schema, NAME) if isinstance(schema, dict) else None
     if output is not None and _response_format(output) == given:
         request.json_output = output
         del rest["response_format"]
@@ -355,10 +355,10 @@ def parse_messages(items: list[Any], context: BuildContext, provider: str) -> li
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             raise InvalidBodyError(f"message {index} is not an object: {str(item)[:200]}",
-                                   wire=WIRE_NAME, where=f"messages[{index}]")
+                                   wire=NAME, where=f"messages[{index}]")
         role = item.get("role")
         if role in ("tool", "function"):
-            add_result(out, _read_tool_message(item, context), WIRE_NAME)
+            add_result(out, _read_tool_message(item, context), NAME)
         elif role == "assistant":
             message = read_assistant(item, context, provider)
             for block in message.blocks:
@@ -386,7 +386,7 @@ def _text_content(content: Any, context: BuildContext) -> str | list[TextBlock]:
 
 def _read_system(item: Wire, context: BuildContext) -> SystemMessage:
     text = _text_content(item.get("content"), context)
-    message = SystemMessage(content=text, metadata=unread(item, "role", "content", wire=WIRE_NAME))
+    message = SystemMessage(content=text, metadata=unread(item, "role", "content", wire=NAME))
     patch(message.metadata, item, _system(message))
     return message
 
@@ -400,7 +400,7 @@ def _read_user(item: Wire, context: BuildContext) -> UserMessage:
         blocks = [read_user_part(part, context.ids) for part in content]
     name = item.get("name")
     message = UserMessage(content=blocks, name=name if isinstance(name, str) else None,
-                          metadata=unread(item, "role", "content", "name", wire=WIRE_NAME))
+                          metadata=unread(item, "role", "content", "name", wire=NAME))
     patch(message.metadata, item, _user(message))
     return message
 
@@ -418,6 +418,6 @@ def _read_tool_message(item: Wire, context: BuildContext) -> FunctionExecutionRe
     result = FunctionExecutionResult(
         call_id=call_id if isinstance(call_id, str) else "", content=blocks,
         name=name if isinstance(name, str) else None,
-        metadata=unread(item, "role", "content", "tool_call_id", wire=WIRE_NAME))
+        metadata=unread(item, "role", "content", "tool_call_id", wire=NAME))
     patch(result.metadata, item, _tool_message(result, context))
     return result

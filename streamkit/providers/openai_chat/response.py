@@ -35,8 +35,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-import msgspec
-
+from ...framing.encoding import json_bytes
 from ...model.errors import InvalidBodyError
 from ...model.events import Event
 from ...model.response import ChatResponse
@@ -45,26 +44,26 @@ from ..body import read_body
 from .dialects import get_dialect
 from .request import provider_name
 from .stream import OpenAIChatParser
-from .wire import DONE_MARKERS, WIRE_NAME
+from .wire import DONE_MARKERS, NAME
 
 __all__ = ["OTHER_CHOICES", "as_chunk", "parse_response"]
 
 #: Response metadata key holding choices other than 0 (``n > 1``).
 OTHER_CHOICES: Final = "choices"
 
-_ENCODE = msgspec.json.encode
+_ENCODE = json_bytes  # a lone surrogate read from the body is its escape again
 
 
 def parse_response(body: dict[str, Any], dialect: str | None) -> ChatResponse:
     """The :class:`~streamkit.ChatResponse` of a non-streamed response body."""
     if not isinstance(body, dict):
         raise InvalidBodyError(f"a Chat Completions response is a JSON object, not "
-                               f"{type(body).__name__}", wire=WIRE_NAME)
+                               f"{type(body).__name__}", wire=NAME)
     try:
         chunk = _ENCODE(as_chunk(body))
     except (TypeError, ValueError) as exc:  # a dict built by hand, holding no JSON value
         raise InvalidBodyError(f"a Chat Completions response must be JSON: {exc}",
-                               wire=WIRE_NAME) from None
+                               wire=NAME) from None
     provider = provider_name(dialect)
     parser = (_InlineThinking if get_dialect(dialect).think_tags else OpenAIChatParser)(
         dialect, provider=provider)

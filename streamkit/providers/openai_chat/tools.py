@@ -29,7 +29,7 @@ from ...model.extras import extras_for
 from ..function_tools import function_fields, named_tools, own_entry, read_function, written_tools
 from ..lossless import ABSENT
 from .content import Wire, own
-from .wire import WIRE_NAME
+from .wire import NAME
 
 __all__ = ["read_tool_definition", "read_tools", "tool_definition", "write_tools"]
 
@@ -40,8 +40,8 @@ _UNTYPED: Final = object()  # a tool entry without "type"
 def tool_definition(tool: Tool) -> Wire:
     """A function tool, with only this wire's extras (``type`` left out when
     the entry it was read from had none)."""
-    function = function_fields(tool, WIRE_NAME)
-    if "type" in extras_for(tool.metadata, WIRE_NAME).get(ABSENT, ()):  # Mistral leaves it out
+    function = function_fields(tool, NAME)
+    if "type" in extras_for(tool.metadata, NAME).get(ABSENT, ()):  # Mistral leaves it out
         return {"function": function}
     return {"type": "function", "function": function}
 
@@ -50,7 +50,7 @@ def read_tool_definition(entry: dict[str, Any]) -> Tool | None:
     """The :class:`~streamkit.conversation.tools.Tool` a function entry stands
     for, when writing it gives the entry back exactly (``None``: another entry)."""
     function, kind = entry.get("function"), entry.get("type", _UNTYPED)
-    tool = read_function(function, WIRE_NAME) if kind in ("function", _UNTYPED) and isinstance(
+    tool = read_function(function, NAME) if kind in ("function", _UNTYPED) and isinstance(
         function, dict) else None
     if tool is not None and kind is _UNTYPED:
         tool.metadata[ABSENT] = ["type"]
@@ -78,7 +78,7 @@ def read_tools(rest: dict[str, Any], request: Request) -> None:
 def _tool_entry(item: Tool | dict[str, Any]) -> Wire | None:
     """A tool's entry; a dict (the wire's own entry) as it is, another wire's
     ``None`` (dropped with a warning)."""
-    return own_entry(item, WIRE_NAME) if isinstance(item, dict) else tool_definition(item)
+    return own_entry(item, NAME) if isinstance(item, dict) else tool_definition(item)
 
 
 def _tool_choice(choice: str, tools: Sequence[Tool | dict[str, Any]] | None) -> Any:

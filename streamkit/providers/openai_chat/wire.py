@@ -2,7 +2,8 @@
 counts live, what ends a stream.
 
 :data:`FINISH_REASONS` are OpenAI's own ``finish_reason`` words; the words a
-vendor adds are its dialect's (:mod:`.dialects`). Every OpenAI-compatible
+vendor adds are its dialect's (:mod:`.dialects`). :data:`FINISH_WORDS` is the
+table read backwards: the word an encoder writes for each uniform reason. Every OpenAI-compatible
 vendor names its token counts a little differently; :data:`USAGE_FIELDS`
 lists, per count of :class:`~streamkit.model.usage.ChatUsage`, the paths tried in
 order (or summed, for audio split into prompt and completion). Everything else
@@ -15,18 +16,17 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final
 
-import msgspec
-
 from ...model.finish import FinishReason
+from ...model.tool_arguments import arguments_text
 from ...model.usage import ChatUsage
 from ..usage_fields import UsageFields, first, total, usage_from
 
-__all__ = ["DONE_MARKERS", "FINISH_REASONS", "MAX_CHOICES", "USAGE_FIELDS", "WIRE_NAME",
-           "json_text", "map_usage"]
+__all__ = ["DONE_MARKERS", "FINISH_REASONS", "FINISH_WORDS", "MAX_CHOICES", "NAME",
+           "USAGE_FIELDS", "json_text", "map_usage"]
 
 #: The wire format's name: what its readers tag the extras they keep with
 #: (:class:`~streamkit.model.extras.Extras`) and its citations with.
-WIRE_NAME: Final = "openai-chat"
+NAME: Final = "openai-chat"
 
 #: OpenAI's own finish reasons (``function_call`` is the legacy tool-call word).
 FINISH_REASONS: Mapping[str, FinishReason] = MappingProxyType({
@@ -35,6 +35,21 @@ FINISH_REASONS: Mapping[str, FinishReason] = MappingProxyType({
     "tool_calls": FinishReason.TOOL_CALLS,
     "function_call": FinishReason.TOOL_CALLS,
     "content_filter": FinishReason.CONTENT_FILTER,
+})
+
+#: The ``finish_reason`` written for each uniform reason (an answer of this wire
+#: keeps its own word): a refusal, a pause, an error or a reason OpenAI has no
+#: word for ends its answer with ``stop``.
+FINISH_WORDS: Mapping[FinishReason, str | None] = MappingProxyType({
+    FinishReason.STOP: "stop",
+    FinishReason.LENGTH: "length",
+    FinishReason.TOOL_CALLS: "tool_calls",
+    FinishReason.CONTENT_FILTER: "content_filter",
+    FinishReason.REFUSAL: "stop",
+    FinishReason.PAUSE: "stop",
+    FinishReason.ERROR: "stop",
+    FinishReason.INTERRUPTED: "stop",
+    FinishReason.UNKNOWN: "stop",
 })
 
 #: The data of the terminating event (padded variants are recognised after decoding fails).
@@ -74,11 +89,8 @@ def map_usage(raw: dict[str, Any]) -> ChatUsage:
     return usage_from(USAGE_FIELDS, raw)
 
 
-_ENCODE = msgspec.json.encode
-
-
 def json_text(value: Any) -> str:
-    """Arguments a vendor sent parsed (an object, not JSON text), as JSON text.
-    ``value`` came out of a JSON decode, so it always encodes."""
-    return _ENCODE(value).decode()
+    """Arguments a vendor sent parsed (an object, not JSON text), as JSON text
+    (:func:`~streamkit.model.tool_arguments.arguments_text`: a lone surrogate kept)."""
+    return arguments_text(value)
 

@@ -24,14 +24,15 @@ The verbs every wire package has (:mod:`streamkit.providers.wire_format`):
 
 And this wire's own files:
 
-================  ======================================================================
-``citations.py``  ``output_text`` annotations <-> typed citations
-``items.py``      output items and their parts: where an event's item is, and the blocks
-                  an item or part implies (read the same way from a stream, a response
-                  body and a request's input items)
-``deltas.py``     the table of the streamed content kinds (``*.delta`` / ``*.done``) and
-                  the typed decode of the per-token case
-================  ======================================================================
+======================  ==================================================================
+``citations.py``        ``output_text`` annotations <-> typed citations
+``items.py``            output items and their parts: where an event's item is, and the blocks
+                        an item or part implies (read the same way from a stream, a response
+                        body and a request's input items)
+``deltas.py``           the table of the streamed content kinds (``*.delta`` / ``*.done``) and
+                        the typed decode of the per-token case
+``encode_objects.py``   the objects the encoder writes: items, parts, usage, the end status
+======================  ==================================================================
 """
 
 from ..wire_format import WireFormat, no_answer_options
@@ -40,10 +41,10 @@ from .encode import OpenAIResponsesStreamEncoder, encode_error, encode_response
 from .request import build_request, parse_request
 from .response import parse_response
 from .stream import OpenAIResponsesParser
-from .wire import FINISH_REASONS, USAGE_FIELDS, WIRE_NAME, map_usage
+from .wire import FINISH_REASONS, NAME, USAGE_FIELDS, map_usage
 
 WIRE = WireFormat(
-    name=WIRE_NAME, title="OpenAI Responses", parser=OpenAIResponsesParser,
+    name=NAME, title="OpenAI Responses", parser=OpenAIResponsesParser,
     build_request=build_request, parse_request=parse_request, parse_response=parse_response,
     finish_reasons=FINISH_REASONS, usage_fields=USAGE_FIELDS,
     endpoint=http.endpoint, model_in_body=http.MODEL_IN_BODY,

@@ -26,7 +26,7 @@ from typing import Any
 
 from ...model.blocks import Citation
 from ..coerce import as_int, as_str
-from .wire import WIRE_NAME
+from .wire import NAME
 
 # Annotation kinds whose ``index`` is a place in the text.
 _POINT_IN_TEXT = frozenset({"file_citation"})
@@ -40,7 +40,7 @@ def read_citation(annotation: dict[str, Any]) -> Citation:
         start = end = as_int(annotation.get("index"))
     return Citation(url=as_str(annotation.get("url")),
                     title=as_str(annotation.get("title")) or as_str(annotation.get("filename")),
-                    start=start, end=end, raw=dict(annotation), wire=WIRE_NAME)
+                    start=start, end=end, raw=dict(annotation), wire=NAME)
 
 
 def read_citations(annotations: Iterable[Any]) -> list[Citation]:
@@ -52,7 +52,7 @@ def annotation_of(citation: Citation) -> dict[str, Any] | None:
     """The annotation to write for ``citation``: its own object when it came from
     this wire; a ``url_citation`` for one made by hand that has a URL, a title
     and both ends; ``None`` (no annotation) for another wire's."""
-    if citation.wire == WIRE_NAME and citation.raw:
+    if citation.wire == NAME and citation.raw:
         return citation.raw
     if citation.wire is None and citation.url is not None and citation.title is not None \
             and citation.start is not None and citation.end is not None:

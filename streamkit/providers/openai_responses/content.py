@@ -118,7 +118,7 @@ from ..media import base_media_type, data_url, read_data_url
 from ..turns import ForeignWriters, foreign_parts
 from .citations import annotations_of
 from .items import CLIENT_CALLS, ItemReader
-from .wire import WIRE_NAME
+from .wire import NAME
 
 Wire = dict[str, Any]
 
@@ -156,7 +156,7 @@ class Calls:
 def own(metadata: Mapping[str, Any]) -> dict[str, Any]:
     """What of a block's, message's or output's ``metadata`` this wire writes: a
     copy of it when it is this wire's or has no origin, else nothing."""
-    return dict(extras_for(metadata, WIRE_NAME))
+    return dict(extras_for(metadata, NAME))
 
 
 def _given(metadata: dict[str, Any], key: str, default: Any) -> Any:
@@ -216,7 +216,7 @@ def data_part(block: DataBlock) -> Wire:
     media_type = base_media_type(block.media_type)
     if media_type.startswith(("audio/", "video/")):
         raise UnsupportedFeatureError(
-            WIRE_NAME, f"{media_type} input (block {block.id!r})",
+            NAME, f"{media_type} input (block {block.id!r})",
             "the OpenAI Responses API takes text, images and files as input; send audio "
             "through OpenAI Chat Completions")
     if media_type.startswith("image/"):
@@ -226,7 +226,7 @@ def data_part(block: DataBlock) -> Wire:
 
 def user_part(block: UserContent) -> Wire:
     """One part of a user (or system) message, or of a tool output."""
-    return write_user_part(block, text_part, data_part, WIRE_NAME)
+    return write_user_part(block, text_part, data_part, NAME)
 
 
 def tool_output(result: FunctionExecutionResult, calls: Calls) -> Wire:
@@ -256,12 +256,12 @@ def _read_text(wire: Wire, ids: StreamIds) -> Block | None:
     if type(text) is not str:
         return None
     return TextBlock(text, id=ids.make("text"),
-                     metadata=unread(wire, "type", "text", wire=WIRE_NAME))
+                     metadata=unread(wire, "type", "text", wire=NAME))
 
 
 def _read_image(wire: Wire, ids: StreamIds) -> Block | None:
     url = wire.get("image_url")
-    metadata = unread(wire, "type", "image_url", "detail", wire=WIRE_NAME)
+    metadata = unread(wire, "type", "image_url", "detail", wire=NAME)
     if wire.get("detail") != _AUTO:  # the default needs no note; None: the wire has none
         metadata["detail"] = wire.get("detail")
     if type(url) is not str:
@@ -274,7 +274,7 @@ def _read_image(wire: Wire, ids: StreamIds) -> Block | None:
 def _read_file(wire: Wire, ids: StreamIds) -> Block | None:
     data, url, filename = wire.get("file_data"), wire.get("file_url"), wire.get("filename")
     name = filename if type(filename) is str else None
-    metadata = unread(wire, "type", "file_data", "file_url", "filename", wire=WIRE_NAME)
+    metadata = unread(wire, "type", "file_data", "file_url", "filename", wire=NAME)
     if filename is None:
         metadata["filename"] = None  # no default name: the wire had none
     elif name is None:
@@ -301,7 +301,7 @@ _USER_READERS: dict[str, Callable[[Wire, StreamIds], Block | None]] = {
 
 def read_user_part(wire: Any, reader: ItemReader) -> UserContent:
     """A content part as a block (exactly, or kept whole)."""
-    block = read_part(wire, _USER_READERS, user_part, wire=WIRE_NAME, ids=reader.ids)
+    block = read_part(wire, _USER_READERS, user_part, wire=NAME, ids=reader.ids)
     assert isinstance(block, (TextBlock, DataBlock, RawBlock))
     return block
 
@@ -313,8 +313,8 @@ def read_tool_output(wire: Wire, reader: ItemReader) -> FunctionExecutionResult:
     call_id = wire.get("call_id")
     if type(call_id) is not str:
         raise InvalidBodyError(f"a {wire.get('type')} item without a call_id: {str(wire)[:200]}",
-                               wire=WIRE_NAME)
-    metadata = unread(wire, "type", "call_id", "output", wire=WIRE_NAME)
+                               wire=NAME)
+    metadata = unread(wire, "type", "call_id", "output", wire=NAME)
     if wire.get("type") == "custom_tool_call_output":
         metadata[CUSTOM] = True
     output = wire.get("output")
@@ -326,7 +326,7 @@ def read_tool_output(wire: Wire, reader: ItemReader) -> FunctionExecutionResult:
         result.content = [part for part in parts if isinstance(part, (TextBlock, DataBlock))]
     if tool_output(result, Calls()) != wire:  # a form streamkit's blocks do not hold
         result = FunctionExecutionResult(call_id, "",
-                                         metadata=Extras(WIRE_NAME, {**metadata, "output": output}))
+                                         metadata=Extras(NAME, {**metadata, "output": output}))
     return result
 
 
@@ -368,7 +368,7 @@ class TurnWriter:
         writers = ForeignWriters(text=_easy_text, call=self._foreign_call)
         for block in blocks:
             if not (self.own and _OWN_WRITERS[type(block)](self, block)):
-                for item in foreign_parts(block, self.foreign_thinking, writers, WIRE_NAME):
+                for item in foreign_parts(block, self.foreign_thinking, writers, NAME):
                     self._add(item)
 
     def _add(self, item: Wire, key: tuple[str, str] | None = None) -> None:
@@ -411,7 +411,7 @@ class TurnWriter:
     def own_raw(self, block: RawBlock) -> bool:
         """A message part streamkit does not model (it names its message), or a
         whole item; another wire's item is written as another API's: dropped."""
-        if origin_of(block.metadata) not in (None, WIRE_NAME):
+        if origin_of(block.metadata) not in (None, NAME):
             return False
         metadata = own(block.metadata)  # a part's: its message's id and fields
         item_id = metadata.pop(ITEM_ID, None)
@@ -569,7 +569,7 @@ def _easy_assistant(item: Wire, reader: ItemReader) -> ContentBlock:
     <text>, **metadata}``, which is the item again (its original ``content``
     included, which wins); another wire format gets the text."""
     content = item.get("content")
-    metadata = unread(item, "role", "content", wire=WIRE_NAME)
+    metadata = unread(item, "role", "content", wire=NAME)
     if type(content) is str:
         return TextBlock(content, id=reader.ids.make("text"), metadata=metadata)
     texts = [as_str(part.get("text")) or as_str(part.get("refusal")) or ""
@@ -588,12 +588,12 @@ def read_assistant_item(item: Wire, position: int, reader: ItemReader) -> list[C
             item_type != "message" or "id" in item):
         blocks = _as_streamed(item, position, reader)
         if blocks is not None:
-            return [tagged(block, WIRE_NAME) for block in blocks]
+            return [tagged(block, NAME) for block in blocks]
     if item_type in ("message", None) and item.get("role") == "assistant":
         easy = _easy_assistant(item, reader)
         if _own_items([easy]) == [item]:
             return [easy]
     raw = RawBlock(item_type or "unknown", item,
-                   id=as_str(item.get("id")) or reader.ids.make("raw"), metadata=Extras(WIRE_NAME))
+                   id=as_str(item.get("id")) or reader.ids.make("raw"), metadata=Extras(NAME))
     return [raw]
 

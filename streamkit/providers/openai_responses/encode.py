@@ -81,10 +81,11 @@ the usage counts) filled in with the API's defaults.
 from __future__ import annotations
 
 import time
-from types import MappingProxyType
-from typing import Any, Final
+from typing import Any
 
+from ...framing.sse import sse_event
 from ...model.blocks import (
+    Block,
     ContentBlock,
     DataBlock,
     RawBlock,
@@ -95,12 +96,10 @@ from ...model.blocks import (
 from ...model.data_sources import Base64Source
 from ...model.errors import UnsupportedFeatureError
 from ...model.events import (
-    BlockEnd,
     CitationDelta,
     DataDelta,
     Delta,
     ErrorEvent,
-    Event,
     MetadataAppendDelta,
     MetadataDelta,
     ResponseEnd,
@@ -111,200 +110,72 @@ from ...model.events import (
     ToolInputDelta,
     TranscriptDelta,
 )
-from ...model.finish import FinishReason
 from ...model.replay import events_of
 from ...model.response import ChatResponse
-from ...model.usage import ChatUsage
-from ..encoder import StreamEncoder, input_tokens_for, sse
+from ..encoder import StreamEncoder, arguments_json
 from ..error_payloads import openai_error_object
 from .citations import annotation_of
-from .wire import TOOL_PROGRESS, WIRE_NAME
+from .encode_objects import (
+    DELTA_EVENTS,
+    MESSAGE_PARTS,
+    RESPONSE_BOOKKEEPING,
+    RESPONSE_DEFAULTS,
+    Item,
+    Part,
+    block_extras,
+    complete_usage,
+    count_parts,
+    empty_part,
+    end_status,
+    is_audio,
+    item_object,
+    part_object,
+    usage_object,
+)
+from .wire import NAME, TOOL_PROGRESS
 
 __all__ = ["OpenAIResponsesStreamEncoder", "encode_error", "encode_response"]
 
 Wire = dict[str, Any]
 
-#: The reader's own records in a block's metadata: where the block was on the
-#: wire, never a field of an item or a part.
-_BLOCK_BOOKKEEPING: Final = frozenset({"item_id", "summary_index", "content_index", "kind",
-                                       "custom", "call_id", "progress", "partial",
-                                       "partial_image_index"})
-#: Item fields a reader puts on every block of the item.
-_ITEM_FIELDS: Final = ("status", "role")
-#: The reader's own records in a response's metadata.
-_RESPONSE_BOOKKEEPING: Final = frozenset({"unknown_events", "final_response_id", "status",
-                                          "error"})
-
-#: The ``incomplete_details.reason`` of a uniform reason that ends a response early.
-INCOMPLETE_WORDS: Final = MappingProxyType({FinishReason.LENGTH: "max_output_tokens",
-                                            FinishReason.CONTENT_FILTER: "content_filter"})
-
-#: The fields every ``Response`` has, for an answer of another wire.
-_RESPONSE_DEFAULTS: Final[MappingProxyType[str, Any]] = MappingProxyType({
-    "error": None, "incomplete_details": None, "instructions": None, "metadata": {},
-    "parallel_tool_calls": True, "temperature": None, "tool_choice": "auto", "tools": [],
-    "top_p": None})
-
-
-def usage_object(usage: ChatUsage | None, *, own: bool) -> Wire | None:
-    """The ``usage`` object: the provider's own for this wire's answer, else the
-    counts in Responses' fields (``null`` for a response that reported none)."""
-    if usage is None:
-        return None
-    if own and usage.raw:
-        return dict(usage.raw)
-    input_tokens = input_tokens_for(usage, includes_cache=True)
-    output_tokens = usage.output_tokens or 0
-    input_details: Wire = {"cached_tokens": usage.cached_tokens or 0,
-                           "cache_write_tokens": usage.cache_creation_tokens or 0}
-    return {"input_tokens": input_tokens, "input_tokens_details": input_details,
-            "output_tokens": output_tokens,
-            "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens or 0},
-            "total_tokens": input_tokens + output_tokens}
-
-
-def complete_usage(usage: Wire) -> Wire:
-    """A ``usage`` object with every count the ``Response`` model requires: an
-    answer recorded before the API sent ``cache_write_tokens`` (or a vendor's
-    that never did) gets 0 for what it left out."""
-    tokens = {key: usage.get(key) if type(usage.get(key)) is int else 0
-              for key in ("input_tokens", "output_tokens")}
-    inputs = usage.get("input_tokens_details")
-    outputs = usage.get("output_tokens_details")
-    total = usage.get("total_tokens")
-    return {**usage, **tokens,
-            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0,
-                                     **(inputs if type(inputs) is dict else {})},
-            "output_tokens_details": {"reasoning_tokens": 0,
-                                      **(outputs if type(outputs) is dict else {})},
-            "total_tokens": total if type(total) is int else sum(tokens.values())}
-
-
-def block_extras(metadata: dict[str, Any]) -> Wire:
-    """The item and part fields a reader of this wire kept on a block."""
-    return {key: value for key, value in metadata.items() if key not in _BLOCK_BOOKKEEPING}
-
-
-def end_status(finish: FinishReason | None, stop_reason: str | None, *,
-               own: bool) -> tuple[str, str | None]:
-    """The final ``status`` and, for ``incomplete``, its reason: this wire's own
-    word for its answers, else the word for the uniform reason."""
-    if own and stop_reason in ("completed", "failed"):
-        return stop_reason, None
-    if own and stop_reason is not None and stop_reason != "incomplete" and (
-            finish in INCOMPLETE_WORDS or finish is FinishReason.UNKNOWN):
-        return "incomplete", stop_reason  # the API's own reason word, as it came
-    if finish is FinishReason.ERROR:
-        return "failed", None
-    if finish in INCOMPLETE_WORDS:
-        assert finish is not None
-        return "incomplete", INCOMPLETE_WORDS[finish]
-    return "completed", None
-
-
-# ---------------------------------------------------------------- items and parts
-
-
-class _Item:
-    """One output item: its position, its type and id, its item object as
-    ``output_item.added`` sent it, its parts (by block index, in order) and
-    how many of its blocks are open."""
-
-    __slots__ = ("added", "blocks", "done", "encrypted", "extras", "id", "kind", "open",
-                 "position", "status")
-
-    def __init__(self, position: int, kind: str, item_id: str, added: Wire) -> None:
-        self.position = position
-        self.kind = kind
-        self.id = item_id
-        self.added = added
-        self.blocks: list[_Part] = []
-        self.open = 0
-        self.done = False
-        self.encrypted: str | None = None
-        self.extras: list[Wire] = []  # each block's kept fields, to find the item's own
-        self.status: str | None = None
-
-
-class _Part:
-    """One block written as a part (or as the item itself): its item, its kind
-    (``output_text``, ``refusal``, ``summary_text``, ``reasoning_text``,
-    ``call``, ``raw``, ``image``, ``none``), its index among its kind's parts
-    and its content so far."""
-
-    __slots__ = ("annotations", "block", "index", "item", "kind", "metadata", "pieces",
-                 "said_done")
-
-    def __init__(self, item: _Item, kind: str, index: int, block: ContentBlock) -> None:
-        self.item = item
-        self.kind = kind
-        self.index = index
-        self.block = block
-        self.metadata: Wire = dict(block.metadata)
-        self.pieces: list[str] = []
-        self.annotations: list[Wire] = []
-        self.said_done = False  # its .done events are written
-
-    @property
-    def content(self) -> str:
-        return "".join(self.pieces)
-
-
-_DELTA_EVENTS: Final = MappingProxyType({
-    "output_text": ("response.output_text", "content_index"),
-    "refusal": ("response.refusal", "content_index"),
-    "summary_text": ("response.reasoning_summary_text", "summary_index"),
-    "reasoning_text": ("response.reasoning_text", "content_index"),
-})
-
-
 class OpenAIResponsesStreamEncoder(StreamEncoder):
     """streamkit events -> an OpenAI Responses event stream (see the module docstring)."""
 
-    wire = WIRE_NAME
+    wire = NAME
 
     def __init__(self, dialect: str | None = None) -> None:
         super().__init__(dialect)
         self._sequence = 0
         self._started = False
         self._response: Wire = {}  # the response object's fields besides output and usage
-        self._items: list[_Item] = []
-        self._parts: dict[int, _Part] = {}  # streamkit index -> its open part
-        self._snapshot: ContentBlock | None = None  # the BlockEnd being fed
+        self._items: list[Item] = []
+        self._parts: dict[int, Part] = {}  # streamkit index -> its open part
+        self._snapshot: Block | None = None  # the end snapshot of the block being ended
         self._error: Wire | None = None  # the last error, for response.failed
         self._kept_error: Any = None  # the error a reader of this wire recorded
         self._kept_events: Any = None  # the events it kept whole, of a response told again
         self.final: Wire | None = None
         """The response object of the final event (:func:`encode_response`)."""
 
-    def feed(self, event: Event) -> bytes:
-        if type(event) is BlockEnd:
-            assert isinstance(event, BlockEnd)
-            self._snapshot = event.snapshot  # type: ignore[assignment]
-        try:
-            return super().feed(event)
-        finally:
-            self._snapshot = None
-
     def _event(self, event_type: str, fields: Wire) -> bytes:
         payload = {"type": event_type, "sequence_number": self._sequence, **fields}
         self._sequence += 1
-        return sse(payload, event_type)
+        return sse_event(payload, event_type)
 
     # ------------------------------------------------------------ the response
 
     def on_response_start(self, event: ResponseStart) -> bytes:
         if event.choice != 0:
-            raise UnsupportedFeatureError(WIRE_NAME, f"choice {event.choice}",
+            raise UnsupportedFeatureError(NAME, f"choice {event.choice}",
                                           "a Responses answer is one output: encode choice 0")
         if self._started:
             return b""
-        kept = event.metadata if self.source_wire == WIRE_NAME else {}
+        kept = event.metadata if self.source_wire == NAME else {}
         self._kept_error = kept.get("error")
         self._kept_events = kept.get("unknown_events")
-        fields = {key: value for key, value in kept.items() if key not in _RESPONSE_BOOKKEEPING}
-        if self.source_wire != WIRE_NAME:
-            fields = {**_RESPONSE_DEFAULTS, **fields}
+        fields = {key: value for key, value in kept.items() if key not in RESPONSE_BOOKKEEPING}
+        if self.source_wire != NAME:
+            fields = {**RESPONSE_DEFAULTS, **fields}
         created = fields.pop("created_at", None)
         self._response = {"id": event.id or "resp_streamkit", "object": "response",
                           "created_at": created if isinstance(created, int | float)
@@ -319,7 +190,7 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
         if not self._response:
             self._response = {"id": "resp_streamkit", "object": "response",
                               "created_at": int(time.time()), "model": "",
-                              **_RESPONSE_DEFAULTS}
+                              **RESPONSE_DEFAULTS}
         out = b""
         for event_type in ("response.created", "response.in_progress"):
             out += self._event(event_type, {"response": self._object("in_progress", [])})
@@ -333,7 +204,7 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
         for kept in events if type(events) is list else ():
             if type(kept) is dict and type(kept.get("data")) is dict:
                 name = kept.get("event")
-                out += sse(kept["data"], name if type(name) is str else None)
+                out += sse_event(kept["data"], name if type(name) is str else None)
         return out
 
     def _object(self, status: str, output: list[Wire], usage: Wire | None = None) -> Wire:
@@ -345,7 +216,7 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
         if not self.own or event.choice != 0:
             return b""
         for key, value in event.metadata.items():
-            if key not in _RESPONSE_BOOKKEEPING and key != "created_at":
+            if key not in RESPONSE_BOOKKEEPING and key != "created_at":
                 self._response[key] = value
         return self._kept(event.append.get("unknown_events"))
 
@@ -368,7 +239,7 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
         if status == "failed":
             self._response["error"] = self._error or {"code": "server_error",
                                                       "message": "the response failed"}
-        output = [self._item_object(item) for item in self._items]
+        output = [item_object(item, own=self.own) for item in self._items]
         self.final = self._object(status if event.terminated else "in_progress", output,
                                   usage_object(self.usage, own=self.own))
         if not event.terminated:
@@ -403,7 +274,7 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
 
     # ------------------------------------------------------------ items
 
-    def _item_for(self, block: ContentBlock, kind: str) -> _Item | None:
+    def _item_for(self, block: ContentBlock, kind: str) -> Item | None:
         """The item a block belongs to: the latest one when it is its part,
         else a new one (``None``: a block this item kind cannot join)."""
         item_id = block.metadata.get("item_id") if self.own else None
@@ -414,12 +285,12 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
             return latest
         return None
 
-    def _open_item(self, kind: str, item_id: str, added: Wire) -> tuple[_Item, bytes]:
+    def _open_item(self, kind: str, item_id: str, added: Wire) -> tuple[Item, bytes]:
         out = b""
         for item in self._items:
             if not item.done and item.open == 0:
                 out += self._item_done(item)
-        item = _Item(len(self._items), kind, item_id, added)
+        item = Item(len(self._items), kind, item_id, added)
         self._items.append(item)
         out += self._event("response.output_item.added",
                            {"output_index": item.position, "item": added})
@@ -444,7 +315,7 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
             if block.server_side and not self.own:
                 return out  # another API ran it: this one has no item for it
             return out + self._call(index, block)
-        if kind is DataBlock and _is_audio(block):
+        if kind is DataBlock and is_audio(block):
             assert isinstance(block, DataBlock)
             return out + self._audio(index, block)
         if not self.own:
@@ -469,10 +340,10 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
         kind = "refusal" if block.refusal else "output_text"
         out += self._finish_parts(item)
         part = self._add_part(item, index, kind, block)
-        part.index = _count(item, _MESSAGE_PARTS) - 1
+        part.index = count_parts(item, MESSAGE_PARTS) - 1
         return out + self._event("response.content_part.added", {
             "item_id": item.id, "output_index": item.position, "content_index": part.index,
-            "part": _empty_part(kind)})
+            "part": empty_part(kind)})
 
     def _reasoning_part(self, index: int, block: ThinkingBlock) -> bytes:
         own_kind = block.metadata.get("kind") if self.own else None
@@ -495,7 +366,7 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
         kind = "reasoning_text" if own_kind == "reasoning_text" else "summary_text"
         out += self._finish_parts(item)
         part = self._add_part(item, index, kind, block)
-        part.index = _count(item, (kind,)) - 1
+        part.index = count_parts(item, (kind,)) - 1
         if kind == "summary_text":
             return out + self._event("response.reasoning_summary_part.added", {
                 "item_id": item.id, "output_index": item.position, "summary_index": part.index,
@@ -524,7 +395,7 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
                 item_id is not None and item_id == latest.id:
             # a message part streamkit does not model: in the item's final content only
             part = self._add_part(latest, index, "raw_part", block)
-            part.index = _count(latest, _MESSAGE_PARTS) - 1
+            part.index = count_parts(latest, MESSAGE_PARTS) - 1
             return b""
         data = dict(block.data)
         data.setdefault("type", block.kind)
@@ -535,9 +406,9 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
     def _audio(self, index: int, block: DataBlock) -> bytes:
         """A spoken answer: ``response.audio.delta`` (base64) and
         ``response.audio.transcript.delta``, which belong to no output item."""
-        item = _Item(-1, "audio", "", {})
+        item = Item(-1, "audio", "", {})
         item.done = True
-        part = _Part(item, "audio", 0, block)
+        part = Part(item, "audio", 0, block)
         self._parts[index] = part
         out = b""
         if type(block.source) is Base64Source and block.source.raw:
@@ -561,11 +432,11 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
             "partial_image_index": block.metadata.get("partial_image_index", 0),
             "partial_image_b64": block.source.data, **extras})
 
-    def _add_part(self, item: _Item, index: int, kind: str, block: ContentBlock) -> _Part:
+    def _add_part(self, item: Item, index: int, kind: str, block: ContentBlock) -> Part:
         """A new part of ``item``. (The item's earlier parts are over on the
         wire by now: their ``.done`` events, written before its first event, are
         what :meth:`_finish_parts` returns.)"""
-        part = _Part(item, kind, 0, block)
+        part = Part(item, kind, 0, block)
         item.blocks.append(part)
         item.open += 1
         self._parts[index] = part
@@ -595,12 +466,14 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
             return self._content_delta(part, delta.thinking)
         if kind is ToolInputDelta and part.kind == "call":
             assert isinstance(delta, ToolInputDelta)
-            part.pieces.append(delta.partial_json)
+            piece = delta.partial_json if part.item.kind == "custom_tool_call" \
+                else arguments_json(delta.partial_json)  # a custom tool's input is free text
+            part.pieces.append(piece)
             name = part.item.kind.replace("function_call", "function_call_arguments")
             name = name.replace("custom_tool_call", "custom_tool_call_input")
             return self._event(f"response.{name}.delta", {
                 "item_id": part.item.id, "output_index": part.item.position,
-                "delta": delta.partial_json})
+                "delta": piece})
         if kind is CitationDelta and part.kind == "output_text":
             assert isinstance(delta, CitationDelta)
             return self._annotation(part, delta)
@@ -615,16 +488,16 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
             part.metadata[delta.key] = [*part.metadata.get(delta.key, []), *delta.items]
         return b""
 
-    def _content_delta(self, part: _Part, text: str) -> bytes:
+    def _content_delta(self, part: Part, text: str) -> bytes:
         part.pieces.append(text)
-        prefix, number = _DELTA_EVENTS[part.kind]
+        prefix, number = DELTA_EVENTS[part.kind]
         fields: Wire = {"item_id": part.item.id, "output_index": part.item.position,
                         number: part.index, "delta": text}
         if part.kind == "output_text":
             fields["logprobs"] = []
         return self._event(prefix + ".delta", fields)
 
-    def _annotation(self, part: _Part, delta: CitationDelta) -> bytes:
+    def _annotation(self, part: Part, delta: CitationDelta) -> bytes:
         annotation = annotation_of(delta.citation)
         if annotation is None:
             return b""
@@ -634,7 +507,7 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
             "content_index": part.index, "annotation_index": len(part.annotations) - 1,
             "annotation": annotation})
 
-    def _progress(self, part: _Part, status: Any) -> bytes:
+    def _progress(self, part: Part, status: Any) -> bytes:
         """A server tool's progress event (``response.web_search_call.searching``)."""
         if part.kind != "raw" or status not in TOOL_PROGRESS.get(part.item.kind, ()):
             return b""
@@ -643,11 +516,15 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
 
     # ------------------------------------------------------------ ends
 
+    def on_snapshot(self, choice: int, index: int, snapshot: Block) -> bytes:
+        self._snapshot = snapshot  # for the block's end, which comes next
+        return b""
+
     def on_block_end(self, choice: int, index: int) -> bytes:
+        snapshot, self._snapshot = self._snapshot, None
         part = self._parts.pop(index, None) if choice == 0 else None
         if part is None:
             return b""
-        snapshot = self._snapshot
         if self.own and snapshot is not None:
             part.metadata.update(snapshot.metadata)
             if type(snapshot) is RawBlock:
@@ -666,7 +543,7 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
             out += self._item_done(item)
         return out
 
-    def _finish_parts(self, item: _Item) -> bytes:
+    def _finish_parts(self, item: Item) -> bytes:
         """The ``.done`` events of the item's parts still open: a part is over on
         the wire once the next one starts (a reasoning block of this wire stays
         open until its item is done, where its encrypted content comes)."""
@@ -675,7 +552,7 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
             out += self._part_done(part)
         return out
 
-    def _part_done(self, part: _Part) -> bytes:
+    def _part_done(self, part: Part) -> bytes:
         if part.said_done:
             return b""
         part.said_done = True
@@ -685,11 +562,11 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
             field = "input" if item.kind == "custom_tool_call" else "arguments"
             name = "custom_tool_call_input" if field == "input" else "function_call_arguments"
             return self._event(f"response.{name}.done", {**where, field: part.content})
-        if part.kind not in _DELTA_EVENTS:
+        if part.kind not in DELTA_EVENTS:
             return b""
-        prefix, number = _DELTA_EVENTS[part.kind]
+        prefix, number = DELTA_EVENTS[part.kind]
         where[number] = part.index
-        whole = self._part_object(part)
+        whole = part_object(part, own=self.own)
         field = "refusal" if part.kind == "refusal" else "text"
         done: Wire = {**where, field: part.content}
         if part.kind == "output_text":
@@ -700,98 +577,10 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
                                      {**where, "part": whole})
         return out + self._event("response.content_part.done", {**where, "part": whole})
 
-    def _part_object(self, part: _Part) -> Wire:
-        """The whole part as the item's content holds it."""
-        extras = block_extras(part.metadata) if self.own else {}
-        for field in _ITEM_FIELDS:
-            extras.pop(field, None)
-        if part.kind == "refusal":
-            return {"type": "refusal", "refusal": part.content, **extras}
-        if part.kind == "output_text":
-            return {"type": "output_text", "text": part.content, "annotations": part.annotations,
-                    "logprobs": extras.pop("logprobs", []), **extras}
-        if part.kind == "raw_part":
-            assert isinstance(part.block, RawBlock)
-            return dict(part.block.data)
-        return {"type": part.kind, "text": part.content, **extras}
-
-    def _item_done(self, item: _Item) -> bytes:
+    def _item_done(self, item: Item) -> bytes:
         item.done = True
-        return self._event("response.output_item.done",
-                           {"output_index": item.position, "item": self._item_object(item)})
-
-    def _item_object(self, item: _Item) -> Wire:
-        """The item as ``output_item.done`` and the final output hold it."""
-        shared = self._shared_extras(item)
-        if item.kind == "message":
-            content = [self._part_object(part) for part in item.blocks
-                       if part.kind in _MESSAGE_PARTS]
-            for part in content:
-                for key in shared:
-                    part.pop(key, None)
-            return {"id": item.id, "type": "message", "status": item.status or "completed",
-                    "role": "assistant", **shared, "content": content}
-        if item.kind == "reasoning":
-            summary = [self._without(self._part_object(part), shared)
-                       for part in item.blocks if part.kind == "summary_text"]
-            reasoning = [self._without(self._part_object(part), shared)
-                         for part in item.blocks if part.kind == "reasoning_text"]
-            out: Wire = {"id": item.id, "type": "reasoning", "summary": summary, **shared}
-            if reasoning:
-                out["content"] = reasoning
-            if item.encrypted is not None:
-                out["encrypted_content"] = item.encrypted
-            if item.status is not None:
-                out["status"] = item.status
-            return out
-        first = item.blocks[0] if item.blocks else None
-        if item.kind in ("function_call", "custom_tool_call") and first is not None:
-            field = "input" if item.kind == "custom_tool_call" else "arguments"
-            return {**item.added, field: first.content, "status": item.status or "completed",
-                    **shared}
-        if first is not None and isinstance(first.block, RawBlock):
-            return dict(first.block.data)
-        return dict(item.added)
-
-    def _shared_extras(self, item: _Item) -> Wire:
-        """The kept fields every block of the item has: the item's own."""
-        if not self.own or not item.blocks:
-            return {}
-        extras = [block_extras(part.metadata) for part in item.blocks if part.kind != "raw"]
-        if not extras:
-            return {}
-        shared = {key: value for key, value in extras[0].items()
-                  if all(other.get(key, _MISSING) == value for other in extras[1:])}
-        if item.kind in ("message", "reasoning"):
-            shared.pop("logprobs", None)
-        status = shared.pop("status", None)
-        if type(status) is str:
-            item.status = status
-        shared.pop("role", None)
-        return shared
-
-    @staticmethod
-    def _without(part: Wire, shared: Wire) -> Wire:
-        return {key: value for key, value in part.items() if key not in shared}
-
-
-_MISSING: Final = object()
-_MESSAGE_PARTS: Final = ("output_text", "refusal", "raw_part")
-
-
-def _count(item: _Item, kinds: tuple[str, ...]) -> int:
-    """How many of the item's parts are of ``kinds`` (the last one counted)."""
-    return sum(1 for part in item.blocks if part.kind in kinds)
-
-
-def _is_audio(block: ContentBlock) -> bool:
-    return isinstance(block, DataBlock) and block.source.media_type.startswith("audio/")
-
-
-def _empty_part(kind: str) -> Wire:
-    if kind == "refusal":
-        return {"type": "refusal", "refusal": ""}
-    return {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
+        return self._event("response.output_item.done", {
+            "output_index": item.position, "item": item_object(item, own=self.own)})
 
 
 # ---------------------------------------------------------------- the non-streamed body
@@ -805,7 +594,7 @@ def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
         encoder.feed(event)
     encoder.close()
     assert encoder.final is not None  # events_of always ends the response
-    body = {**_RESPONSE_DEFAULTS, **encoder.final}  # a vendor's may lack what the model requires
+    body = {**RESPONSE_DEFAULTS, **encoder.final}  # a vendor's may lack what the model requires
     if type(body.get("usage")) is dict:
         body["usage"] = complete_usage(body["usage"])
     return body

@@ -62,7 +62,7 @@ from ..coerce import as_int, as_list, as_str, mapping
 from ..ledger import OpenBlock
 from ..lossless import unmodelled, unread
 from .citations import read_citations
-from .wire import WIRE_NAME
+from .wire import NAME
 
 # What kind of block a part is (the middle of a PartKey).
 PartKind = Literal["text", "refusal", "summary", "reasoning_text", "item", "call", "raw", "part",
@@ -240,7 +240,7 @@ Keep = Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Any]]
 def request_fields(obj: Mapping[str, Any], read: Mapping[str, Any]) -> dict[str, Any]:
     """The :data:`Keep` of a request reader: every field not read, nulls included,
     so that writing the blocks back gives the input item exactly."""
-    return unread(obj, *read, wire=WIRE_NAME)
+    return unread(obj, *read, wire=NAME)
 
 
 def id_metadata(item_id: str | None) -> dict[str, Any]:

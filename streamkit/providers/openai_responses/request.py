@@ -114,7 +114,7 @@ from .content import (
 )
 from .items import ItemReader, request_fields
 from .tools import read_tools, write_tools
-from .wire import WIRE_NAME
+from .wire import NAME
 
 #: The registry name of this wire format's own API.
 PROVIDER = "openai-responses"
@@ -149,7 +149,7 @@ _SUMMARY_SHOWN = "auto"
 
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The Responses API body for ``request`` (see the module docstring)."""
-    options, foreign_thinking = prepared_options(request, WIRE_NAME, _UNSUPPORTED, _IMPLIED)
+    options, foreign_thinking = prepared_options(request, NAME, _UNSUPPORTED, _IMPLIED)
     body: dict[str, Any] = {}
     if request.model is not None:
         body["model"] = request.model
@@ -157,14 +157,14 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     if instructions is not None:
         body["instructions"] = instructions
     if not _chained(options):
-        refuse_orphan_results(request.messages, WIRE_NAME)
+        refuse_orphan_results(request.messages, NAME)
     turns = turns[_held_by_server(turns, options):]
     items = _items(turns, dialect, foreign_thinking)
     if items:
         string = _string_input(turns)
         body["input"] = items if string is None else string
     write_renamed(body, options, _RENAMED)
-    budget_as_effort(options, WIRE_NAME)
+    budget_as_effort(options, NAME)
     _write_reasoning(body, options)
     _write_text(body, options, request.json_output)
     write_tools(body, request)
@@ -178,7 +178,7 @@ def _object_option(options: dict[str, Any], name: str, fields: str) -> dict[str,
     out of ``options`` (a copy; ``{}`` when not given)."""
     given = options.pop(name, None)
     if given is not None and not isinstance(given, dict):
-        raise UnsupportedFeatureError(WIRE_NAME, f"{name}={given!r}",
+        raise UnsupportedFeatureError(NAME, f"{name}={given!r}",
                                       f"{name} is an object ({fields})")
     return dict(given or {})
 
@@ -204,7 +204,7 @@ def json_format(json_output: bool | JsonSchemaOutput | None) -> Wire | None:
         return {"type": "json_object"}
     if not isinstance(json_output, JsonSchemaOutput):
         return None
-    return schema_fields(json_output, WIRE_NAME, prefix={"type": "json_schema"})
+    return schema_fields(json_output, NAME, prefix={"type": "json_schema"})
 
 
 def _write_text(body: dict[str, Any], options: dict[str, Any],
@@ -280,7 +280,7 @@ def _string_input(messages: list[Message]) -> str | None:
 def is_own(provider: str | None, dialect: str | None) -> bool:
     """Whether a turn written by ``provider`` is this wire format's and vendor's
     (``None``: built by hand or read from a Responses request)."""
-    return is_own_vendor_turn(provider, WIRE_NAME, dialect)
+    return is_own_vendor_turn(provider, NAME, dialect)
 
 
 def _items(messages: list[Message], dialect: str | None,
@@ -331,15 +331,15 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     reader = ItemReader(StreamIds.of_body(body), request_fields)
     messages: list[Message] = []
     if isinstance(rest.get("instructions"), str):
-        messages.append(SystemMessage(rest.pop("instructions"), metadata=Extras(WIRE_NAME)))
+        messages.append(SystemMessage(rest.pop("instructions"), metadata=Extras(NAME)))
     given = rest.get("input")
     if isinstance(given, str):
         messages.append(UserMessage(rest.pop("input"),
-                                    metadata=Extras(WIRE_NAME, {STRING_INPUT: True})))
+                                    metadata=Extras(NAME, {STRING_INPUT: True})))
     elif isinstance(given, list) and given:
         messages += _read_items(rest.pop("input"), reader)
     request = Request(messages=messages, model=take(rest, "model", str),
-                      stream=take(rest, "stream", bool), options=Extras(WIRE_NAME))
+                      stream=take(rest, "stream", bool), options=Extras(NAME))
     read_tools(rest, request)
     _read_text(rest, request)
     _read_reasoning(rest, request.options)
@@ -355,7 +355,7 @@ def _side(item: Any) -> str:
     or ``assistant`` (the model's items, and every item streamkit does not model)."""
     if not isinstance(item, dict):
         raise InvalidBodyError(f"not a Responses input item: {str(item)[:200]}",
-                               wire=WIRE_NAME, where="input")
+                               wire=NAME, where="input")
     item_type = item.get("type")
     if item_type in (None, "message"):
         role = item.get("role")
@@ -383,9 +383,9 @@ def _read_items(items: list[Any], reader: ItemReader) -> list[Message]:
                 last.content += blocks
             else:
                 messages.append(AssistantMessage(blocks, provider=PROVIDER,
-                                                 metadata=Extras(WIRE_NAME)))
+                                                 metadata=Extras(NAME)))
         elif side == "results":
-            add_result(messages, read_tool_output(item, reader), WIRE_NAME)
+            add_result(messages, read_tool_output(item, reader), NAME)
         else:
             messages.append(_MESSAGE_READERS[side](item, reader))
         previous = side
@@ -399,13 +399,13 @@ def _read_user(item: Wire, reader: ItemReader) -> Message:
     if isinstance(content, list):
         content = [read_user_part(part, reader) for part in content]
     return UserMessage(content if isinstance(content, (str, list)) else [],
-                       metadata=message_extras(item, WIRE_NAME))
+                       metadata=message_extras(item, NAME))
 
 
 def _read_system(item: Wire, reader: ItemReader) -> Message:
     """A system / developer message item (its role in ``metadata["role"]``)."""
     content = item.get("content")
-    metadata = Extras(WIRE_NAME, {"role": item.get("role"), **message_extras(item, WIRE_NAME)})
+    metadata = Extras(NAME, {"role": item.get("role"), **message_extras(item, NAME)})
     if isinstance(content, str):
         return SystemMessage(content, metadata=metadata)
     parts = ([read_user_part(part, reader) for part in content]
@@ -440,7 +440,7 @@ def _read_format(wire: Wire) -> bool | JsonSchemaOutput | None:
     """A ``text.format`` as structured output, when it writes back exactly."""
     if wire == {"type": "json_object"}:
         return True
-    output = read_schema_output(wire, WIRE_NAME, written=("type",)) if wire.get(
+    output = read_schema_output(wire, NAME, written=("type",)) if wire.get(
         "type") == "json_schema" else None
     return output if output is not None and json_format(output) == wire else None
 

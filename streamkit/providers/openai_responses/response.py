@@ -31,14 +31,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import msgspec
-
+from ...framing.encoding import json_bytes
 from ...model.errors import InvalidBodyError
 from ...model.response import ChatResponse
 from ..body import read_body
 from ..coerce import as_dict, as_list, as_str
 from .stream import OpenAIResponsesParser
-from .wire import WIRE_NAME
+from .wire import NAME
 
 # The terminal event of a stream that ends with a response of this status.
 _TERMINAL_EVENTS = {
@@ -52,14 +51,14 @@ def parse_response(body: dict[str, Any], dialect: str | None) -> ChatResponse:
     """The :class:`~streamkit.ChatResponse` of a non-streamed Responses API response."""
     if not isinstance(body, dict):
         raise InvalidBodyError(f"a Responses API response is a JSON object, not "
-                               f"{type(body).__name__}", wire=WIRE_NAME)
+                               f"{type(body).__name__}", wire=NAME)
     return read_body(OpenAIResponsesParser(), _payloads(body))[0]
 
 
 def _payloads(body: dict[str, Any]) -> Iterator[tuple[str, bytes]]:
     """The body as the stream payloads it stands for."""
     for event_type, payload in _events(body):
-        yield event_type, msgspec.json.encode(payload)
+        yield event_type, json_bytes(payload)
 
 
 def _events(body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

@@ -140,7 +140,7 @@ from .items import (
     merged,
     with_content,
 )
-from .wire import FINISH_REASONS, TOOL_PROGRESS, TOOL_TEXT_EVENTS, WIRE_NAME, map_usage
+from .wire import FINISH_REASONS, NAME, TOOL_PROGRESS, TOOL_TEXT_EVENTS, map_usage
 
 __all__ = ["OpenAIResponsesParser"]
 
@@ -172,7 +172,7 @@ class OpenAIResponsesParser(StreamParser):
     framing: ClassVar[Framing] = "sse"
 
     def __init__(self, audio_media_type: str = "audio/pcm;rate=24000", *,
-                 provider: str = WIRE_NAME, fast_decode: bool = True) -> None:
+                 provider: str = NAME, fast_decode: bool = True) -> None:
         self.name = provider
         self.audio_media_type = audio_media_type
         self.fast_decode = fast_decode

@@ -35,7 +35,7 @@ from ..function_tools import function_fields, own_entry, read_function, written_
 from ..lossless import ABSENT
 from ..options import put_field
 from .content import Wire
-from .wire import WIRE_NAME
+from .wire import NAME
 
 __all__ = ["read_tool_definition", "read_tools", "tool_definition", "write_tools"]
 
@@ -45,13 +45,13 @@ _CHOICE_WORDS: Final = ("auto", "required", "none")
 def tool_definition(tool: Tool) -> Wire:
     """A function tool with the metadata of this wire, and ``strict`` always
     said (see the module docstring)."""
-    return function_fields(tool, WIRE_NAME, prefix={"type": "function"}, strict=False)
+    return function_fields(tool, NAME, prefix={"type": "function"}, strict=False)
 
 
 def read_tool_definition(entry: dict[str, Any]) -> Tool | None:
     """The :class:`~streamkit.conversation.tools.Tool` a function entry stands
     for, when writing it gives the entry back exactly (``None``: another entry)."""
-    tool = read_function(entry, WIRE_NAME, written=("type",)) if entry.get(
+    tool = read_function(entry, NAME, written=("type",)) if entry.get(
         "type") == "function" else None
     if tool is not None and "strict" not in entry:
         tool.metadata[ABSENT] = ["strict"]  # so that writing it back leaves strict out
@@ -86,7 +86,7 @@ def read_tools(rest: dict[str, Any], request: Request) -> None:
 def _entry(item: Tool | dict[str, Any]) -> Wire | None:
     """A tool's entry; a dict as it is; ``None`` for a dict another wire's
     reader kept (a tool of that API)."""
-    return own_entry(item, WIRE_NAME) if isinstance(item, dict) else tool_definition(item)
+    return own_entry(item, NAME) if isinstance(item, dict) else tool_definition(item)
 
 
 def _entries(tools: list[Tool | dict[str, Any]] | None) -> list[Wire] | None:
@@ -96,10 +96,10 @@ def _entries(tools: list[Tool | dict[str, Any]] | None) -> list[Wire] | None:
 def _read_entry(entry: Any) -> Tool | dict[str, Any]:
     """A function tool as a :class:`Tool` when it writes back exactly; else as it is."""
     if not isinstance(entry, dict):
-        raise InvalidBodyError(f"not a Responses tool: {str(entry)[:200]}", wire=WIRE_NAME,
+        raise InvalidBodyError(f"not a Responses tool: {str(entry)[:200]}", wire=NAME,
                                where="tools")
     tool = read_tool_definition(entry)
-    return tool if tool is not None else Extras(WIRE_NAME, entry)
+    return tool if tool is not None else Extras(NAME, entry)
 
 
 def _tool_choice(choice: str, tools: list[Wire]) -> str | Wire:

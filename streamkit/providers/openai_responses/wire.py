@@ -3,9 +3,11 @@
 Everything here is about the wire format, not about one direction of it, so the
 stream parser, the response reader and the request codec share it:
 
-- :data:`WIRE_NAME`: the wire format's name, the origin its readers record on
+- :data:`NAME`: the wire format's name, the origin its readers record on
   what they keep (:class:`~streamkit.model.extras.Extras`) and its citations' ``wire``;
-- :data:`FINISH_REASONS`: why a response ended, by the wire's word;
+- :data:`FINISH_REASONS`: why a response ended, by the wire's word, and
+  :data:`FINISH_WORDS`, the word an encoder writes for a uniform reason (a
+  final status of :data:`END_STATUSES`, else an incomplete response's reason);
 - :data:`USAGE_FIELDS`: where a ``usage`` object keeps each count;
 - :data:`TOOL_PROGRESS` / :data:`TOOL_TEXT_EVENTS`: the lifecycle and streamed
   field events of the server-side tools.
@@ -13,6 +15,8 @@ stream parser, the response reader and the request codec share it:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, Final
 
 from ...model.finish import FinishReason
@@ -20,7 +24,7 @@ from ...model.usage import ChatUsage
 from ..usage_fields import UsageFields, first, total, usage_from
 
 #: The wire format's name (:data:`~streamkit.providers.wire_format.WIRE_NAMES`).
-WIRE_NAME: Final = "openai-responses"
+NAME: Final = "openai-responses"
 
 USAGE_FIELDS: Final = UsageFields(
     input_tokens=first("input_tokens"),
@@ -40,6 +44,24 @@ FINISH_REASONS: Final[dict[str, FinishReason]] = {
     "max_output_tokens": FinishReason.LENGTH,
     "content_filter": FinishReason.CONTENT_FILTER,
 }
+
+#: The final statuses of a response that are a finish word themselves.
+END_STATUSES: Final = frozenset({"completed", "failed"})
+
+#: The word written for each uniform reason (an answer of this wire keeps its
+#: own): a status of :data:`END_STATUSES`, or the ``incomplete_details.reason``
+#: of an ``incomplete`` response.
+FINISH_WORDS: Final[Mapping[FinishReason, str | None]] = MappingProxyType({
+    FinishReason.STOP: "completed",
+    FinishReason.TOOL_CALLS: "completed",
+    FinishReason.REFUSAL: "completed",
+    FinishReason.PAUSE: "completed",
+    FinishReason.INTERRUPTED: "completed",
+    FinishReason.UNKNOWN: "completed",
+    FinishReason.ERROR: "failed",
+    FinishReason.LENGTH: "max_output_tokens",
+    FinishReason.CONTENT_FILTER: "content_filter",
+})
 
 #: Server-side tools whose lifecycle events are ``response.<tool>.<status>``.
 TOOL_PROGRESS: Final = {
