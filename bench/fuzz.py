@@ -5,7 +5,7 @@ Run: make fuzz   (or .venv/bin/python bench/fuzz.py [-n 100000] [--seed 1])
 Each input is a recording from ``tests/fixtures`` with one to three mutations,
 run one way (``replay()``, a sync or async ``stream()``, ``on_error`` raise or
 return; ``auto``, the right provider or a random one) with one chunking; the
-contract is checked as ``tests/test_fuzz.py`` does (see ``tests/fuzzing.py``):
+contract is checked as ``tests/test_fuzz.py`` does (see ``tests/support/stream_fuzzing.py``):
 a clean result or a ``StreamError`` with ``.partial``; the same result for
 the whole body in one chunk; reading the result raises nothing undocumented.
 
@@ -15,7 +15,7 @@ showed it, written to ``--out`` (default ``$TMPDIR/streamkit-fuzz``) so it can b
 replayed: ``python -m streamkit replay FILE --provider P``. Exit status 1 when
 any breach was found.
 
-Then the write side, ``-n`` cases of each kind (see ``tests/write_fuzzing.py``):
+Then the write side, ``-n`` cases of each kind (see ``tests/support/write_fuzzing.py``):
 ``request`` (``parse_request``, then ``build_request`` of what it read),
 ``response`` (``parse_response`` of a dict, bytes or text) and ``tool``
 (``Tool.run_json`` / ``run_json_sync``), over mutated recorded bodies and
@@ -28,7 +28,7 @@ the kinds (default: ``stream,request,response,tool``).
 Then ``--client`` calls (default 2,000) of ``Client`` / ``SyncClient``
 ``create()`` and ``stream()`` against a raw-socket server that cuts, resets,
 trickles, hangs and corrupts every phase of a recorded answer (see
-``tests/client_fuzzing.py``): only typed errors, partials kept, no call past
+``tests/support/client_fuzzing.py``): only typed errors, partials kept, no call past
 its total timeout, every connection closed. ``--client 0`` skips them.
 """
 
@@ -45,10 +45,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from client_fuzzing import describe
-from client_fuzzing import fuzz as fuzz_client
-from fuzzing import Case, Outcome, check, load_bodies, make_case
-from write_fuzzing import KINDS, WriteCase, WriteFuzzer
+from support.client_fuzzing import describe
+from support.client_fuzzing import fuzz as fuzz_client
+from support.stream_fuzzing import Case, Outcome, check, load_bodies, make_case
+from support.write_fuzzing import KINDS, WriteCase, WriteFuzzer
 
 
 def main() -> int:

@@ -20,9 +20,9 @@ result) written by hand. Anthropic needs ``max_tokens``: both libraries get
   a placeholder JPEG for the one URL image, so that translation is judged and
   its timing has no download in it.
 
-Each body is judged by the target SDK's request types (tests/test_request_*.py
-``assert_sdk_valid``) and by what the conversation must keep, read back with
-streamkit's ``parse_request`` of the target wire (tests/translation.py
+Each body is judged by the target SDK's request types (tests/support/request_oracles
+``sdk_valid``) and by what the conversation must keep, read back with
+streamkit's ``parse_request`` of the target wire (tests/support/translation_matrix.py
 ``essence`` / ``losses``, plus the declared tools, the tool choice and files).
 Results are printed and written to bench/translation.latest.md (untracked).
 """
@@ -47,14 +47,11 @@ from pathlib import Path
 from typing import Any, get_args, get_origin
 
 sys.path.insert(0, str(Path(__file__).parent))
-# tests/ first: its translation.py (the cross-wire matrix: essence, losses) is not this file
+# tests/ (its support package: the request oracles, the cross-wire matrix: essence, losses)
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network at import
 
 import litellm
-import test_request_anthropic
-import test_request_gemini
-import translation as matrix
 from _timing import fmt_seconds, median_times, table
 from litellm.anthropic_beta_gated_fields import strip_beta_gated_request_body
 from litellm.anthropic_beta_headers_manager import update_request_with_filtered_beta
@@ -65,6 +62,9 @@ from litellm.llms.vertex_ai.gemini.transformation import sync_transform_request_
 from litellm.types.utils import CallTypes
 from litellm.utils import get_optional_params, return_raw_request
 from pydantic import ValidationError
+from support import translation_matrix as matrix
+from support.request_oracles import anthropic as anthropic_oracle
+from support.request_oracles import gemini as gemini_oracle_module
 
 import streamkit
 from streamkit import (
@@ -248,12 +248,12 @@ class Verdict:
 
 
 def gemini_oracle(body: dict[str, Any]) -> None:
-    """tests/test_request_gemini.py's oracle with one gap closed: its
+    """tests/support/request_oracles/gemini.py's oracle with one gap closed: its
     ``canonical`` does not descend into dict-valued fields (``Schema.properties``),
     so a ``parameters`` schema whose nested types are spelled ``"string"`` (as the
     API's own examples spell them; the SDK reads them case-insensitively) looks
     changed by the SDK. Run only when the oracle as it is refuses the body."""
-    module = test_request_gemini
+    module = gemini_oracle_module
     original = module.canonical
 
     def canonical(value: Any, annotation: Any) -> Any:
@@ -264,7 +264,7 @@ def gemini_oracle(body: dict[str, Any]) -> None:
 
     module.canonical = canonical
     try:
-        module.assert_sdk_valid(body)
+        module.check(body)
     finally:
         module.canonical = original
 
@@ -273,10 +273,10 @@ def check(target: str, body: dict[str, Any]) -> bool:
     """Raises if the target SDK's types refuse ``body``; True when only the
     Gemini oracle's gap made it refuse."""
     if target == "anthropic":
-        test_request_anthropic.assert_sdk_valid(body)
+        anthropic_oracle.check(body)
         return False
     try:
-        test_request_gemini.assert_sdk_valid(body)
+        gemini_oracle_module.check(body)
         return False
     except AssertionError:
         gemini_oracle(body)
@@ -473,7 +473,8 @@ def report(cases: list[Case], argv: list[str]) -> str:
             (("streamkit", c.streamkit), ("LiteLLM", c.litellm)) if verdict.oracle_gap]
     if gaps:
         parts.append(f"\nValid only with the Gemini oracle's gap closed ({len(gaps)}: "
-                     f"{', '.join(gaps)}): tests/test_request_gemini.py `canonical` does not "
+                     f"{', '.join(gaps)}): tests/support/request_oracles/gemini.py "
+                     "`canonical` does not "
                      "descend into `Schema.properties`, so nested lowercase types (`\"string\"`, "
                      "which the SDK reads case-insensitively) look changed; see "
                      "`gemini_oracle` in bench/translation.py.")

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from growth import assert_linear
+from support.growth import assert_linear
 
 import streamkit
 from streamkit import InvalidBodyError, StreamkitError, build_request, parse_request, parse_response

@@ -39,7 +39,7 @@ from typing import Any
 import anyio
 import anyio.from_thread
 import pytest
-from conftest import FIXTURES
+from support.recordings import FIXTURES
 
 from streamkit.model import vendors as registry
 from streamkit.testing import ReplayServer, Reply

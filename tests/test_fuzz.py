@@ -32,13 +32,21 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import client_fuzzing
 import pytest
-from client_fuzzing import describe
-from conftest import fixture_id, recordings
-from fuzzing import Case, Outcome, check, load_bodies, make_case, right_provider, run_replay
-from growth import assert_linear
-from write_fuzzing import KINDS, WriteFuzzer
+import support.client_fuzzing as client_fuzzing
+from support.client_fuzzing import describe
+from support.growth import assert_linear
+from support.recordings import fixture_id, recordings
+from support.stream_fuzzing import (
+    Case,
+    Outcome,
+    check,
+    load_bodies,
+    make_case,
+    right_provider,
+    run_replay,
+)
+from support.write_fuzzing import KINDS, WriteFuzzer
 
 import streamkit
 from streamkit import IncompleteStreamError, ProtocolError, ProviderError, ToolCallBlock, replay

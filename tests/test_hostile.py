@@ -19,7 +19,8 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from conftest import FIXTURES, body, comparable, fixture_id, recordings
+from support.comparing import comparable
+from support.recordings import FIXTURES, body, fixture_id, recordings
 
 import streamkit
 from streamkit import (

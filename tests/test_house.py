@@ -15,7 +15,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from conftest import body, comparable, fixture_id, recordings
+from support.comparing import comparable
+from support.recordings import body, fixture_id, recordings
 
 import streamkit
 from streamkit import Tool, UserMessage, build_request, parse_request, parse_response, replay

@@ -39,7 +39,7 @@ def test_never_collected() -> None:
 def run_pytest(folder: Path, *files: str, **env: str) -> subprocess.CompletedProcess[str]:
     (folder / "conftest.py").write_text(
         f"import sys\nsys.path.insert(0, {str(TESTS)!r})\n"
-        "from skips_fail import pytest_make_collect_report, pytest_runtest_makereport\n")
+        "from support.skips_fail import pytest_make_collect_report, pytest_runtest_makereport\n")
     (folder / "test_skipping.py").write_text(SKIPPING)
     (folder / "test_skipped_module.py").write_text(SKIPPED_MODULE)
     clean = {k: v for k, v in os.environ.items() if k not in ("CI", "STREAMKIT_NO_SKIPS")}

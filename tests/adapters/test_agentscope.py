@@ -24,7 +24,8 @@ from agentscope.message import ToolCallBlock as AsToolCallBlock
 from agentscope.model import ChatResponse as AsChatResponse
 from agentscope.model import ChatUsage as AsChatUsage
 from agentscope.model._model_response import FinishedReason
-from conftest import FIXTURES, body, comparable, fixture_id, recordings
+from support.comparing import comparable
+from support.recordings import FIXTURES, body, fixture_id, recordings
 
 import streamkit
 from streamkit import ChatResponse, ChatUsage, Citation, FinishReason, TextBlock, ToolCallBlock

@@ -8,7 +8,8 @@ from typing import Any
 
 import aiohttp
 import pytest
-from conftest import comparable, fresh_ids, recordings
+from support.comparing import comparable, fresh_ids
+from support.recordings import recordings
 
 import streamkit
 from streamkit import IncompleteStreamError, ProtocolError, ProviderError

@@ -40,8 +40,9 @@ from autogen_core.models import (
     UserMessage,
 )
 from autogen_core.tools import FunctionTool, ToolSchema
-from conftest import CONVERSATIONS, FIXTURES, body, fixture_id, recordings
 from PIL import Image as PILImage
+from support.conversations import CONVERSATIONS
+from support.recordings import FIXTURES, body, fixture_id, recordings
 
 import streamkit
 from streamkit import (

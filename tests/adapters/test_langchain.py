@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import body, comparable, fixture_id, recordings
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.utils.json import parse_partial_json
+from support.comparing import comparable
+from support.recordings import body, fixture_id, recordings
 
 import streamkit
 from streamkit import ChatResponse, ChatUsage, ThinkingBlock, ToolCallBlock

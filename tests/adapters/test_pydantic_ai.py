@@ -10,7 +10,6 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from conftest import body, comparable, fixture_id, recordings
 from pydantic_ai.messages import (
     FilePart,
     ModelMessagesTypeAdapter,
@@ -22,6 +21,8 @@ from pydantic_ai.messages import (
     ToolCallPart,
 )
 from pydantic_ai.usage import RequestUsage
+from support.comparing import comparable
+from support.recordings import body, fixture_id, recordings
 
 import streamkit
 from streamkit import ChatResponse, ChatUsage, FinishReason, ThinkingBlock

@@ -4,7 +4,7 @@ person would, through a pipe and through a pseudo-terminal.
 The upstream is a :class:`~streamkit.testing.ReplayServer` answering each
 request with the next reply of a sequence; what the CLI sent is read back from
 ``server.requests`` (the history of each turn, the tool results). A tool is a
-plain function of ``tests/cli_tools.py`` given with ``--tool``.
+plain function of ``tests/support/cli_tools.py`` given with ``--tool``.
 """
 
 from __future__ import annotations
@@ -21,15 +21,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, sse_body
+from support.paths import ROOT, TESTS
+from support.recordings import FIXTURES, sse_body
 
 from streamkit.cli import main
 from streamkit.cli.chat import EXIT_CODES
 from streamkit.testing import ReplayServer, Reply, ThreadedReplayServer
 
 SECRET = "sk-cli-test-0123456789-SECRET"
-ROOT = Path(__file__).parent.parent
-TESTS = Path(__file__).parent
 TOOL_USE = FIXTURES / "anthropic/tool-use.sse"  # text, then get_weather({"location": "Paris"})
 HELLO = FIXTURES / "anthropic/text-basic.sse"  # "Hello there!"
 MARKDOWN = FIXTURES / "anthropic/thinking-signature.sse"  # thinking, then markdown with **bold**
@@ -94,9 +93,9 @@ def test_an_unknown_provider_lists_the_known_ones(capsys: pytest.CaptureFixture[
 
 
 @pytest.mark.parametrize(("spec", "said"), [
-    ("cli_tools", "expected MODULE:FUNCTION"),
+    ("support.cli_tools", "expected MODULE:FUNCTION"),
     ("no_such_module_here:f", "cannot import 'no_such_module_here': ModuleNotFoundError"),
-    ("cli_tools:nothing", "'cli_tools' has no function 'nothing'"),
+    ("support.cli_tools:nothing", "'support.cli_tools' has no function 'nothing'"),
 ])
 def test_a_tool_that_cannot_be_loaded_is_one_line(spec: str, said: str,
                                                   monkeypatch: pytest.MonkeyPatch,
@@ -148,7 +147,7 @@ def test_a_two_turn_conversation_with_a_tool_through_a_pipe() -> None:
     with ReplayServer.in_thread() as server:
         server.add_sequence(PATH, [TOOL_USE, HELLO, MARKDOWN])
         done = run_piped(server, "Weather in Paris?\n\nAnd then?\n", "--tool",
-                         "cli_tools:get_weather")
+                         "support.cli_tools:get_weather")
         sent = messages_of(server)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
@@ -178,8 +177,8 @@ def test_parallel_tool_calls_are_one_line_each_and_a_failing_tool_answers_an_err
             FIXTURES / "openai-chat/text-with-usage-chunk.sse"])
         done = subprocess.run(
             [sys.executable, "-m", "streamkit", "chat", "--model", "openai:gpt-test",
-             "--base-url", server.url + "/v1", "--tool", "cli_tools:GetWeatherArgs",
-             "--tool", "cli_tools:get_stock_price", "-"],
+             "--base-url", server.url + "/v1", "--tool", "support.cli_tools:GetWeatherArgs",
+             "--tool", "support.cli_tools:get_stock_price", "-"],
             input="Weather and AAPL?\n", capture_output=True, text=True, timeout=120,
             check=False, cwd=TESTS, env=environment(OPENAI_API_KEY=SECRET))
         results = server.requests[1].json()["messages"][2:]
@@ -234,8 +233,9 @@ def test_stats_is_one_line_per_answer_of_a_tool_loop_and_none_without_the_flag()
     with ReplayServer.in_thread() as server:
         server.add_sequence(PATH, [TOOL_USE, HELLO, TOOL_USE, HELLO])
         done = run_piped(server, "Weather in Paris?\n", "--stats", "--tool",
-                         "cli_tools:get_weather")
-        quiet = run_piped(server, "Weather in Paris?\n", "--tool", "cli_tools:get_weather")
+                         "support.cli_tools:get_weather")
+        quiet = run_piped(server, "Weather in Paris?\n", "--tool",
+                          "support.cli_tools:get_weather")
     assert done.returncode == 0 and quiet.returncode == 0, done.stderr + quiet.stderr
     assert done.stdout == quiet.stdout  # the conversation is the same
     first, second = done.stderr.splitlines()
@@ -320,7 +320,7 @@ def test_a_conversation_on_a_terminal_renders_live_and_keeps_provider_text_liter
                                    Reply(UNAUTHORIZED, status=401,
                                          content_type="application/json")])
         code, shown, stderr = drive_terminal(
-            chat_args(server, "--tool", "cli_tools:get_weather"),
+            chat_args(server, "--tool", "support.cli_tools:get_weather"),
             ["Weather in Paris?\n", "/model anthropic:claude-other\n", "Show me a link\n",
              "/reset\n", "Fresh start\n", "Fails\n", "\x04"],
             environment(TERM="xterm-256color", COLUMNS="100", LINES="40"))

@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.recordings import FIXTURES
 
 from streamkit.cli import main
 
-FIXTURES = Path(__file__).parent / "fixtures"
 AUDIO_SHA256 = "4cd1edd3d9c943ae1156b41d4fe25dc1f56dd32b1296afcddf5a1e8d719b8cee"
 
 

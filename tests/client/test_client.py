@@ -22,7 +22,10 @@ from urllib.parse import urlsplit
 import anyio
 import httpx
 import pytest
-from conftest import CONVERSATIONS, FIXTURES, fresh_ids
+from support.comparing import fresh_ids
+from support.conversations import CONVERSATIONS
+from support.paths import ROOT
+from support.recordings import FIXTURES
 
 from streamkit import (
     BlockDelta,
@@ -44,7 +47,6 @@ SECRET = "sk-ant-test-0123456789-SECRET"
 NOW = 1_800_000_000.0
 ANTHROPIC_TEXT = FIXTURES / "anthropic/text-basic.sse"  # "Hello there!", 11 in / 6 out
 PATH = "/v1/messages"
-ROOT = Path(__file__).parent.parent
 
 
 @pytest.fixture

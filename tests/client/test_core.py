@@ -4,40 +4,28 @@
 (send, read a body, wait); these tests play the shell's part with in-memory
 ``httpx.Response`` values and say what each step gave, so every decision (the
 retry, the wait, the deadline, the error, the report, the usage) is seen as the
-step it produces. ``tests/test_client.py`` runs the same core through the real
+step it produces. ``client/test_client.py`` runs the same core through the real
 shells over real sockets.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Generator
 from typing import Any
 
 import httpx
 import pytest
-from conftest import CONVERSATIONS
+from support.client_steps import Clock, error_response
+from support.conversations import CONVERSATIONS
 
 from streamkit.client.attempts import Attempt
 from streamkit.client.core import ClientCore
-from streamkit.client.retry import Timing
 from streamkit.client.steps import Progress, Read, Send, Step, Wait
 from streamkit.client.timeouts import Timeouts
 from streamkit.model.errors import NoResponseError, ProviderError
 from streamkit.model.limits import MAX_ERROR_BODY_BYTES
 
 SECRET = "sk-ant-test-0123456789-SECRET"
-NOW = 1_800_000_000.0
-
-
-class Clock:
-    """A monotonic clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.at = 100.0
-
-    def timing(self) -> Timing:
-        return Timing(monotonic=lambda: self.at, now=lambda: NOW, random=lambda: 0.5)
 
 
 def core(attempts: list[Attempt], *, total: float | None = None,
@@ -46,12 +34,6 @@ def core(attempts: list[Attempt], *, total: float | None = None,
                       timeout=Timeouts(total=total), max_retries=max_retries, retry=None,
                       model_info=None, on_attempt=attempts.append,
                       environ={"ANTHROPIC_API_KEY": SECRET}, overrides={})
-
-
-def error_response(status: int, message: str, **headers: str) -> httpx.Response:
-    body = json.dumps({"type": "error", "error": {"type": "api_error", "message": message}})
-    return httpx.Response(status, headers={"content-type": "application/json", **headers},
-                          content=body.encode())
 
 
 def read_body(step: Step) -> None:

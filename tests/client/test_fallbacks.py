@@ -17,8 +17,9 @@ import warnings
 from typing import Any
 
 import pytest
-from conftest import FIXTURES
-from translation import CONVERSATIONS, _oracles, essence
+from support.recordings import FIXTURES
+from support.request_oracles import sdk_valid
+from support.translation_matrix import CONVERSATIONS, essence
 
 from streamkit import (
     Base64Source,
@@ -190,12 +191,11 @@ async def test_a_real_history_falls_back_from_anthropic_to_openai_to_gemini(
                             "failed, openai:gpt-4o failed") for m in messages)
 
     # each body is valid for its SDK's types and keeps the conversation
-    oracles = _oracles()
     bodies = {"anthropic": requests[0].json(), "openai-chat": requests[2].json(),
               "gemini": requests[4].json()}
     assert requests[1].body == requests[0].body and requests[3].body == requests[2].body
     for wire, body in bodies.items():
-        oracles[wire](body)
+        sdk_valid(wire, body)
     assert bodies["anthropic"]["model"] == "claude-sonnet-4-5"
     assert bodies["openai-chat"]["model"] == "gpt-4o"
     assert "model" not in bodies["gemini"]  # in the URL
@@ -435,7 +435,7 @@ async def test_a_lossy_translation_on_a_fallback_warns() -> None:
     assert answer.provider == "openai"
     lossy = [str(w.message) for w in caught if issubclass(w.category, LossyTranslationWarning)]
     assert lossy and all(message.startswith("openai-chat cannot hold") for message in lossy)
-    _oracles()["openai-chat"](body)
+    sdk_valid("openai-chat", body)
 
 
 # ---------------------------------------------------------------- keys

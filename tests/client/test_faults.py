@@ -23,7 +23,7 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from fault_server import Answer, FaultServer, head, trickle
+from support.fault_server import Answer, FaultServer, head, trickle
 
 import streamkit
 from streamkit import (

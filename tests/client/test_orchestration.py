@@ -4,7 +4,7 @@
 :func:`~streamkit.client.orchestration.stream_call` hold the fallback chain,
 the retries, telemetry and the usage totals once for both clients, as
 generators of steps. These tests play the shell's part with in-memory
-``httpx.Response`` values (as ``tests/test_client_core.py`` does for one
+``httpx.Response`` values (as ``client/test_core.py`` does for one
 model's attempts), so every decision is seen as the step it produces: a retry
 wait, the fall to the next model, the final error with its partial answer, a
 stream opened, delivered and counted, and what a shell meets thrown back into
@@ -20,13 +20,13 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import CONVERSATIONS
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.semconv.attributes import error_attributes
 from opentelemetry.trace import StatusCode
-from test_client_core import Clock, error_response
+from support.client_steps import Clock, error_response
+from support.conversations import CONVERSATIONS
 
 from streamkit import Client, SyncClient, UserMessage
 from streamkit.client.attempts import Attempt

@@ -23,7 +23,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import FIXTURES, fresh_ids
+from support.comparing import fresh_ids
+from support.paths import ROOT
+from support.recordings import FIXTURES
 
 import streamkit
 from streamkit.client import Client
@@ -385,7 +387,7 @@ TOOL_TURNS: dict[str, tuple[str, list[Any], str]] = {
 
 
 def load_tool_loop() -> Any:
-    path = Path(__file__).parent.parent / "examples" / "tool_loop.py"
+    path = ROOT / "examples" / "tool_loop.py"
     spec = importlib.util.spec_from_file_location("tool_loop_example", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

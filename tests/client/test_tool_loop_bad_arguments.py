@@ -2,7 +2,7 @@
 whose arguments are not JSON, on every wire, over real sockets
 (``ReplayServer``): the loop never raises, the tool result tells the model what
 went wrong, and the next request is valid for the wire's official SDK request
-type (``translation._oracles``) and carries the arguments by the one policy of
+type (``support.request_oracles.sdk_valid``) and carries the arguments by the one policy of
 :mod:`streamkit.providers.function_tools`: the raw text as it came where the
 wire takes text (Chat ``function.arguments``, Responses
 ``function_call.arguments``), ``{}`` where it takes an object (Anthropic
@@ -30,8 +30,10 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import FIXTURES, fresh_ids
-from translation import _oracles
+from support.comparing import fresh_ids
+from support.paths import ROOT
+from support.recordings import FIXTURES
+from support.request_oracles import sdk_valid
 
 import streamkit
 from streamkit.conversation.messages import FunctionExecutionResultMessage, Message, UserMessage
@@ -40,7 +42,7 @@ from streamkit.model.response import ChatResponse
 from streamkit.providers.codec import build_request
 from streamkit.testing import ReplayServer, load_recording
 
-README = Path(__file__).parent.parent / "README.md"
+README = ROOT / "README.md"
 README_CLIENT = 'streamkit.Client("anthropic:claude-sonnet-4-5")'
 SECRET = "sk-test-tool-loop"
 
@@ -181,7 +183,7 @@ async def test_the_readme_tool_loop_survives_bad_arguments(case: Case) -> None:
     assert sent.input == raw  # the raw text stays in the response
     result, = results.content if isinstance(results, FunctionExecutionResultMessage) else []
     assert result.is_error and case.told in result.text and result.call_id == sent.id
-    _oracles()[case.wire](second)
+    sdk_valid(case.wire, second)
     arguments, call_id = sent_call(case.wire, second)
     assert arguments == expected_arguments(case.wire, sent)
     assert json.dumps(result.text)[1:-1] in json.dumps(second)  # the model is told
@@ -204,7 +206,7 @@ def test_a_foreign_turn_with_bad_arguments_goes_by_the_same_policy(case: Case,
     raw = reply.tool_calls[0].input
     body = build_request(PROVIDER_OF[target], messages, model="test-model", tools=[tool],
                          max_tokens=1024)
-    _oracles()[target](body)
+    sdk_valid(target, body)
     arguments, _ = sent_call(target, body)
     assert arguments == expected_arguments(target, reply.tool_calls[0])
     assert reply.tool_calls[0].input == raw

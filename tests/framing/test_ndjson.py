@@ -5,16 +5,14 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterable
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.recordings import FIXTURES
 
 from streamkit.framing.ndjson import NDJSONDecoder
 from streamkit.model.errors import LimitExceeded
-
-FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def feed_chunks(chunks: Iterable[bytes], decoder: NDJSONDecoder | None = None) -> list[bytes]:

@@ -13,11 +13,11 @@ from httpx_sse._decoders import SSEDecoder as HttpxSSEDecoder
 from httpx_sse._decoders import SSELineDecoder
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.recordings import FIXTURES
 
 from streamkit.framing.sse import SSEDecoder, SSEEvent
 from streamkit.model.errors import LimitExceeded
 
-FIXTURES = Path(__file__).parent / "fixtures"
 # the real recordings (edge/ holds hand-written edge cases with deliberately odd events)
 SSE_FIXTURES = sorted(p for p in FIXTURES.glob("**/*.sse") if "edge" not in p.parts)
 
@@ -632,7 +632,7 @@ def _one_event_per_read(raw: bytes) -> list[bytes]:
     return [event + b"\n\n" for event in events[:-1]] + ([events[-1]] if events[-1] else [])
 
 
-@pytest.mark.parametrize("path", sorted((Path(__file__).parent / "fixtures").rglob("*.sse")),
+@pytest.mark.parametrize("path", sorted(FIXTURES.rglob("*.sse")),
                          ids=lambda p: p.name)
 def test_one_event_per_read_gives_the_same_payloads(path: Path) -> None:
     """The live shape (one event a read) takes a shortcut past the line loop; it

@@ -21,8 +21,8 @@ from typing import Any
 
 import httpx
 import pytest
-from asgi_server import serving
-from conftest import FIXTURES
+from support.asgi_server import serving
+from support.recordings import FIXTURES
 
 from streamkit import UnsupportedFeatureError, encode_response, replay
 from streamkit.client.keys import ApiKey

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from asgi_server import serving
+from support.asgi_server import serving
 
 from streamkit import (
     ChatResponse,

@@ -16,9 +16,10 @@ from typing import Any
 
 import genai_prices
 import pytest
-from conftest import CONVERSATIONS, FIXTURES, body, payloads
 from genai_prices.data import providers as price_lists
 from genai_prices.data_snapshot import find_provider_by_id
+from support.conversations import CONVERSATIONS
+from support.recordings import FIXTURES, body, payloads
 
 import streamkit
 from streamkit import ChatResponse, ChatUsage, Client, UserMessage

@@ -17,7 +17,8 @@ from typing import Any
 
 import msgspec
 import pytest
-from conftest import body, comparable, fixture_id, recordings
+from support.comparing import comparable
+from support.recordings import body, fixture_id, recordings
 
 from streamkit import Accumulator, BlockDelta, BlockEnd, BlockStart, TextDelta
 from streamkit.model.events import Event, event_to_dict

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from support.recordings import FIXTURES
 
 from streamkit import ChatResponse, ToolArgumentsError, ToolCallBlock
 from streamkit.model.partial_json import PartialJSONError
@@ -85,14 +86,11 @@ def test_text_past_a_limit_is_a_partial_error_not_an_exception(text: str) -> Non
 
 
 def test_gemini_partial_args_and_complete_args_give_the_same_view() -> None:
-    from pathlib import Path
-
     from streamkit import replay
     from streamkit.reading.pipeline import Pipeline
     from streamkit.testing import load_recording
 
-    fixtures = Path(__file__).parent / "fixtures"
-    body, _ = load_recording(fixtures / "gemini/vertex-function-call-partialArgs.chunks.jsonl")
+    body, _ = load_recording(FIXTURES / "gemini/vertex-function-call-partialArgs.chunks.jsonl")
     views: list[object] = []
     pipeline = Pipeline("gemini")
     for i in range(0, len(body), 64):  # read the view after every network chunk
@@ -103,7 +101,7 @@ def test_gemini_partial_args_and_complete_args_give_the_same_view() -> None:
     assert streamed == [c.arguments() for c in pipeline.response.tool_calls]
     assert streamed == [{"location": "Boston"}, {"location": "San Francisco"}]
     assert len(set(views)) > 2  # the view grew while the arguments streamed
-    body, _ = load_recording(fixtures / "gemini/function-call-thought-signature.sse")
+    body, _ = load_recording(FIXTURES / "gemini/function-call-thought-signature.sse")
     _, final = replay(body, "gemini")
     (call,) = final.tool_calls
     assert call.name == "get_country"

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import itertools
 import json
-from pathlib import Path as FsPath
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.recordings import FIXTURES
 
 from streamkit.model.json_path import JSONPathBuilder, parse_json_path
 from streamkit.model.limits import MAX_JSON_DEPTH
 from streamkit.model.partial_json import PartialJSON, PartialJSONError
-
-FIXTURES = FsPath(__file__).parent / "fixtures"
 
 
 def views(fragments: list[str]) -> tuple[PartialJSON, list[Any]]:

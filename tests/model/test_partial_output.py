@@ -18,9 +18,9 @@ from typing import Any, Literal
 
 import anyio
 import pytest
-from conftest import EDGE, FIXTURES, body
 from pydantic import BaseModel, Field
-from structured_streams import ANSWERS, RECIPE, WIRES, Recipe, Unit, fragments
+from support.recordings import EDGE, FIXTURES, body
+from support.structured_streams import ANSWERS, RECIPE, WIRES, Recipe, Unit, fragments
 
 import streamkit
 from streamkit import ChatResponse, StructuredOutputError
@@ -547,7 +547,7 @@ def _json_type(value: Any) -> Any:
 
 
 def _recorded_calls() -> list[tuple[str, int]]:
-    from conftest import fixture_id, recordings
+    from support.recordings import fixture_id, recordings
 
     cases = []
     for path in recordings():

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from growth import assert_linear
+from support.growth import assert_linear
 
 from streamkit import DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from streamkit.model.events import (

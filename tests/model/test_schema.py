@@ -14,9 +14,10 @@ from pathlib import Path
 import jsonschema
 import pydantic
 import pytest
-from conftest import body, comparable, fixture_id, recordings
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from support.comparing import comparable
+from support.recordings import body, fixture_id, recordings
 
 import streamkit
 from streamkit import ChatResponse, ChatUsage, ContentBlock, DataBlock, TextBlock, ToolCallBlock

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import FIXTURES, body
+from support.recordings import FIXTURES, body
 
 import streamkit
 from streamkit import ChatResponse, IncompleteStreamError, ProviderError

@@ -21,7 +21,6 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import CONVERSATIONS, FIXTURES
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import HistogramDataPoint, InMemoryMetricReader
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -31,6 +30,8 @@ from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as ge
 from opentelemetry.semconv._incubating.metrics import gen_ai_metrics
 from opentelemetry.semconv.attributes import error_attributes, http_attributes, server_attributes
 from opentelemetry.trace import SpanKind, StatusCode
+from support.conversations import CONVERSATIONS
+from support.recordings import FIXTURES
 
 from streamkit import (
     Client,

@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, body, comparable, fixture_id, fresh_ids, recordings
+from support.comparing import comparable, fresh_ids
+from support.recordings import FIXTURES, body, fixture_id, recordings
+from support.sdk_stream_readers import anthropic_final, openai_chat_final
 
 import streamkit
 from streamkit import (
@@ -45,7 +47,6 @@ from streamkit.model.events import (
 )
 from streamkit.model.replay import events_of
 from streamkit.providers import wire_format
-from streamkit.testing import ReplayServer
 
 #: The wires that can write answers, and the registry name each is encoded for.
 ENCODED = {"openai-chat": "openai", "anthropic": "anthropic"}
@@ -189,37 +190,6 @@ def _prompt_tokens(usage: ChatUsage, source: str, target: str) -> int:
     return count
 
 
-async def _openai_final(encoded: bytes) -> Any:
-    openai = pytest.importorskip("openai")
-    async with ReplayServer() as server:
-        server.add("/v1/chat/completions", encoded, chunk_size=37)
-        client = openai.AsyncOpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
-        try:
-            async with client.chat.completions.stream(
-                    model="m", messages=[{"role": "user", "content": "hi"}]) as stream:
-                return await stream.get_final_completion()
-        except (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError) as error:
-            return error.completion  # the helper's refusal to parse a cut answer: it read it
-        finally:
-            await client.close()
-            assert not server.errors
-
-
-async def _anthropic_final(encoded: bytes) -> Any:
-    anthropic = pytest.importorskip("anthropic")
-    async with ReplayServer() as server:
-        server.add("/v1/messages", encoded, chunk_size=37)
-        client = anthropic.AsyncAnthropic(base_url=server.url, api_key="k", max_retries=0)
-        try:
-            async with client.messages.stream(
-                    model="m", max_tokens=64,
-                    messages=[{"role": "user", "content": "hi"}]) as stream:
-                return await stream.get_final_message()
-        finally:
-            await client.close()
-            assert not server.errors
-
-
 def _check_openai(final: Any, response: ChatResponse) -> None:
     choice = final.choices[0]
     message = choice.message
@@ -271,9 +241,9 @@ async def test_the_official_sdk_reads_the_encoded_stream(path: Path, target: str
     events, response = _parsed(path)
     encoded = b"".join(encode_stream(target, events))
     if target == "openai":
-        _check_openai(await _openai_final(encoded), response)
+        _check_openai(await openai_chat_final(encoded), response)
     else:
-        _check_anthropic(await _anthropic_final(encoded), response)
+        _check_anthropic(await anthropic_final(encoded), response)
 
 
 # ---------------------------------------------------------------- scripted answers
@@ -294,14 +264,14 @@ def _scripted(provider: str | None) -> ChatResponse:
 @pytest.mark.anyio
 async def test_a_scripted_answer_with_thinking_and_parallel_calls_reaches_both_sdks() -> None:
     response = _scripted(None)
-    final = await _anthropic_final(b"".join(encode_stream("anthropic", response)))
+    final = await anthropic_final(b"".join(encode_stream("anthropic", response)))
     assert [block.type for block in final.content] == ["thinking", "text", "tool_use",
                                                        "tool_use"]
     assert final.content[0].signature == "sig-1"
     assert [block.input for block in final.content[2:]] == [{"city": "Paris"}, {"city": "Rome"}]
     assert final.stop_reason == "tool_use"
     assert (final.usage.input_tokens, final.usage.cache_read_input_tokens) == (20, 5)
-    chat = await _openai_final(b"".join(encode_stream("openai", response)))
+    chat = await openai_chat_final(b"".join(encode_stream("openai", response)))
     message = chat.choices[0].message
     assert message.content == "Checking both."
     assert message.reasoning_content == "Two cities: call twice."

@@ -9,7 +9,7 @@ wires (Gemini's JSON array form too) and by :func:`streamkit.encode_response`
 as each wire's body, and must come out as valid frames: UTF-8, the separators
 escaped, read back to the same text by streamkit's own reader and, over a real
 socket (:class:`streamkit.testing.ReplayServer`), by the wire's official SDK
-(the readers of ``test_encode_sdks.py``; ``ollama`` for Ollama).
+(``support/sdk_stream_readers.py``; ``ollama`` for Ollama).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from test_encode_matrix import TARGETS
-from test_encode_sdks import READERS, clients, server  # noqa: F401 (the fixtures)
+from support.encode_matrix import TARGETS
+from support.sdk_stream_readers import READERS
 
 from streamkit import (
     ChatResponse,
@@ -124,8 +124,8 @@ SDK_CANNOT_READ_ARGUMENTS = {
 @pytest.mark.parametrize("content", CONTENTS, ids=list(CONTENTS))
 @pytest.mark.parametrize("target", TARGETS)
 def test_the_official_sdk_reads_a_stream_holding_it_to_the_same_text(
-        target: str, content: str, server: ThreadedReplayServer,  # noqa: F811
-        clients: dict[str, Any]) -> None:  # noqa: F811
+        target: str, content: str, server: ThreadedReplayServer,
+        clients: dict[str, Any]) -> None:
     response = hostile_response(CONTENTS[content])
     read = READERS[target]
     want = _same_meaning(CONTENTS[content])

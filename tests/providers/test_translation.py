@@ -9,12 +9,11 @@ import warnings
 from typing import Any
 
 import pytest
-from translation import (
+from support.translation_matrix import (
     DEFECTS,
     MODES,
     TARGETS,
     Source,
-    _oracles,
     run_case,
     sources,
 )
@@ -23,7 +22,6 @@ import streamkit
 from streamkit import LossyTranslationWarning, UnsupportedFeatureError, UserMessage, build_request
 
 SOURCES = sources()
-ORACLES = _oracles()
 
 #: What a refusal may be about: a conversation the target cannot express at all.
 REFUSABLE = ("audio", "application/pdf", "pdf", "image url", "an image url", "chained",
@@ -39,7 +37,7 @@ def _pairs() -> list[tuple[Source, str]]:
                          ids=[f"{s.name}->{t}" for s, t in _pairs()])
 def test_a_recorded_request_crosses_to_another_wire(source: Source, target: str) -> None:
     for mode in MODES:
-        case = run_case(source, target, mode, ORACLES)
+        case = run_case(source, target, mode)
         assert case.outcome not in DEFECTS, f"{mode}: {case.outcome}: {case.detail}"
         if case.outcome == "refused":
             assert any(word in case.detail.lower() for word in REFUSABLE), case.detail
@@ -54,7 +52,7 @@ def test_the_matrix_counts_are_sane() -> None:
 
 def test_a_loss_never_passes_silently() -> None:
     """The harness itself: a builder that drops a user text without warning is a defect."""
-    from translation import essence, losses
+    from support.translation_matrix import essence, losses
 
     request = streamkit.Request([UserMessage("one"), UserMessage("two")])
     kept = streamkit.Request([UserMessage("one")])

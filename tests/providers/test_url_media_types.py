@@ -7,11 +7,11 @@ say: an image, type unknown) is no type, and none is invented.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
-from test_request_gemini import assert_sdk_valid
+from support.conversations import CONVERSATIONS
+from support.request_oracles import sdk_valid
 
 from streamkit import (
     DataBlock,
@@ -24,8 +24,6 @@ from streamkit import (
     parse_request,
 )
 from streamkit.providers.media import url_media_type
-
-CONVERSATIONS = Path(__file__).parent / "fixtures" / "conversations"
 
 
 def file_data(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -58,7 +56,7 @@ def test_a_recorded_openai_url_image_goes_to_gemini_with_its_type() -> None:
               for block in message.blocks if isinstance(block, DataBlock)]
     assert [image.media_type for image in images] == ["image/*"]
     built = build_request("gemini", request)
-    assert_sdk_valid(built)
+    sdk_valid("gemini", built)
     (image,) = file_data(built)
     assert image["mimeType"] == "image/jpeg" and image["fileUri"].endswith(".jpg")
 
@@ -73,7 +71,7 @@ def anthropic_url_image(url: str) -> dict[str, Any]:
 def test_an_anthropic_url_image_goes_to_gemini_with_the_type_its_path_names() -> None:
     request = parse_request("anthropic", anthropic_url_image("https://example.com/cat.webp"))
     built = build_request("gemini", request)
-    assert_sdk_valid(built)
+    sdk_valid("gemini", built)
     assert file_data(built) == [{"mimeType": "image/webp",
                                  "fileUri": "https://example.com/cat.webp"}]
 

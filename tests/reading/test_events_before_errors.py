@@ -20,8 +20,8 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import FIXTURES
-from fuzzing import _comparable, shown
+from support.recordings import FIXTURES
+from support.stream_fuzzing import _comparable, shown
 
 import streamkit
 from streamkit import (

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Payload, body, comparable, fixture_id, fresh_ids, payloads, recordings
+from support.comparing import comparable, fresh_ids
+from support.recordings import Payload, body, fixture_id, payloads, recordings
 
 from streamkit.framing.sse import SSEDecoder
 from streamkit.model.errors import StreamError

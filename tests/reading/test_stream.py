@@ -12,6 +12,7 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+from support.recordings import FIXTURES
 
 import streamkit
 from streamkit import (
@@ -27,7 +28,6 @@ from streamkit import (
 )
 from streamkit.testing import ReplayServer, load_recording
 
-FIXTURES = Path(__file__).parent / "fixtures"
 ALL_RECORDINGS = sorted(
     p for p in FIXTURES.rglob("*")
     if p.suffix in (".sse", ".ndjson") or p.name.endswith(".chunks.jsonl")

@@ -1,5 +1,5 @@
-"""Python functions the chat CLI tests give the model with ``--tool cli_tools:NAME``
-(named as the recorded models called them)."""
+"""Python functions the chat CLI tests give the model with
+``--tool support.cli_tools:NAME`` (named as the recorded models called them)."""
 
 
 def get_weather(location: str) -> str:

@@ -44,8 +44,6 @@ from typing import Any
 
 import anyio
 import httpx
-from fault_server import Answer, FaultServer, chunked, head, trickle
-from fuzzing import FIXTURES, Outcome, load_bodies, mutate, right_provider
 
 import streamkit
 from streamkit import ChatResponse, ProviderError, StreamError, StreamkitError
@@ -54,6 +52,8 @@ from streamkit.client.retry import SyncTiming, Timing
 from streamkit.client.sync_deadline import transport
 from streamkit.conversation.messages import UserMessage
 from streamkit.providers.codec import parse_response
+from support.fault_server import Answer, FaultServer, chunked, head, trickle
+from support.stream_fuzzing import FIXTURES, Outcome, load_bodies, mutate, right_provider
 
 KEY = "sk-fuzz-0123456789abcdef0123456789"
 TOTAL = 1.0

@@ -1,5 +1,7 @@
 """Growth probes: is a cost linear in its input? Shared by the tests that keep
-every read, parse and buffer linear (test_fuzz, test_reads, test_bodies_hostile)."""
+every read, parse and buffer linear (test_fuzz, model/test_reads,
+test_bodies_hostile), and what one metadata event holds (constant per event
+when each carries only its own payload, issue #10)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ import gc
 import time
 from collections.abc import Callable
 from typing import Any
+
+from streamkit.model.events import ResponseMetadata
 
 
 def cpu_time(run: Callable[[], Any]) -> float:
@@ -37,3 +41,23 @@ def assert_linear(make: Callable[[int], Callable[[], Any]], size: int) -> None:
         if ratio <= 8:
             return
     raise AssertionError(f"4x the input cost {ratio:.1f}x the time")
+
+
+def objects_held(event: ResponseMetadata) -> int:
+    """How many containers (dicts and lists) one metadata event holds, all the
+    way down: constant per event when each event carries only its own payload."""
+    count, stack = 0, [event.metadata, event.append]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            count += 1
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            count += 1
+            stack.extend(value)
+    return count
+
+
+def payloads_carried(event: ResponseMetadata) -> int:
+    """The payloads one metadata event carries: the values it sets and the items it appends."""
+    return len(event.metadata) + sum(len(items) for items in event.append.values())

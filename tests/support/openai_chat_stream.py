@@ -1,6 +1,6 @@
 """Test helpers for the OpenAI Chat parser: its recordings, driving the parser
 with repeatable ids, chunk payloads, and the official openai SDK accumulator as
-an oracle. The shared scaffolding is in ``conftest``."""
+an oracle (the request oracle is ``support.request_oracles.openai_chat``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from conftest import Payload, Run, payloads, recordings, run_parser
 from openai._models import construct_type
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletionChunk
@@ -20,6 +19,8 @@ from streamkit.model.ids import counting_ids, id_factory
 from streamkit.model.response import ChatResponse
 from streamkit.providers.openai_chat import OpenAIChatParser
 from streamkit.reading.pipeline import replay
+from support.parser_runs import Run, run_parser
+from support.recordings import Payload, payloads, recordings
 
 
 def chat_recordings() -> list[Path]:

@@ -1,30 +1,23 @@
-"""Test helpers for the OpenAI Responses wire: inline payloads, driving the
-parser, the official openai SDK's ``ResponseStreamState`` as the stream's oracle
-and its request types as the request oracle (:func:`assert_sdk_valid`). The
-shared scaffolding (fixtures, ``run_parser``, the event contract) is ``conftest``'s."""
+"""The OpenAI Responses stream in tests: inline payloads, driving the parser,
+and the official openai SDK's ``ResponseStreamState`` as the stream's oracle
+(the request oracle is ``support.request_oracles.openai_responses``)."""
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from conftest import Payload, Run, payloads, run_parser
 from openai import omit
 from openai._models import construct_type
 from openai.lib.streaming.responses._responses import ResponseStreamState
-from openai.types.responses import ResponseInputItemParam, ResponseStreamEvent
-from openai.types.responses.response_create_params import (
-    ResponseCreateParamsNonStreaming,
-    ResponseCreateParamsStreaming,
-)
-from pydantic import TypeAdapter
-from sdk_oracles import materialize, unknown_keys
+from openai.types.responses import ResponseStreamEvent
 
 from streamkit.model.response import ChatResponse
 from streamkit.providers.openai_responses import OpenAIResponsesParser
+from support.parser_runs import Run, run_parser
+from support.recordings import Payload, payloads
 
 
 def wire(payload: dict[str, Any]) -> Payload:
@@ -97,42 +90,3 @@ def assert_matches_sdk(response: ChatResponse, final: Any, *, thinking: bool = T
     assert usage.cached_tokens == (details_in.cached_tokens if details_in else None)
     assert usage.reasoning_tokens == (details_out.reasoning_tokens if details_out else None)
     assert usage.raw == final.usage.model_dump(exclude_unset=True)
-
-
-# ---------------------------------------------------------------- the request oracle
-
-_STREAMING = TypeAdapter(ResponseCreateParamsStreaming)
-_NON_STREAMING = TypeAdapter(ResponseCreateParamsNonStreaming)
-_ITEM: TypeAdapter[Any] = TypeAdapter(ResponseInputItemParam)
-# Open JSON: any key is valid there.
-_OPEN = (".parameters", ".schema", ".input_schema", ".metadata", ".headers")
-
-
-def _is_open(path: str) -> bool:
-    """Whether ``path`` is at open JSON, where any key is valid."""
-    return any(path.endswith(open_path) for open_path in _OPEN)
-
-
-def _sdk_gaps(body: dict[str, Any]) -> dict[str, Any]:
-    """``body`` without what the API writes but the SDK does not declare: web search
-    sources of type ``api`` (``{"type": "api", "name": "oai-weather"}``; the SDK's
-    ``ActionSearchSource`` says ``url`` only: openai/openai-python#2636). The
-    output item goes back as the API wrote it."""
-    body = copy.deepcopy(body)
-    for item in body.get("input") if isinstance(body.get("input"), list) else []:
-        action = item.get("action") if item.get("type") == "web_search_call" else None
-        if isinstance(action, dict) and isinstance(action.get("sources"), list):
-            action["sources"] = [s for s in action["sources"] if s.get("type") != "api"]
-    return body
-
-
-def assert_sdk_valid(body: dict[str, Any]) -> None:
-    """``body`` is a request the official SDK's types accept, key for key."""
-    body = _sdk_gaps(body)
-    adapter = _STREAMING if body.get("stream") is True else _NON_STREAMING
-    validated = materialize(adapter.validate_python(body))
-    assert unknown_keys(body, validated, is_open=_is_open) == []
-    given = body.get("input")
-    for index, item in enumerate(given if isinstance(given, list) else []):
-        validated_item = materialize(_ITEM.validate_python(item))
-        assert unknown_keys(item, validated_item, f"input[{index}]", is_open=_is_open) == []

@@ -17,8 +17,9 @@ from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Any, Literal
 
-from conftest import sse_body
 from pydantic import BaseModel
+
+from support.recordings import sse_body
 
 
 class Unit(StrEnum):

@@ -24,7 +24,7 @@ the system prompt's text, every user text and every assistant text (thinking
 may become ``<think>`` text or be dropped with a warning), every tool call
 (name and arguments) paired with its result, and every image.
 
-Run it as a script to print the matrix: ``python tests/translation.py``.
+Run it as a script to print the matrix: ``python tests/support/translation_matrix.py``.
 """
 
 from __future__ import annotations
@@ -33,12 +33,12 @@ import json
 import sys
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # as a script: tests/, for support
 
 import streamkit
 from streamkit import (
@@ -59,8 +59,9 @@ from streamkit import (
 )
 from streamkit.conversation.request import UNIFORM_OPTIONS
 from streamkit.model.extras import Extras, origin_of
+from support.paths import FIXTURES
+from support.request_oracles import sdk_valid
 
-FIXTURES = Path(__file__).parent / "fixtures"
 CONVERSATIONS = FIXTURES / "conversations"
 
 #: Each wire's own vendor, the target of a translation, and a model name of its.
@@ -130,26 +131,6 @@ class Case:
     detail: str = ""
     warned: list[str] = field(default_factory=list)
     body: dict[str, Any] | None = None
-
-
-# ---------------------------------------------------------------- the oracles
-
-
-def _oracles() -> dict[str, Callable[[dict[str, Any]], None]]:
-    """Each target wire's SDK check (from its request tests)."""
-    import test_request_anthropic
-    import test_request_gemini
-    import test_request_ollama
-    import test_request_openai_chat
-    import test_request_openai_responses
-
-    return {
-        "openai-chat": test_request_openai_chat.assert_sdk_valid,
-        "openai-responses": test_request_openai_responses.assert_sdk_valid,
-        "anthropic": test_request_anthropic.assert_sdk_valid,
-        "gemini": test_request_gemini.assert_sdk_valid,
-        "ollama": test_request_ollama.check_body,
-    }
 
 
 # ---------------------------------------------------------------- what a conversation keeps
@@ -267,8 +248,7 @@ def _request_for(request: Request, mode: str) -> Request:
                    stream=request.stream, options=options)
 
 
-def run_case(source: Source, target: str, mode: str,
-             oracles: dict[str, Callable[[dict[str, Any]], None]]) -> Case:
+def run_case(source: Source, target: str, mode: str) -> Case:
     """Translate one recorded request and classify the outcome."""
     case = Case(source, target, mode)
     vendor, model = TARGETS[target]
@@ -288,7 +268,7 @@ def run_case(source: Source, target: str, mode: str,
     case.warned = [str(w.message) for w in caught
                    if issubclass(w.category, _lossy_warning())]
     try:
-        oracles[target](case.body)
+        sdk_valid(target, case.body)
     except Exception as error:
         case.outcome, case.detail = "invalid", f"{type(error).__name__}: {error}"[:600]
         return case
@@ -325,8 +305,7 @@ def cases() -> Iterator[tuple[Source, str, str]]:
 
 
 def matrix() -> list[Case]:
-    oracles = _oracles()
-    return [run_case(source, target, mode, oracles) for source, target, mode in cases()]
+    return [run_case(source, target, mode) for source, target, mode in cases()]
 
 
 def table(results: list[Case]) -> str:

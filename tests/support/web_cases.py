@@ -1,7 +1,7 @@
 """Writes, for every recorded stream, the UI message stream streamkit.web sends
 for it and what the AI SDK client must assemble from it.
 
-``python tests/web_cases.py OUT_DIR`` (or :func:`write_cases`) writes
+``python tests/support/web_cases.py OUT_DIR`` (or :func:`write_cases`) writes
 ``<case>.sse`` (the bytes of ``ui_message_stream`` over the recording, fed in
 small network chunks through a real :class:`~streamkit.reading.stream.Stream`) and
 ``<case>.json`` (the expectation). ``web/test/ui-message-stream.test.mjs``
@@ -26,10 +26,7 @@ from typing import Any
 
 import anyio
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from conftest import fixture_id, recordings
-from structured_streams import ANSWERS, WIRES, Recipe, fragments
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # as a script: tests/, for support
 
 from streamkit import stream
 from streamkit.model.blocks import (
@@ -44,6 +41,8 @@ from streamkit.model.errors import StructuredOutputError, ToolArgumentsError
 from streamkit.model.response import ChatResponse
 from streamkit.testing import load_recording
 from streamkit.web import ui_message_stream
+from support.recordings import fixture_id, recordings
+from support.structured_streams import ANSWERS, WIRES, Recipe, fragments
 
 CHUNK = 61  # network chunk size: splits payloads and UTF-8 sequences anywhere
 

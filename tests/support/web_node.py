@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).parent.parent
+from support.paths import ROOT
+
 WEB = ROOT / "web"
 BUNDLE = ROOT / "streamkit" / "web" / "static" / "app.js"
 

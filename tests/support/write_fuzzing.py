@@ -44,7 +44,6 @@ from typing import Any, Literal
 
 import anyio
 import msgspec
-from fuzzing import FIXTURES, Outcome, _hostile_json_text, _where
 
 import streamkit
 from streamkit import (
@@ -59,6 +58,7 @@ from streamkit import (
 from streamkit.conversation.messages import FunctionExecutionResult
 from streamkit.model.errors import MediaTypeError, ToolArgumentsError
 from streamkit.model.ids import counting_ids, id_factory
+from support.stream_fuzzing import FIXTURES, Outcome, _hostile_json_text, _where
 
 KINDS = ("request", "response", "tool")
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import anyio
 import httpx
 import pytest
+from support.recordings import FIXTURES
 
 from streamkit.testing import SECRET_HEADERS, RecordedRequest, ReplayServer, Reply, load_recording
 
-FIXTURES = Path(__file__).parent / "fixtures"
 OPENAI_TEXT = FIXTURES / "openai-chat" / "text-with-usage-chunk.sse"
 ANTHROPIC_CHUNKS = FIXTURES / "anthropic" / "tool-no-args.chunks.jsonl"
 OLLAMA_NDJSON = FIXTURES / "ollama" / "docs-generate-midstream-error.ndjson"

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from asgi_server import serving
-from web_node import ROOT, build_bundle
+from support.asgi_server import serving
+from support.web_node import ROOT, build_bundle
 
 from streamkit.model.blocks import TextBlock, ThinkingBlock
 from streamkit.model.response import ChatResponse

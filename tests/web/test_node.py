@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from web_cases import write_cases
-from web_node import WEB, ensure_packages, run, tool
+from support.web_cases import write_cases
+from support.web_node import WEB, ensure_packages, run, tool
 
 
 def test_every_recording_round_trips_through_the_ai_client(tmp_path: Path) -> None:

@@ -16,9 +16,9 @@ from typing import Any
 
 import httpx
 import pytest
-from asgi_server import serving
-from conftest import FIXTURES, body
-from web_node import WEB, ensure_packages, run, tool
+from support.asgi_server import serving
+from support.recordings import FIXTURES, body
+from support.web_node import WEB, ensure_packages, run, tool
 
 import streamkit
 from streamkit.conversation.messages import UserMessage

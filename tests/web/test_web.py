@@ -15,9 +15,11 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import body, comparable, fixture_id, recordings
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.comparing import comparable
+from support.paths import ROOT
+from support.recordings import FIXTURES, body, fixture_id, recordings
 
 from streamkit import (
     BlockDelta,
@@ -45,8 +47,6 @@ from streamkit.web import (
     finish_reason_for_ui,
     ui_message_stream,
 )
-
-FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def chunks_of(frames: bytes) -> list[dict[str, Any]]:
@@ -427,7 +427,7 @@ def test_the_fastapi_example_streams_the_protocol() -> None:
     import subprocess
     import sys
 
-    root = Path(__file__).parent.parent
+    root = ROOT
     done = subprocess.run([sys.executable, str(root / "examples" / "web_fastapi.py")], cwd=root,
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr

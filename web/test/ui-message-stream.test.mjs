@@ -1,6 +1,6 @@
 // Every recorded stream, encoded by streamkit.web, read by the real AI SDK client.
 //
-// STREAMKIT_UI_CASES names a folder written by tests/web_cases.py: for each
+// STREAMKIT_UI_CASES names a folder written by tests/support/web_cases.py: for each
 // recording, <case>.sse (the bytes streamkit sends) and <case>.json (what the
 // final ChatResponse holds). Each .sse goes, in small network chunks, through
 // the `ai` package's own parseJsonEventStream + uiMessageChunkSchema (every
@@ -147,7 +147,7 @@ const names = CASES
   : [];
 
 test('the cases folder is given and holds cases', () => {
-  assert.ok(CASES, 'set STREAMKIT_UI_CASES to a folder written by tests/web_cases.py');
+  assert.ok(CASES, 'set STREAMKIT_UI_CASES to a folder written by tests/support/web_cases.py');
   assert.ok(names.length > 10, `only ${names.length} cases in ${CASES}`);
 });
 

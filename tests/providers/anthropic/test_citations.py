@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 from anthropic.lib.streaming._messages import accumulate_event
 from anthropic.types import TextCitation
-from conftest import Payload, check_event_contract, fresh_ids, run_parser, sse_body
 from pydantic import TypeAdapter
-from test_request_anthropic import assert_sdk_valid
+from support.comparing import fresh_ids
+from support.parser_runs import check_event_contract, run_parser
+from support.recordings import Payload, sse_body
+from support.request_oracles import sdk_valid
 
 from streamkit import (
     AssistantMessage,
@@ -133,7 +135,7 @@ def test_an_own_turn_sends_its_citations_back_as_they_came() -> None:
     response = replay(sse_body(cited_stream()), "anthropic")[1]
     body = build_request("anthropic", [UserMessage("Weather?"), response, UserMessage("More?")],
                          model="claude-x", max_tokens=64)
-    assert_sdk_valid(body)
+    sdk_valid("anthropic", body)
     assert body["messages"][1] == {"role": "assistant", "content": [
         {"type": "text", "text": TEXT, "citations": RAWS}]}
     assert parse_request("anthropic", body).messages[1].content[0].citations == EXPECTED
@@ -149,7 +151,7 @@ def test_another_wires_citations_are_not_written() -> None:
     turn = AssistantMessage([TextBlock(TEXT, citations=[gemini, own, by_hand])],
                             provider="anthropic")
     body = build_request("anthropic", [UserMessage("q"), turn], model="m", max_tokens=8)
-    assert_sdk_valid(body)
+    sdk_valid("anthropic", body)
     assert body["messages"][1]["content"] == [{"type": "text", "text": TEXT,
                                                "citations": [CHAR]}]
     foreign = build_request("anthropic", [UserMessage("q"), AssistantMessage(
@@ -163,7 +165,7 @@ def test_citations_in_a_request_read_back_typed_and_exact() -> None:
         {"role": "assistant", "content": [{"type": "text", "text": TEXT, "citations": RAWS}]},
         {"role": "user", "content": "go on"},
     ]}
-    assert_sdk_valid(body)
+    sdk_valid("anthropic", body)
     request = parse_request("anthropic", body)
     user, assistant, _ = request.messages
     assert isinstance(user, UserMessage) and isinstance(assistant, AssistantMessage)

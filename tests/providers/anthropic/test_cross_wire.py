@@ -4,7 +4,7 @@ thinking-before-tool-use rule for another provider's tool turn, and turns
 that alternate (on Gemini too).
 
 Every body built here is checked with the official SDK's request types
-(``assert_sdk_valid`` of each wire's request tests); the recorded turn-2
+(``support.request_oracles.sdk_valid``); the recorded turn-2
 requests show the cases where they hold them.
 """
 
@@ -18,9 +18,9 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from conftest import CONVERSATIONS, FIXTURES
-from test_request_anthropic import assert_sdk_valid
-from test_request_gemini import assert_sdk_valid as assert_gemini_valid
+from support.conversations import CONVERSATIONS
+from support.recordings import FIXTURES
+from support.request_oracles import sdk_valid
 
 from streamkit import (
     AssistantMessage,
@@ -91,7 +91,7 @@ def strict() -> Iterator[None]:
 def build(messages: list[Any] | Request, **options: Any) -> dict[str, Any]:
     options.setdefault("max_tokens", 4096)
     body = build_request(ANTHROPIC, messages, model=MODEL, **options)
-    assert_sdk_valid(body)
+    sdk_valid("anthropic", body)
     return body
 
 
@@ -265,7 +265,7 @@ async def test_the_clients_header_and_body_agree() -> None:
                     await events.final()
         header, body = _sent(server)
     assert header == NEW and "top_p" not in body and any("top_p" in text for text in said)
-    assert_sdk_valid(body)
+    sdk_valid("anthropic", body)
     # pinned on the client: the same header is sent, and the body keeps the options
     async with ReplayServer() as server:
         server.add("/v1/messages", answer)
@@ -276,7 +276,7 @@ async def test_the_clients_header_and_body_agree() -> None:
             assert (await events.final()).text == "Hello there!"
         header, body = _sent(server)
     assert header == OLD and body["temperature"] == 0.2
-    assert_sdk_valid(body)
+    sdk_valid("anthropic", body)
 
 
 # ---------------------------------------------------------------- thinking before tool use
@@ -369,7 +369,7 @@ def test_a_tool_result_then_the_users_image_is_one_user_turn() -> None:
     with strict():
         gemini = build_request("gemini", Request(request.messages, tools=request.tools),
                                model="gemini-2.5-flash")
-    assert_gemini_valid(gemini)
+    sdk_valid("gemini", gemini)
     assert [c["role"] for c in gemini["contents"]] == ["user", "model", "user"]
     assert [next(iter(part)) for part in gemini["contents"][2]["parts"]] == [
         "functionResponse", "text", "fileData"]
@@ -396,7 +396,7 @@ def test_two_user_messages_in_a_row_are_one_turn(provider: str) -> None:
     body = build_request(provider, messages, model="m", max_tokens=100)
     turns = body["messages"] if provider == ANTHROPIC else body["contents"]
     assert len(turns) == 3
-    (assert_sdk_valid if provider == ANTHROPIC else assert_gemini_valid)(body)
+    sdk_valid(provider, body)
 
 
 @pytest.mark.parametrize(("provider", "body"), [

@@ -12,17 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import (
-    EDGE,
-    FIXTURES,
-    Payload,
-    body,
-    check_event_contract,
-    comparable,
-    conversations,
-    payloads,
-    run_parser,
-)
+from support.comparing import comparable
+from support.conversations import conversations
+from support.parser_runs import check_event_contract, run_parser
+from support.recordings import EDGE, FIXTURES, Payload, body, payloads
 
 from streamkit import parse_request, parse_response, replay
 from streamkit.model.accumulate import Accumulator

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import pytest
-from conftest import conversations
-from test_request_anthropic import assert_sdk_valid
+from support.conversations import conversations
+from support.request_oracles import sdk_valid
 
 from streamkit import (
     AssistantMessage,
@@ -185,7 +185,7 @@ def keys(value: Any) -> Iterator[str]:
 def test_own_extras_are_written() -> None:
     """The control: the same history, Anthropic's, writes every extra."""
     body = build_request(ANTHROPIC, history(ANTHROPIC))
-    assert_sdk_valid(body)
+    sdk_valid("anthropic", body)
     written = list(keys(body))
     assert written.count("cache_control") == 5
     assert {"caller", "citations", "top_k", "signature"} <= set(written)
@@ -196,7 +196,7 @@ def test_own_extras_are_written() -> None:
 @pytest.mark.parametrize("wire", OTHER_WIRES)
 def test_another_wires_extras_are_never_written(wire: str) -> None:
     body = build_request(ANTHROPIC, history(wire))
-    assert_sdk_valid(body)
+    sdk_valid("anthropic", body)
     written = set(keys(body))
     assert not written & {"cache_control", "caller", "citations", "top_k", "signature",
                           "thinking", "same_turn"}
@@ -226,7 +226,7 @@ def test_another_wires_bookkeeping_and_format_extras_stay_there(wire: str) -> No
                                      metadata=Extras(wire, {"strict": True})),
         options=Extras(wire, {**bookkeeping, "max_tokens": 8, "logprobs": True}))
     body = build_request(ANTHROPIC, request)
-    assert_sdk_valid(body)
+    sdk_valid("anthropic", body)
     assert not set(keys(body)) & {*bookkeeping, "strict", "logprobs"}
     assert body["output_config"] == {"format": {"type": "json_schema",
                                                 "schema": {"type": "object"}}}

@@ -1,38 +1,22 @@
-"""Anthropic Messages requests: every recorded request rebuilt exactly, every
-turn 2 rebuilt from turn 1 + the parsed response, hand-built bodies for what
-the recordings do not cover, and every body checked against the official
-``anthropic`` SDK's request types.
+"""Anthropic Messages requests: every turn 2 rebuilt from turn 1 + the parsed
+response, hand-built bodies for what the recordings do not cover, and every body
+checked against the official ``anthropic`` SDK's request types.
 
-The SDK oracle (:func:`assert_sdk_valid`): the body is validated with
-``pydantic.TypeAdapter`` over the beta ``MessageCreateParams`` (a superset of
-the GA one: MCP, compaction, context management) and, unless the body uses a
-beta feature, the GA one; every content block of every message also against
-the union of the SDK's block *param* types alone (the SDK's message union also
-admits its response models, which would accept anything shaped like a
-response). TypedDicts ignore keys they do not declare, so the validated value
-is compared with the body: a key the SDK does not know is a failure, except
-inside JSON schemas (``input_schema``, ``output_config.format.schema``, open by
-definition) and the sampling options ``temperature`` / ``top_p`` / ``top_k``,
-which this SDK release (anthropic 2.14) no longer declares (they were removed
-with Claude Opus 4.7) while older models still take them. ``Iterable`` fields
-validate lazily in pydantic, so every iterator is consumed.
+The SDK oracle is ``support.request_oracles.anthropic`` (``sdk_valid("anthropic", body)``).
+
+Every recorded request rebuilt exactly and valid for the SDK is a contract of
+``providers/test_wire_contracts.py``, written once for every wire.
 """
 
 from __future__ import annotations
 
 import base64
-import copy
-from typing import Any, Union, get_args
+from typing import Any
 
 import pytest
-from anthropic.types.beta import BetaContentBlockParam
-from anthropic.types.beta.message_create_params import (
-    MessageCreateParams as BetaMessageCreateParams,
-)
-from anthropic.types.message_create_params import MessageCreateParams
-from conftest import Conversation, conversations, smart_chars
-from pydantic import BaseModel, TypeAdapter
-from sdk_oracles import materialize, unknown_keys
+from pydantic import BaseModel
+from support.conversations import Conversation, conversations, smart_chars
+from support.request_oracles import sdk_valid
 
 from streamkit.conversation.messages import (
     AssistantMessage,
@@ -67,60 +51,12 @@ CONVERSATIONS = conversations("anthropic")
 
 # ---------------------------------------------------------------- the SDK oracle
 
-_BETA = TypeAdapter(BetaMessageCreateParams)
-_GA = TypeAdapter(MessageCreateParams)
-_PARAM_TYPES: Any = tuple(member for member in get_args(BetaContentBlockParam)
-                          if getattr(member, "__name__", "").endswith("Param"))
-_BLOCK_PARAMS: TypeAdapter[Any] = TypeAdapter(Union[_PARAM_TYPES])  # noqa: UP007 (built at runtime)
-_BETA_ONLY_FIELDS = ("mcp_servers", "context_management", "compaction", "container")
-_BETA_ONLY_BLOCKS = ("mcp_tool_use", "mcp_tool_result", "compaction", "container_upload")
-# Not declared by anthropic 2.14 (removed with Claude Opus 4.7), still taken by older models.
-_SAMPLING = ("temperature", "top_p", "top_k")
-# Open JSON schemas: any keyword is valid there.
-_OPEN = (".input_schema", ".format.schema")
-
-
-def _is_open(path: str) -> bool:
-    """Whether ``path`` is inside open JSON, where any key is valid."""
-    return any(open_path in path for open_path in _OPEN)
-
-
-def _uses_beta(body: dict[str, Any]) -> bool:
-    kinds = {block.get("type") for message in body["messages"]
-             if isinstance(message["content"], list) for block in message["content"]}
-    return any(field in body for field in _BETA_ONLY_FIELDS) or bool(
-        kinds & set(_BETA_ONLY_BLOCKS))
-
-
-def assert_sdk_valid(body: dict[str, Any]) -> None:
-    """``body`` is a request the official SDK's types accept, key for key."""
-    params = dict(body)
-    if "model" not in params:
-        # A Bedrock InvokeModel body: the SDK's Bedrock client takes MessageCreateParams,
-        # moves model (and stream) into the URL and adds anthropic_version
-        # (anthropic/lib/bedrock/_client.py, _prepare_options).
-        assert params.pop("anthropic_version") == "bedrock-2023-05-31"
-        params["model"] = "eu.anthropic.claude-haiku-4-5-20251001-v1:0"
-    adapters = [_BETA] + ([] if _uses_beta(params) else [_GA])
-    for adapter in adapters:
-        validated = materialize(adapter.validate_python(params))
-        unknown = [p for p in unknown_keys(params, validated, is_open=_is_open)
-                   if p.removeprefix("$.") not in _SAMPLING]
-        assert unknown == [], unknown
-    for index, message in enumerate(params["messages"]):
-        if isinstance(message["content"], list):
-            for number, block in enumerate(message["content"]):
-                validated = materialize(_BLOCK_PARAMS.validate_python(block))
-                unknown = unknown_keys(block, validated, f"messages[{index}][{number}]",
-                                       is_open=_is_open)
-                assert unknown == [], unknown
-
 
 def test_the_oracle_refuses_what_the_api_refuses() -> None:
     """The oracle is not a rubber stamp: each of these bodies is wrong."""
     good = {"model": "claude-sonnet-4-5", "max_tokens": 10,
             "messages": [{"role": "user", "content": "hi"}]}
-    assert_sdk_valid(good)
+    sdk_valid("anthropic", good)
     wrong = [
         {**good, "max_tokens": None},  # required
         {k: v for k, v in good.items() if k != "max_tokens"},
@@ -136,27 +72,10 @@ def test_the_oracle_refuses_what_the_api_refuses() -> None:
     ]
     for body in wrong:
         with pytest.raises((ValueError, AssertionError)):
-            assert_sdk_valid(body)
+            sdk_valid("anthropic", body)
 
 
 # ---------------------------------------------------------------- recorded requests
-
-
-def _requests() -> list[tuple[str, dict[str, Any]]]:
-    return [(f"{c.name}/{turn}", request) for c in CONVERSATIONS
-            for turn, request in (("turn1", c.turn1_request), ("turn2", c.turn2_request))]
-
-
-@pytest.mark.parametrize(("name", "body"), _requests(), ids=[n for n, _ in _requests()])
-def test_recorded_request_round_trips_exactly(name: str, body: dict[str, Any]) -> None:
-    original = copy.deepcopy(body)
-    request = parse_request(ANTHROPIC, body)
-    rebuilt = build_request(ANTHROPIC, request)
-    assert rebuilt == original
-    assert body == original  # reading did not change the body
-    assert_sdk_valid(rebuilt)
-    rebuilt["messages"][0]["content"] = "changed"  # the body shares nothing with the Request
-    assert build_request(ANTHROPIC, request) == original
 
 
 def test_recorded_requests_read_into_the_model() -> None:
@@ -236,7 +155,7 @@ def build_turn2(conversation: Conversation) -> dict[str, Any]:
     body = build_request(ANTHROPIC, Request(
         messages=messages, model=turn2.model, tools=turn2.tools, tool_choice=turn2.tool_choice,
         json_output=turn2.json_output, stream=turn2.stream, options=turn2.options))
-    assert_sdk_valid(body)
+    sdk_valid("anthropic", body)
     return body
 
 
@@ -308,7 +227,7 @@ def test_turn2_with_a_foreign_turn1_response_is_still_valid() -> None:
         body = build_request(ANTHROPIC, Request(
             messages=[*history.messages, response, UserMessage("and?")],
             model=history.model, stream=history.stream, options=history.options))
-        assert_sdk_valid(body)
+        sdk_valid("anthropic", body)
         assistant = [m for m in body["messages"] if m["role"] == "assistant"]
         for message in assistant:
             for block in message["content"]:
@@ -326,7 +245,7 @@ def body_of(messages: list[Message], **options: Any) -> dict[str, Any]:
     """A body built with the usual model and budget, checked against the SDK."""
     options.setdefault("max_tokens", 1024)
     body = build_request(ANTHROPIC, messages, model="claude-sonnet-4-5", **options)
-    assert_sdk_valid(body)
+    sdk_valid("anthropic", body)
     request = parse_request(ANTHROPIC, body)  # and it reads back into the same body
     if "api_version" in options:  # a header, not a body field: the caller says it again
         request.options["api_version"] = options["api_version"]
@@ -486,7 +405,7 @@ def test_tool_call_arguments_that_are_no_object_go_as_an_empty_one() -> None:
         assert body["messages"][1]["content"] == [
             {"type": "tool_use", "id": "t1", "name": "f", "input": {}}]
         assert call.input == text
-        assert_sdk_valid(body)
+        sdk_valid("anthropic", body)
 
 
 def test_tools_written_as_the_docs_show() -> None:
@@ -792,4 +711,4 @@ def test_bedrock_body_has_no_model_or_stream() -> None:
                          anthropic_version="bedrock-2023-05-31")
     assert body == {"anthropic_version": "bedrock-2023-05-31", "max_tokens": 100,
                     "messages": [{"role": "user", "content": "q"}]}
-    assert_sdk_valid(body)
+    sdk_valid("anthropic", body)

@@ -21,8 +21,10 @@ from typing import Any
 
 import pytest
 from anthropic.lib.streaming._messages import accumulate_event
-from conftest import FIXTURES, body, comparable, conversations, payloads
 from pydantic import BaseModel
+from support.comparing import comparable
+from support.conversations import conversations
+from support.recordings import FIXTURES, body, payloads
 
 from streamkit import replay
 from streamkit.conversation.messages import UserMessage

@@ -1,6 +1,10 @@
 """AnthropicParser: every recorded Anthropic stream, checked field by field and
 against the official SDK's accumulator, plus edge cases real vendors produce,
-the fast decoder against the general path, and hostile payloads."""
+the fast decoder against the general path, and hostile payloads.
+
+The contracts every wire keeps (the event contract, payload at a time equals
+the byte pipeline, auto-detection, the registry's parser) are
+``providers/test_wire_contracts.py``'s, written once for every wire."""
 
 from __future__ import annotations
 
@@ -11,21 +15,11 @@ from typing import Any
 
 import pytest
 from anthropic.lib.streaming._messages import accumulate_event
-from conftest import (
-    EDGE,
-    FIXTURES,
-    Payload,
-    Run,
-    check_event_contract,
-    comparable,
-    objects_held,
-    payloads,
-    payloads_carried,
-    replay_chunked,
-    run_parser,
-    sse_body,
-)
 from jiter import from_json
+from support.comparing import comparable, fresh_ids
+from support.growth import objects_held, payloads_carried
+from support.parser_runs import Run, check_event_contract, run_parser
+from support.recordings import EDGE, FIXTURES, Payload, payloads, replay_chunked, sse_body
 
 import streamkit
 from streamkit import (
@@ -45,9 +39,7 @@ from streamkit import (
 )
 from streamkit.model.blocks import Citation
 from streamkit.model.events import ResponseMetadata, ResponseStart
-from streamkit.model.ids import counting_ids, id_factory
 from streamkit.model.response import ChatResponse
-from streamkit.providers import get_parser
 from streamkit.providers.anthropic import AnthropicParser, map_stop_reason
 
 ANTHROPIC = FIXTURES / "anthropic"
@@ -65,15 +57,6 @@ def run(parser: AnthropicParser, items: Sequence[tuple[str | None, str]]) -> Run
 def parse(path: Path) -> ChatResponse:
     return run(AnthropicParser(), payloads(path)).response
 
-
-def replay_bytes(path: Path, provider: str, size: int = 7, **options: Any) -> ChatResponse:
-    """The fixture's body through the whole pipeline in ``size``-byte chunks."""
-    return replay_chunked(path, provider, size, **options)[1]
-
-
-def fresh_ids() -> Any:
-    """A new id counter, so two runs of one stream make up the same ids."""
-    return id_factory(counting_ids())
 
 
 def sdk_message(path: Path) -> Any:
@@ -274,31 +257,6 @@ def test_matches_the_official_sdk_accumulator(path: Path) -> None:
     assert ours.usage.cache_creation_tokens == sdk.usage.cache_creation_input_tokens
     if sdk.stop_details is not None:
         assert ours.metadata["stop_details"] == sdk.stop_details.to_dict()
-
-
-# ---------------------------------------------------------------- every fixture
-
-
-@pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
-def test_payload_at_a_time_equals_the_byte_pipeline(path: Path) -> None:
-    with fresh_ids():
-        result = run(AnthropicParser(), payloads(path))
-    with fresh_ids():
-        assert comparable(result.response) == comparable(replay_bytes(path, "anthropic"))
-
-
-@pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.name)
-def test_auto_detection_picks_anthropic(path: Path) -> None:
-    with fresh_ids():
-        auto = replay_bytes(path, "auto", size=64)
-    with fresh_ids():
-        assert comparable(auto) == comparable(parse(path))
-
-
-def test_registry_builds_the_parser() -> None:
-    parser = get_parser("anthropic")
-    assert isinstance(parser, AnthropicParser)
-    assert (parser.name, parser.framing) == ("anthropic", "sse")
 
 
 # ---------------------------------------------------------------- edge cases

@@ -20,7 +20,8 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import FIXTURES, body, comparable, fixture_id, fresh_ids, recordings
+from support.comparing import comparable, fresh_ids
+from support.recordings import FIXTURES, body, fixture_id, recordings
 
 from streamkit import (
     ChatResponse,

@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CONVERSATIONS, EDGE, FIXTURES, Payload, check_event_contract, payloads
+from support.conversations import CONVERSATIONS
+from support.parser_runs import check_event_contract
+from support.recordings import EDGE, FIXTURES, Payload, payloads
 
 import streamkit
 from streamkit import FinishReason, ResponseEnd, ResponseStart, TextBlock, ToolCallBlock

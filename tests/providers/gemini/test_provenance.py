@@ -12,8 +12,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
-from conftest import conversations
-from test_request_gemini import assert_sdk_valid
+from support.conversations import conversations
+from support.request_oracles import sdk_valid
 
 from streamkit.conversation.messages import (
     AssistantMessage,
@@ -108,7 +108,7 @@ def test_another_wires_extras_and_records_never_reach_the_body() -> None:
         "generationConfig": {"temperature": 0.5, "responseMimeType": "application/json",
                              "responseJsonSchema": SCHEMA},
     }
-    assert_sdk_valid(body)
+    sdk_valid("gemini", body)
 
 
 def test_gemini_extras_are_written_back_where_they_were() -> None:
@@ -156,7 +156,7 @@ def test_gemini_extras_are_written_back_where_they_were() -> None:
                               "responseSchema": openapi},
         "safetySettings": safety,
     }
-    assert_sdk_valid(body)
+    sdk_valid("gemini", body)
 
 
 def test_a_hand_made_dict_has_no_origin_and_is_written() -> None:

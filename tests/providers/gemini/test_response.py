@@ -19,7 +19,9 @@ import json
 from typing import Any
 
 import pytest
-from conftest import CONVERSATIONS, FIXTURES, comparable, conversations, payloads
+from support.comparing import comparable
+from support.conversations import CONVERSATIONS, conversations
+from support.recordings import FIXTURES, payloads
 
 import streamkit
 from streamkit import FinishReason, ProviderError

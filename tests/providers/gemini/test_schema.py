@@ -12,30 +12,37 @@ Oracles: jsonschema's Draft 2020-12 metaschema (a converted schema is JSON
 Schema, the body's is not) and instances validated against it (it means what
 the Gemini schema means); google-genai's ``types.Schema`` (what
 :func:`to_openapi` writes is a Schema it takes key for key); the official SDK
-request types of every target wire (tests/translation.py's oracles).
+request types of every target wire (``support.request_oracles``).
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from google.genai import types
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
-from test_request_gemini import assert_round_trip, assert_sdk_valid
-from translation import TARGETS, _oracles, essence, losses
+from support.recordings import FIXTURES
+from support.request_oracles import sdk_valid
+from support.translation_matrix import TARGETS, essence, losses
 
 from streamkit import Request, Tool, UserMessage, build_request, parse_request
 from streamkit.providers.gemini.schema import OPENAPI_SCHEMA, SCHEMA_FIELD, from_openapi, to_openapi
 
-FIXTURES = Path(__file__).parent / "fixtures"
 EDGE = FIXTURES / "edge" / "gemini-openapi-schemas.request.json"
 CONVERSATIONS = FIXTURES / "conversations"
 OTHER_WIRES = [wire for wire in TARGETS if wire != "gemini"]
+
+
+def assert_round_trip(body: dict[str, Any]) -> Request:
+    """``body`` read and rebuilt exactly, and valid for the SDK."""
+    request = parse_request("gemini", body)
+    assert build_request("gemini", request) == body
+    sdk_valid("gemini", body)
+    return request
 
 
 def edge_body() -> dict[str, Any]:
@@ -169,7 +176,7 @@ def test_a_changed_schema_goes_back_converted() -> None:
     weather.parameters = {"type": "object", "properties": {"at": {"$ref": "#/$defs/Place"}},
                           "$defs": {"Place": {"type": "string"}}}
     body = build_request("gemini", request)
-    assert_sdk_valid(body)
+    sdk_valid("gemini", body)
     first, second = declarations(body)
     assert first["parameters"] == {"type": "OBJECT", "properties": {"people": {"type": "INTEGER"}}}
     assert "parameters" not in second and second["parametersJsonSchema"] == weather.parameters
@@ -203,7 +210,7 @@ def test_gemini_schemas_reach_every_wire_as_json_schema(wire: str) -> None:
     source = parse_request("gemini", edge_body())
     vendor, model = TARGETS[wire]
     body = build_request(vendor, _ready_for(wire, source), model=model)
-    _oracles()[wire](body)
+    sdk_valid(wire, body)
     text = json.dumps(body)
     assert not any(f'"{word}"' in text for word in ("OBJECT", "STRING", "INTEGER", "ARRAY"))
     back = parse_request(vendor, body)
@@ -263,7 +270,7 @@ def test_a_null_description_rebuilds_on_gemini_and_is_left_out_elsewhere() -> No
     for wire in OTHER_WIRES:
         vendor, model = TARGETS[wire]
         built = build_request(vendor, _ready_for(wire, request), model=model)
-        _oracles()[wire](built)
+        sdk_valid(wire, built)
         assert [function.get("description", "absent") for function in _functions(wire, built)] == [
             "absent"], wire
 
@@ -286,5 +293,5 @@ def test_a_tool_without_a_description_goes_to_gemini_with_an_empty_one() -> None
     tool = Tool("f")
     tool.description = None  # type: ignore[assignment]  # as a framework adapter may leave it
     body = build_request("gemini", Request(messages=[UserMessage("Hi")], tools=[tool]))
-    assert_sdk_valid(body)
+    sdk_valid("gemini", body)
     assert declarations(body)[0]["description"] == ""

@@ -1,5 +1,9 @@
 """GeminiParser: every recorded Gemini stream and the synthetic TTS stream,
-checked field by field, plus the edge cases of the spec and hostile payloads."""
+checked field by field, plus the edge cases of the spec and hostile payloads.
+
+The contracts every wire keeps (the event contract, payload at a time equals
+the byte pipeline, auto-detection, the registry's parser) are
+``providers/test_wire_contracts.py``'s, written once for every wire."""
 
 from __future__ import annotations
 
@@ -14,18 +18,9 @@ from typing import Any
 
 import msgspec
 import pytest
-from conftest import (
-    EDGE,
-    FIXTURES,
-    Payload,
-    Run,
-    check_event_contract,
-    comparable,
-    payloads,
-    recordings,
-    replay_chunked,
-    run_parser,
-)
+from support.comparing import fresh_ids
+from support.parser_runs import Run, check_event_contract, run_parser
+from support.recordings import EDGE, FIXTURES, Payload, payloads, recordings
 
 import streamkit
 from streamkit import (
@@ -47,9 +42,7 @@ from streamkit import (
 )
 from streamkit.model.blocks import Citation
 from streamkit.model.events import Event, MetadataAppendDelta, ResponseMetadata, event_to_dict
-from streamkit.model.ids import counting_ids, id_factory
 from streamkit.model.response import ChatResponse
-from streamkit.providers import get_parser
 from streamkit.providers.error_payloads import error_event
 from streamkit.providers.gemini import (
     FINISH_REASONS,
@@ -65,7 +58,6 @@ PCM_SHA256 = "4cd1edd3d9c943ae1156b41d4fe25dc1f56dd32b1296afcddf5a1e8d719b8cee"
 # Every stream of the Gemini wire format in tests/fixtures: recorded, synthetic, edge.
 ALL = [path for path in recordings()
        if path.parent == GEMINI or path.name.startswith("gemini-")]
-RECORDED = [path for path in ALL if path.parent != EDGE]
 GENERATED_CALL_ID = r"^call_[0-9a-f]{24}$"
 
 
@@ -79,15 +71,6 @@ def run(parser: GeminiParser, items: Sequence[tuple[str | None, str]]) -> Run:
 def parse(path: Path) -> ChatResponse:
     return run(GeminiParser(), payloads(path)).response
 
-
-def replay_bytes(path: Path, provider: str, size: int = 7) -> ChatResponse:
-    """The fixture's body through the whole pipeline in ``size``-byte chunks."""
-    return replay_chunked(path, provider, size)[1]
-
-
-def fresh_ids() -> Any:
-    """A new id counter, so two runs of one stream make up the same ids."""
-    return id_factory(counting_ids())
 
 
 def chunk(parts: list[dict[str, Any]], **candidate: Any) -> str:
@@ -208,31 +191,6 @@ def test_tts_inline_audio_gives_back_the_exact_pcm() -> None:
     assert r.usage is not None
     assert (r.usage.input_tokens, r.usage.output_tokens, r.usage.total_tokens) == (12, 340, 352)
     assert r.finished_reason is FinishReason.STOP and r.terminated
-
-
-# ---------------------------------------------------------------- every fixture
-
-
-@pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
-def test_payload_at_a_time_equals_the_byte_pipeline(path: Path) -> None:
-    with fresh_ids():
-        response = run(GeminiParser(), payloads(path)).response
-    with fresh_ids():
-        assert comparable(response) == comparable(replay_bytes(path, "gemini"))
-
-
-@pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.name)
-def test_auto_detection_picks_gemini(path: Path) -> None:
-    with fresh_ids():
-        detected = replay_bytes(path, "auto", size=512)
-    with fresh_ids():
-        assert comparable(detected) == comparable(parse(path))
-
-
-def test_registry_builds_the_parser() -> None:
-    parser = get_parser("gemini")
-    assert isinstance(parser, GeminiParser)
-    assert (parser.name, parser.framing) == ("gemini", "sse")
 
 
 # ---------------------------------------------------------------- edge fixtures

@@ -24,7 +24,8 @@ from typing import Any
 import msgspec
 import pydantic
 import pytest
-from conftest import EDGE, FIXTURES, body, comparable, fixture_id, fresh_ids, recordings
+from support.comparing import comparable, fresh_ids
+from support.recordings import EDGE, FIXTURES, body, fixture_id, recordings
 
 import streamkit
 from streamkit import (

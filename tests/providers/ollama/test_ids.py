@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EDGE, FIXTURES, body, check_event_contract, payloads, run_parser
+from support.parser_runs import check_event_contract, run_parser
+from support.recordings import EDGE, FIXTURES, body, payloads
 
 from streamkit import FinishReason, StreamError
 from streamkit.model.accumulate import Accumulator

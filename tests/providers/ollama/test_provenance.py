@@ -4,7 +4,7 @@ wire's reader kept never reaches an Ollama body; the package's record
 (``WIRE``) and its typed refusals.
 
 Bodies built here are checked against the ``ollama`` package and the server's
-Go structs (``ollama_helpers.check_body``), as in ``test_request_ollama.py``.
+Go structs (``support.request_oracles.ollama``), as in ``test_request.py``.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES
-from ollama_helpers import check_body
+from support.recordings import FIXTURES
+from support.request_oracles import sdk_valid
 
 from streamkit import (
     Base64Source,
@@ -177,7 +177,7 @@ def test_another_wires_extras_never_reach_the_body(wire: str) -> None:
                             "generationConfig": {"topK": 3}})
     body = build_request("ollama", Request(messages=other_wires_history(wire), model="qwen3",
                                            options=options))
-    check_body(body)
+    sdk_valid("ollama", body)
     system, user, assistant, result = body["messages"]
     assert system == {"role": "system", "content": "Be brief."}
     assert user == {"role": "user", "content": "Weather and this image?",
@@ -204,7 +204,7 @@ def test_ollamas_own_extras_and_hand_set_metadata_are_written() -> None:
         ]
         body = build_request("ollama", Request(messages=messages, model="m",
                                                options=tag({"keep_alive": "5m", "top_k": 2})))
-        check_body(body)
+        sdk_valid("ollama", body)
         assert body["messages"] == [
             {"role": "user"},
             {"role": "assistant", "content": "", "tool_calls": [

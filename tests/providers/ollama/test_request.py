@@ -5,7 +5,10 @@ the bodies are Ollama's own documentation examples and hand-written exchanges
 in the documented shape (``fixtures/ollama/REQUESTS.md``). Every body built
 here is checked against the ``ollama`` package, built the way its
 ``Client.chat`` builds a request, and against the fields of the server's Go
-structs (``api/types.go``).
+structs (``api/types.go``): ``support.request_oracles.ollama``.
+
+Every recorded request rebuilt exactly and valid for the SDK is a contract of
+``providers/test_wire_contracts.py``, written once for every wire.
 """
 
 from __future__ import annotations
@@ -17,11 +20,12 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 import pytest
-from conftest import FIXTURES, body
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ollama_helpers import check_body, go_decoded
 from pydantic import BaseModel
+from support.recordings import FIXTURES, body
+from support.request_oracles import sdk_valid
+from support.request_oracles.ollama import go_decoded
 
 import streamkit
 from streamkit import (
@@ -66,24 +70,12 @@ def build(messages: list[Message] | Request, **kwargs: Any) -> dict[str, Any]:
     if not isinstance(messages, Request):
         kwargs.setdefault("model", "qwen3")
     wire = build_request("ollama", messages, **kwargs)
-    check_body(wire)
+    sdk_valid("ollama", wire)
     return wire
 
 
 # ---------------------------------------------------------------- round trip
 
-ALL_REQUESTS = REQUESTS + [path / name for path in CONVERSATIONS
-                           for name in ("turn1.request.json", "turn2.request.json")]
-
-
-@pytest.mark.parametrize("path", ALL_REQUESTS, ids=lambda p: str(p.relative_to(OLLAMA)))
-def test_every_request_round_trips_and_validates(path: Path) -> None:
-    wire = load(path)
-    check_body(wire)  # the fixture itself is a valid body
-    request = parse_request("ollama", copy.deepcopy(wire))
-    assert build_request("ollama", request) == wire
-    again = build_request("ollama", parse_request("ollama", build_request("ollama", request)))
-    assert again == wire
 
 
 def test_documented_history_with_tools_reads_as_a_tool_loop() -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EDGE, FIXTURES, body, payloads
+from support.recordings import EDGE, FIXTURES, body, payloads
 
 import streamkit
 from streamkit import (

@@ -1,6 +1,10 @@
 """OllamaParser: the documented /api/generate error stream and /api/chat,
 /api/generate edge-case streams written from Ollama's documented format, and
-hostile lines."""
+hostile lines.
+
+The contracts every wire keeps (the event contract, payload at a time equals
+the byte pipeline, auto-detection, the registry's parser) are
+``providers/test_wire_contracts.py``'s, written once for every wire."""
 
 from __future__ import annotations
 
@@ -9,22 +13,11 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
-from conftest import (
-    EDGE,
-    FIXTURES,
-    Payload,
-    Run,
-    check_event_contract,
-    comparable,
-    objects_held,
-    payloads,
-    payloads_carried,
-    replay_chunked,
-    run_parser,
-)
+from support.growth import objects_held, payloads_carried
+from support.parser_runs import Run, check_event_contract, run_parser
+from support.recordings import EDGE, FIXTURES, Payload, payloads
 
 import streamkit
 from streamkit import (
@@ -39,13 +32,10 @@ from streamkit import (
     ToolCallBlock,
 )
 from streamkit.model.events import ResponseMetadata, ResponseStart
-from streamkit.model.ids import counting_ids, id_factory
 from streamkit.model.response import ChatResponse
-from streamkit.providers import get_parser
 from streamkit.providers.ollama import OllamaParser, map_done_reason
 
 DOCS_ERROR = FIXTURES / "ollama" / "docs-generate-midstream-error.ndjson"
-ALL = [DOCS_ERROR, *sorted(EDGE.glob("ollama-*.ndjson"))]
 GENERATED_CALL_ID = r"^call_[0-9a-f]{24}$"
 
 
@@ -59,15 +49,6 @@ def run(parser: OllamaParser, items: Sequence[tuple[str | None, str]]) -> Run:
 def parse(path: Path) -> ChatResponse:
     return run(OllamaParser(), payloads(path)).response
 
-
-def replay_bytes(path: Path, provider: str, size: int = 7) -> ChatResponse:
-    """The fixture's body through the whole pipeline in ``size``-byte chunks."""
-    return replay_chunked(path, provider, size)[1]
-
-
-def fresh_ids() -> Any:
-    """A new id counter, so two runs of one stream make up the same ids."""
-    return id_factory(counting_ids())
 
 
 def lines(*objects: object) -> list[Payload]:
@@ -147,28 +128,6 @@ def test_generate_thinking_response_and_context() -> None:
     assert r.usage is not None
     assert (r.usage.input_tokens, r.usage.output_tokens, r.usage.total_tokens) == (8, 5, 13)
     assert r.finished_reason is FinishReason.STOP and r.terminated
-
-
-@pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
-def test_payload_at_a_time_equals_the_byte_pipeline(path: Path) -> None:
-    with fresh_ids():
-        result = run(OllamaParser(), payloads(path))
-    with fresh_ids():
-        assert comparable(result.response) == comparable(replay_bytes(path, "ollama"))
-
-
-@pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
-def test_auto_detection_picks_ollama(path: Path) -> None:
-    with fresh_ids():
-        auto = replay_bytes(path, "auto", size=64)
-    with fresh_ids():
-        assert comparable(auto) == comparable(parse(path))
-
-
-def test_registry_builds_the_parser() -> None:
-    parser = get_parser("ollama")
-    assert isinstance(parser, OllamaParser)
-    assert (parser.name, parser.framing) == ("ollama", "ndjson")
 
 
 # ---------------------------------------------------------------- inline edge cases

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
-from ollama_helpers import check_body
-from translation import TARGETS, _oracles
+from support.recordings import FIXTURES
+from support.request_oracles import sdk_valid
+from support.translation_matrix import TARGETS
 
 from streamkit import (
     AssistantMessage,
@@ -32,7 +32,6 @@ from streamkit import (
     parse_request,
 )
 
-FIXTURES = Path(__file__).parent / "fixtures"
 BODIES = {
     "docs-parallel": FIXTURES / "ollama" / "conversations" / "docs-parallel-tool-calls-stream"
     / "turn2.request.json",
@@ -73,7 +72,7 @@ def test_results_by_tool_name_answer_their_calls_and_rebuild_exactly(name: str) 
     request = parse_request("ollama", body)
     assert pairs(request) == PAIRS[name]
     assert build_request("ollama", request) == body
-    check_body(body)
+    sdk_valid("ollama", body)
 
 
 @pytest.mark.parametrize("name", BODIES)
@@ -87,7 +86,7 @@ def test_the_pairing_survives_on_every_wire(name: str, wire: str) -> None:
             tool.strict = False  # Ollama's tools are not strict
     vendor, model = TARGETS[wire]
     body = build_request(vendor, request, model=model)
-    _oracles()[wire](body)
+    sdk_valid(wire, body)
     assert pairs(parse_request(vendor, body)) == PAIRS[name]
 
 

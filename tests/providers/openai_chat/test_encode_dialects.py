@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, body, comparable, fixture_id, fresh_ids
-from test_encode import _openai_final
+from support.comparing import comparable, fresh_ids
+from support.recordings import FIXTURES, body, fixture_id
+from support.sdk_stream_readers import openai_chat_final
 
 import streamkit
 from streamkit import (
@@ -247,7 +248,7 @@ def test_an_openrouter_body_keeps_its_details_and_reads_back_equal() -> None:
 @pytest.mark.anyio
 async def test_the_openai_sdk_reads_openrouter_details_and_signature() -> None:
     _, response = _parsed(FIXTURES / "openai-compatible/openrouter-reasoning-details.sse")
-    final = await _openai_final(b"".join(encode_stream("openrouter", response)))
+    final = await openai_chat_final(b"".join(encode_stream("openrouter", response)))
     message = final.choices[0].message
     details = message.model_extra["reasoning_details"]
     thinking = response.content[0]
@@ -286,7 +287,7 @@ async def _openai_error(encoded: bytes) -> BaseException | None:
 async def test_the_openai_sdk_reads_each_dialects_encoding(path: Path) -> None:
     events, response = _parsed(path)
     provider = _vendor(path)
-    final = await _openai_final(b"".join(encode_stream(provider, events)))
+    final = await openai_chat_final(b"".join(encode_stream(provider, events)))
     message = final.choices[0].message
     assert (message.content or "") == response.text
     extra = message.model_extra or {}
@@ -339,7 +340,7 @@ async def test_the_openai_sdk_reads_the_audio_stream_and_body() -> None:
     openai_types = pytest.importorskip("openai.types.chat")
     events, response = _parsed(AUDIO)
     block = _audio_block(response)
-    final = await _openai_final(b"".join(encode_stream("openai", events)))
+    final = await openai_chat_final(b"".join(encode_stream("openai", events)))
     audio = final.choices[0].message.audio
     assert audio is not None and audio.id == "audio_synthetic_0001"
     assert base64.b64decode(audio.data) == block.data

@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import body, fixture_id, sse_body
-from openai_chat_helpers import chat_recordings, chunk
+from support.openai_chat_stream import chat_recordings, chunk
+from support.recordings import body, fixture_id, sse_body
 
 from streamkit.model.accumulate import Accumulator
 from streamkit.model.events import BlockStart, Event, ResponseEnd, ResponseStart

@@ -22,9 +22,10 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
-from conftest import conversations
-from openai_chat_helpers import chunk, run
-from test_request_openai_chat import DOCUMENTED_BODIES, assert_sdk_valid
+from support.conversations import conversations
+from support.openai_chat_bodies import DOCUMENTED_BODIES
+from support.openai_chat_stream import chunk, run
+from support.request_oracles import sdk_valid
 
 from streamkit.conversation.messages import (
     AssistantMessage,
@@ -177,7 +178,7 @@ def test_another_wires_extras_are_never_written(dialect: str | None) -> None:
     assert "metadata" not in body  # another wire's option of that name: its own words
     assert body["messages"][3] == {"role": "tool", "tool_call_id": body["messages"][2][
         "tool_calls"][0]["id"], "content": "ok"}
-    assert_sdk_valid(body, dialect)
+    sdk_valid("openai-chat", body, dialect=dialect)
 
 
 def test_the_same_metadata_set_by_hand_is_written() -> None:

@@ -1,19 +1,13 @@
 """Chat Completions requests, OpenAI and every OpenAI-compatible dialect: every
-recorded request rebuilt exactly, every turn 2 rebuilt from turn 1 + the parsed
-response, hand-built bodies for what the recordings do not cover, and every
-body checked against the official ``openai`` SDK's request types.
+turn 2 rebuilt from turn 1 + the parsed response, hand-built bodies for what the
+recordings do not cover, and every body checked against the official ``openai``
+SDK's request types.
 
-The SDK oracle (:func:`assert_sdk_valid`): ``pydantic.TypeAdapter`` over
-``openai.types.chat.completion_create_params.CompletionCreateParams`` (the
-streaming and non-streaming TypedDicts), every lazy ``Iterable`` consumed.
-TypedDicts drop keys they do not declare instead of failing, so the validated
-value is compared with the body key by key: a key the SDK does not know is a
-failure unless it is one of the vendor's documented fields, named per dialect
-in :data:`VENDOR_FIELDS` (DeepSeek / GLM ``reasoning_content``, vLLM / Ollama
-``reasoning``, OpenRouter ``reasoning_details``, Mistral ``prefix``...). The
-one thing the SDK types cannot express at all is Mistral's ``thinking`` content
-chunk (its assistant content union is text | refusal): those chunks are
-checked against Mistral's published ThinkChunk shape instead, by hand.
+The SDK oracle, with the fields each dialect documents beyond OpenAI's, is
+``support.request_oracles.openai_chat`` (``sdk_valid("openai-chat", body, dialect=...)``).
+
+Every recorded request rebuilt exactly and valid for the SDK is a contract of
+``providers/test_wire_contracts.py``, written once for every wire.
 """
 
 from __future__ import annotations
@@ -23,16 +17,16 @@ import copy
 import json
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Conversation, conversations, payloads, smart_chars
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from openai.types.chat.completion_create_params import CompletionCreateParams
-from pydantic import BaseModel, TypeAdapter
-from sdk_oracles import materialize, unknown_keys
+from pydantic import BaseModel
+from support.conversations import Conversation, chat_conversations, smart_chars
+from support.openai_chat_bodies import DOCUMENTED_BODIES
+from support.recordings import FIXTURES, payloads
+from support.request_oracles import sdk_valid
 
 from streamkit.conversation.messages import (
     AssistantMessage,
@@ -67,21 +61,8 @@ from streamkit.providers.openai_chat.history import BuildContext, Source, source
 from streamkit.providers.openai_chat.request import MAX_TOKENS_FIELD, SEE_NEXT_MESSAGE
 from streamkit.reading.pipeline import replay
 
-FIXTURES = Path(__file__).parent / "fixtures"
-
 # ---------------------------------------------------------------- which vendor each recording is
 
-#: Conversation folder -> the dialect its endpoint (SOURCE.txt) speaks.
-DIALECT_OF = {
-    "cerebras-glm-think-tags": "cerebras",
-    "crusoe-reasoning-tool-call": "crusoe",
-    "gemini-openai-compat-tool-call": "gemini-openai",
-    "mistral-content-array-prefix": "mistral",
-    "mistral-tool-call": "mistral",
-    "ollama-cloud-reasoning": "ollama-openai",
-    "openrouter-tool-call": "openrouter",
-    "zai-reasoning-content-preserved": "glm",
-}
 #: Endpoint host (and path) in SOURCE.txt -> dialect.
 ENDPOINT_DIALECT = {
     "api.openai.com/v1/": None,
@@ -94,8 +75,7 @@ ENDPOINT_DIALECT = {
     "api.z.ai/": "glm",
 }
 
-CONVERSATIONS = [(c, DIALECT_OF.get(c.path.name))
-                 for wire in ("openai-chat", "openai-compatible") for c in conversations(wire)]
+CONVERSATIONS = chat_conversations()
 
 
 def conversation_id(case: tuple[Conversation, str | None]) -> str:
@@ -113,71 +93,15 @@ def test_each_recording_is_read_as_the_dialect_of_its_endpoint() -> None:
 
 # ---------------------------------------------------------------- the SDK oracle
 
-_PARAMS: TypeAdapter[Any] = TypeAdapter(CompletionCreateParams)
-
-#: Body fields each vendor documents beyond OpenAI's (paths with list indexes as ``[]``).
-VENDOR_FIELDS: dict[str | None, frozenset[str]] = {
-    None: frozenset(),
-    "deepseek": frozenset({"messages[].reasoning_content", "thinking"}),
-    "glm": frozenset({"messages[].reasoning_content", "thinking"}),
-    "moonshot": frozenset({"messages[].reasoning_content", "thinking"}),
-    # vLLM: reasoning, and reasoning_content still read during its rename (docs.vllm.ai)
-    "vllm": frozenset({"messages[].reasoning", "messages[].reasoning_content",
-                       "chat_template_kwargs"}),
-    "crusoe": frozenset({"messages[].reasoning"}),
-    "ollama-openai": frozenset({"messages[].reasoning"}),
-    "openrouter": frozenset({"messages[].reasoning_details", "reasoning", "provider"}),
-    # Mistral's AssistantMessage.prefix, ToolMessage.name, ToolCall.index (its OpenAPI)
-    "mistral": frozenset({"messages[].prefix", "messages[].name",
-                          "messages[].tool_calls[].index"}),
-    "qwen": frozenset({"enable_thinking", "thinking_budget"}),
-    "cerebras": frozenset(),
-    "gemini-openai": frozenset({"messages[].tool_calls[].extra_content"}),
-}
-# Mistral ThinkChunk (Mistral OpenAPI: type "thinking", thinking: list of text chunks, closed?).
-_THINK_CHUNK_KEYS = {"type", "thinking", "closed"}
-
-
-def _as_mistral_documents(body: dict[str, Any]) -> dict[str, Any]:
-    """A Mistral body in the SDK's terms: its thinking chunks checked by hand
-    and taken out (see the module docstring), and each tool's ``type``, which
-    Mistral's Tool schema defaults to ``"function"`` (the recorded Mistral
-    client leaves it out), written in."""
-    out = copy.deepcopy(body)
-    for entry in out.get("tools", []):
-        entry.setdefault("type", "function")
-    for message in out["messages"]:
-        content = message.get("content")
-        if message.get("role") == "assistant" and isinstance(content, list):
-            chunks = [part for part in content if part.get("type") == "thinking"]
-            for chunk in chunks:
-                assert set(chunk) <= _THINK_CHUNK_KEYS, chunk
-                assert all(item.keys() == {"type", "text"} and item["type"] == "text"
-                           for item in chunk["thinking"]), chunk
-            message["content"] = [part for part in content if part not in chunks]
-    return out
-
-
-def assert_sdk_valid(body: dict[str, Any], dialect: str | None = None) -> None:
-    """``body`` is a request the official SDK's types accept, key for key,
-    but for the vendor's documented fields."""
-    checked = _as_mistral_documents(body) if dialect == "mistral" else body
-    validated = materialize(_PARAMS.validate_python(checked))
-    # paths as VENDOR_FIELDS names them: no "$." and list items as "[]"
-    found = unknown_keys(checked, validated, numbered=False)
-    unknown = {path.removeprefix("$.") for path in found}
-    allowed = VENDOR_FIELDS.get(dialect, frozenset())
-    assert unknown <= allowed, sorted(unknown - allowed)
-
 
 def test_the_oracle_catches_a_field_openai_does_not_know() -> None:
     body = {"model": "m", "messages": [{"role": "assistant", "content": "x",
                                         "reasoning_content": "r"}]}
     with pytest.raises(AssertionError, match="reasoning_content"):
-        assert_sdk_valid(body)
-    assert_sdk_valid(body, "deepseek")
+        sdk_valid("openai-chat", body)
+    sdk_valid("openai-chat", body, dialect="deepseek")
     with pytest.raises(Exception, match="text"):
-        assert_sdk_valid({"model": "m", "messages": [{"role": "user", "content": [
+        sdk_valid("openai-chat", {"model": "m", "messages": [{"role": "user", "content": [
             {"type": "text"}]}]})
 
 
@@ -217,16 +141,6 @@ def response_of(message: dict[str, Any], dialect: str | None = None,
 
 
 # ---------------------------------------------------------------- recorded requests
-
-
-@pytest.mark.parametrize("case", CONVERSATIONS, ids=conversation_id)
-@pytest.mark.parametrize("turn", ["turn1_request", "turn2_request"])
-def test_every_recorded_request_round_trips_and_validates(
-        case: tuple[Conversation, str | None], turn: str) -> None:
-    conversation, dialect = case
-    body = getattr(conversation, turn)
-    round_trip(body, dialect)
-    assert_sdk_valid(body, dialect)
 
 
 @pytest.mark.parametrize("name", ["openai", "openai-chat", "mistral", "openrouter", "glm"])
@@ -382,7 +296,7 @@ def turn2_of(conversation: Conversation, dialect: str | None) -> dict[str, Any]:
 def test_turn2_is_rebuilt_from_turn1(case: tuple[Conversation, str | None]) -> None:
     conversation, dialect = case
     ours = turn2_of(conversation, dialect)
-    assert_sdk_valid(ours, dialect)
+    sdk_valid("openai-chat", ours, dialect=dialect)
     recorded = copy.deepcopy(conversation.turn2_request)
     index = len(conversation.turn1_request["messages"])
     assistant = recorded["messages"][index]
@@ -414,158 +328,13 @@ def test_turn2_reasoning_goes_back_where_each_vendor_wants_it() -> None:
 
 # ---------------------------------------------------------------- documented bodies round trip
 
-DOCUMENTED_BODIES: list[tuple[str | None, dict[str, Any]]] = [
-    # OpenAI: developer role (o-series), every user part, legacy max_tokens, audio output
-    (None, {
-        "model": "o3-mini", "max_tokens": 50, "reasoning_effort": "low", "seed": 7,
-        "stop": ["\n\n"], "temperature": 0.2, "top_p": 0.9, "n": 1, "store": False,
-        "metadata": {"run": "x"}, "user": "u-1", "logprobs": True, "top_logprobs": 2,
-        "messages": [
-            {"role": "developer", "content": "Be brief."},
-            {"role": "system", "content": [{"type": "text", "text": "Answer in French."}],
-             "name": "policy"},
-            {"role": "user", "name": "ana", "content": [
-                {"type": "text", "text": "Compare."},
-                {"type": "image_url", "image_url": {"url": "https://example.com/a.png",
-                                                    "detail": "low"}},
-                {"type": "image_url", "image_url": {
-                    "url": "data:image/png;base64,iVBORw0KGgo="}},
-                {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
-                {"type": "input_audio", "input_audio": {"data": "SUQz", "format": "mp3"}},
-                {"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBERi0=",
-                                          "filename": "a.pdf"}},
-                {"type": "file", "file": {"file_id": "file-abc123"}},
-            ]},
-        ],
-    }),
-    (None, {
-        "model": "gpt-4o-audio-preview", "modalities": ["text", "audio"],
-        "audio": {"voice": "alloy", "format": "wav"}, "stream": True,
-        "stream_options": {"include_usage": True},
-        "messages": [
-            {"role": "user", "content": "Is a golden retriever a good family dog?"},
-            {"role": "assistant", "audio": {"id": "audio_abc123"}},
-            {"role": "user", "content": "Why do you say they are loyal?"},
-        ],
-    }),
-    # tool loop: parallel calls, a refusal, text parts in a tool message, named choice,
-    # strict structured output, parallel_tool_calls
-    (None, {
-        "model": "gpt-4.1", "max_completion_tokens": 300, "parallel_tool_calls": True,
-        "tool_choice": {"type": "function", "function": {"name": "get_weather"}},
-        "response_format": {"type": "json_schema", "json_schema": {
-            "name": "Answer", "strict": True, "description": "the answer",
-            "schema": {"type": "object", "properties": {"a": {"type": "string"}},
-                       "required": ["a"], "additionalProperties": False}}},
-        "tools": [{"type": "function", "function": {
-            "name": "get_weather", "description": "Weather in a city.", "strict": True,
-            "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
-                           "required": ["city"], "additionalProperties": False}}}],
-        "messages": [
-            {"role": "user", "content": "Weather in Paris and Rome?"},
-            {"role": "assistant", "content": None, "refusal": None, "tool_calls": [
-                {"id": "call_1", "type": "function",
-                 "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}},
-                {"id": "call_2", "type": "function",
-                 "function": {"name": "get_weather", "arguments": "{\"city\":\"Rome\"}"}}]},
-            {"role": "tool", "tool_call_id": "call_1", "content": "18C"},
-            {"role": "tool", "tool_call_id": "call_2",
-             "content": [{"type": "text", "text": "21C"}]},
-            {"role": "assistant", "content": None, "refusal": "I can't share that."},
-            {"role": "assistant", "content": [{"type": "text", "text": "Sunny."},
-                                              {"type": "refusal", "refusal": "No more."}]},
-        ],
-    }),
-    # legacy function calling
-    (None, {
-        "model": "gpt-3.5-turbo", "functions": [{"name": "f", "parameters": {}}],
-        "function_call": "auto", "response_format": {"type": "json_object"},
-        "messages": [
-            {"role": "user", "content": "go"},
-            {"role": "assistant", "content": None,
-             "function_call": {"name": "f", "arguments": "{}"}},
-            {"role": "function", "name": "f", "content": "done"},
-        ],
-    }),
-    # DeepSeek thinking-mode tool loop: reasoning_content on the tool-call turn
-    ("deepseek", {
-        "model": "deepseek-v4-pro", "max_tokens": 1000, "thinking": {"type": "enabled"},
-        "reasoning_effort": "high",
-        "messages": [
-            {"role": "user", "content": "Weather tomorrow?"},
-            {"role": "assistant", "content": "", "reasoning_content": "Need the date first.",
-             "tool_calls": [{"id": "call_00", "type": "function",
-                             "function": {"name": "get_date", "arguments": "{}"}}]},
-            {"role": "tool", "tool_call_id": "call_00", "content": "2025-12-01"},
-        ],
-    }),
-    # OpenRouter: reasoning_details (text + signature, summary + encrypted) sent back unmodified
-    ("openrouter", {
-        "model": "anthropic/claude-sonnet-4.5", "reasoning": {"max_tokens": 2000},
-        "messages": [
-            {"role": "user", "content": "2+2?"},
-            {"role": "assistant", "content": "4", "reasoning_details": [
-                {"type": "reasoning.text", "text": "Simple sum.", "signature": "EqQBCkgI",
-                 "format": "anthropic-claude-v1", "index": 0}]},
-            {"role": "user", "content": "And 3+3?"},
-            {"role": "assistant", "content": "6", "reasoning_details": [
-                {"type": "reasoning.summary", "summary": "Add.", "id": "rs_1",
-                 "format": "openai-responses-v1", "index": 0},
-                {"type": "reasoning.encrypted", "data": "gAAAAENC0", "id": "rs_1",
-                 "format": "openai-responses-v1", "index": 0},
-                {"type": "reasoning.encrypted", "data": "gAAAAENC1", "id": "rs_2",
-                 "format": "openai-responses-v1", "index": 1}]},
-            {"role": "user", "content": "Thanks"},
-        ],
-    }),
-    # Mistral: thinking chunk, prefix continuation, 9-letter call ids
-    ("mistral", {
-        "model": "magistral-medium-latest", "max_tokens": 64,
-        "messages": [
-            {"role": "user", "content": "17*19?"},
-            {"role": "assistant", "content": [
-                {"type": "thinking", "thinking": [{"type": "text", "text": "18^2-1"}]},
-                {"type": "text", "text": "323"}]},
-            {"role": "user", "content": "Weather?"},
-            {"role": "assistant", "content": "", "tool_calls": [
-                {"id": "D681PevKs", "type": "function",
-                 "function": {"name": "w", "arguments": "{}"}}]},
-            {"role": "tool", "tool_call_id": "D681PevKs", "name": "w", "content": "sun"},
-            {"role": "assistant", "content": "It is", "prefix": True},
-        ],
-    }),
-    # Qwen: thinking budget; vLLM: reasoning and its deprecated twin, template kwargs
-    ("qwen", {"model": "qwen-plus", "enable_thinking": True, "thinking_budget": 50,
-              "stream": True, "stream_options": {"include_usage": True},
-              "messages": [{"role": "user", "content": "hi"}]}),
-    ("vllm", {"model": "Qwen/Qwen3-8B", "chat_template_kwargs": {"enable_thinking": True},
-              "messages": [{"role": "user", "content": "hi"},
-                           {"role": "assistant", "content": "Hello.", "reasoning": "Greet.",
-                            "reasoning_content": "Greet."},
-                           {"role": "user", "content": "bye"}]}),
-    # unknown fields everywhere stay where they were
-    ("vllm", {"model": "m", "x_top": {"a": 1}, "stream": False,
-              "stream_options": {"include_usage": False},
-              "messages": [
-                  {"role": "user", "content": [{"type": "text", "text": "hi", "x_part": 1},
-                                               {"type": "video_url", "video_url": {"url": "v"}}],
-                   "x_message": True},
-                  {"role": "assistant", "content": "ok", "x_a": 2, "tool_calls": [
-                      {"id": "c", "type": "function", "x_call": 3,
-                       "function": {"name": "f", "arguments": "{}", "x_fn": 4}}]},
-                  {"role": "tool", "tool_call_id": "c", "content": "r", "x_tool": 5},
-                  {"role": "critic", "content": "a role the wire does not know"},
-              ]}),
-]
-
-
 @pytest.mark.parametrize("case", DOCUMENTED_BODIES, ids=lambda case: str(case[0]))
 def test_documented_bodies_round_trip_and_validate(case: tuple[str | None,
                                                                dict[str, Any]]) -> None:
     dialect, body = case
     round_trip(body, dialect)
     if body["model"] not in ("m",):  # the last case is made of unknown fields on purpose
-        assert_sdk_valid(body, dialect)
+        sdk_valid("openai-chat", body, dialect=dialect)
 
 
 def test_documented_bodies_read_into_the_model() -> None:
@@ -716,7 +485,7 @@ def test_every_user_content_kind() -> None:
                                   "filename": "a.pdf"}},
         {"type": "file", "file": {"file_id": "file-1"}},
     ]}]
-    assert_sdk_valid(body)
+    sdk_valid("openai-chat", body)
 
 
 def test_pcm_audio_goes_as_wav() -> None:
@@ -762,7 +531,7 @@ def test_tool_loop_with_parallel_calls_and_results() -> None:
         {"role": "tool", "tool_call_id": "call_b", "content": [
             {"type": "text", "text": "21C"}, {"type": "text", "text": " and dry"}]},
     ]
-    assert_sdk_valid(body)
+    sdk_valid("openai-chat", body)
 
 
 def test_images_a_tool_returned_go_in_a_following_user_message() -> None:
@@ -788,7 +557,7 @@ def test_images_a_tool_returned_go_in_a_following_user_message() -> None:
             {"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBERg==",
                                       "filename": "r.pdf"}}]},
     ]
-    assert_sdk_valid(body)
+    sdk_valid("openai-chat", body)
 
 
 def test_cut_off_or_invalid_arguments_go_as_the_text_that_came() -> None:
@@ -826,7 +595,7 @@ def test_legacy_function_call_is_answered_by_a_function_message() -> None:
     assert body["messages"][1:] == [
         {"role": "assistant", "content": None, "function_call": {"name": "f", "arguments": "{}"}},
         {"role": "function", "name": "f", "content": "done"}]
-    assert_sdk_valid(body)
+    sdk_valid("openai-chat", body)
 
 
 # ---------------------------------------------------------------- options
@@ -852,7 +621,7 @@ def test_tool_choice(choice: str, wire: Any) -> None:
         {"type": "function", "function": {
             "name": "get_time", "parameters": {"type": "object", "properties": {}},
             "strict": True}}]
-    assert_sdk_valid(body)
+    sdk_valid("openai-chat", body)
     assert round_trip(body).tool_choice == choice
 
 
@@ -872,7 +641,7 @@ def test_tools_from_functions() -> None:
     assert entry["type"] == "function" and entry["function"]["name"] == "get_weather"
     assert entry["function"]["description"] == "Weather in a city."
     assert entry["function"]["parameters"]["properties"]["city"]["type"] == "string"
-    assert_sdk_valid(body)
+    sdk_valid("openai-chat", body)
 
 
 class Answer(BaseModel):
@@ -894,7 +663,7 @@ def test_structured_output() -> None:
     assert (schema["name"], schema["strict"]) == ("Answer", True)
     assert schema["schema"]["required"] == ["city", "population"]
     assert schema["schema"]["additionalProperties"] is False
-    assert_sdk_valid(body)
+    sdk_valid("openai-chat", body)
     assert isinstance(round_trip(body).json_output, JsonSchemaOutput)
 
 
@@ -918,7 +687,7 @@ def test_each_uniform_option(dialect: str | None, option: str, value: Any,
                              wire: dict[str, Any]) -> None:
     body = build([UserMessage("hi")], dialect, **{option: value})
     assert {k: v for k, v in body.items() if k not in ("model", "messages")} == wire
-    assert_sdk_valid(body, dialect)
+    sdk_valid("openai-chat", body, dialect=dialect)
     request = round_trip(body, dialect)
     if option != "foreign_thinking":
         assert request.options == {option: value}
@@ -927,7 +696,7 @@ def test_each_uniform_option(dialect: str | None, option: str, value: Any,
 def test_include_usage_only_in_a_stream() -> None:
     body = build([UserMessage("hi")], stream=True, include_usage=True)
     assert (body["stream"], body["stream_options"]) == (True, {"include_usage": True})
-    assert_sdk_valid(body)
+    sdk_valid("openai-chat", body)
     assert "stream_options" not in build([UserMessage("hi")], stream=False, include_usage=True)
     assert build([UserMessage("hi")], stream=True, include_usage=True,
                  stream_options={"include_obfuscation": False})["stream_options"] == {
@@ -1005,7 +774,7 @@ def test_reasoning_goes_back_in_each_vendors_form() -> None:
                                  ToolCallBlock("K1b2C3d4E", "f", "{}")],
                                 provider=name or "openai")
         assistant = build([UserMessage("go"), turn], name)["messages"][1]
-        assert_sdk_valid(build([UserMessage("go"), turn], name), name)
+        sdk_valid("openai-chat", build([UserMessage("go"), turn], name), dialect=name)
         forms[name] = {key: value for key, value in assistant.items()
                        if key not in ("role", "tool_calls")}
     assert forms["deepseek"] == {"content": "Calling.", "reasoning_content": "Plan."}
@@ -1087,7 +856,7 @@ def test_a_turn_of_another_wire_format(provider: str) -> None:
         "role": "assistant", "content": "<think>\nCheck the weather.\n</think>\n\nLet me look.",
         "tool_calls": [{"id": "toolu_01", "type": "function", "function": {
             "name": "get_weather", "arguments": '{"city": "Paris"}'}}]}
-    assert_sdk_valid(body)
+    sdk_valid("openai-chat", body)
     dropped = build([UserMessage("Weather?"), foreign_turn(provider)], foreign_thinking="drop")
     assert dropped["messages"][1]["content"] == "Let me look."
     assert source_of(provider, DIALECTS["openai"]) is Source.FOREIGN
@@ -1157,7 +926,7 @@ def test_responses_of_the_recorded_streams_go_back_as_openai_takes_them() -> Non
     audio_id = spoken.data_blocks[0].metadata["audio_id"]
     assert body["messages"][1] == {"role": "assistant", "content": None,
                                    "audio": {"id": audio_id}}
-    assert_sdk_valid(body)
+    sdk_valid("openai-chat", body)
     to_deepseek = build([UserMessage("?"), spoken], "deepseek")["messages"][1]
     assert to_deepseek == {"role": "assistant", "content": spoken.data_blocks[0].transcript}
 
@@ -1175,7 +944,7 @@ def test_an_empty_turn_and_a_system_message() -> None:
         {"role": "system", "content": [{"type": "text", "text": "A."},
                                        {"type": "text", "text": "B."}]},
         {"role": "assistant", "content": ""}]
-    assert_sdk_valid(body)
+    sdk_valid("openai-chat", body)
 
 
 def test_building_uses_a_fresh_context_each_time() -> None:

@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import body, comparable, conversations, payloads
-from openai_chat_helpers import sdk_snapshot
+from support.comparing import comparable
+from support.conversations import conversations
+from support.openai_chat_stream import sdk_snapshot
+from support.recordings import FIXTURES, body, payloads
 
 from streamkit.model.blocks import DataBlock, TextBlock, ThinkingBlock
 from streamkit.model.errors import InvalidBodyError, ProviderError
@@ -29,8 +31,6 @@ from streamkit.providers import wire_of
 from streamkit.providers.codec import parse_response as parse_any
 from streamkit.providers.openai_chat.response import OTHER_CHOICES, as_chunk, parse_response
 from streamkit.reading.pipeline import replay
-
-FIXTURES = Path(__file__).parent / "fixtures"
 
 #: Recorded streams whose SDK-accumulated body is faithful, with the registry
 #: name they were recorded from, and what the SDK's body cannot say.

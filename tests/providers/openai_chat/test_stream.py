@@ -5,6 +5,10 @@ edge cases real vendors produce.
 Expected values are written out from the fixtures themselves (open them to
 compare); long reasoning texts are checked by their start, end and length, and
 exactly against the SDK.
+
+The contracts every wire keeps (the event contract, payload at a time equals
+the byte pipeline, auto-detection, the registry's parser) are
+``providers/test_wire_contracts.py``'s, written once for every wire.
 """
 
 from __future__ import annotations
@@ -18,17 +22,8 @@ from typing import Any
 
 import msgspec
 import pytest
-from conftest import (
-    FIXTURES,
-    Payload,
-    body,
-    check_event_contract,
-    comparable,
-    fixture_id,
-    payloads,
-    run_parser,
-)
-from openai_chat_helpers import (
+from support.comparing import comparable
+from support.openai_chat_stream import (
     assert_matches_sdk,
     chat_recordings,
     chunk,
@@ -37,6 +32,8 @@ from openai_chat_helpers import (
     run_file,
     sdk_snapshot,
 )
+from support.parser_runs import check_event_contract, run_parser
+from support.recordings import Payload, body, fixture_id, payloads
 
 import streamkit
 from streamkit.model.blocks import Citation, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
@@ -55,7 +52,6 @@ from streamkit.model.events import (
     UsageUpdate,
     event_to_dict,
 )
-from streamkit.model.ids import counting_ids, id_factory
 from streamkit.model.response import FinishReason
 from streamkit.providers import OPENAI_COMPATIBLE, get_parser, provider_names, vendor
 from streamkit.providers.openai_chat import OpenAIChatParser, map_usage
@@ -63,34 +59,6 @@ from streamkit.providers.openai_chat.dialects import get_dialect
 from streamkit.providers.openai_chat.wire import MAX_CHOICES
 from streamkit.reading.pipeline import Pipeline
 
-OWNED = [
-    "openai-chat/finish-length.sse",
-    "openai-chat/gpt5-obfuscation-usage-moderation.sse",
-    "openai-chat/logprobs-content.sse",
-    "openai-chat/refusal.sse",
-    "openai-chat/text-with-usage-chunk.sse",
-    "openai-chat/tool-call-single.sse",
-    "openai-chat/tool-calls-parallel.sse",
-    "openai-compatible/deepseek-reasoning_content.sse",
-    "openai-compatible/openrouter-reasoning-details.sse",
-    "openai-compatible/qwen-dashscope-reasoning.chunks.jsonl",
-    "openai-compatible/qwen-dashscope-tool-call.chunks.jsonl",
-    "synthetic/openai-chat-audio.sse",
-]
-EDGE = [
-    "edge/openai-chat-groq-channel.sse",
-    "edge/openai-chat-groq-event-error.sse",
-    "edge/openai-chat-kind-switch.sse",
-    "edge/openai-chat-mistral-list-content.sse",
-    "edge/openai-chat-n2-choices.sse",
-    "edge/openai-chat-openrouter-error-in-chunk.sse",
-    "edge/openai-chat-openrouter-reasoning-encrypted.sse",
-    "edge/openai-chat-parallel-tools-interleaved.sse",
-    "edge/openai-chat-tool-call-cut-at-length.sse",
-    "edge/openai-chat-tool-call-invalid-json.sse",
-    "edge/openai-chat-tool-index-missing.sse",
-    "edge/openai-chat-unknown-fields.sse",
-]
 # Fixtures the SDK accumulator can read, with the parts of the comparison that
 # hit one of its known defects switched off (each is tested correctly below).
 SDK_COMPARABLE: dict[str, dict[str, bool]] = {
@@ -126,26 +94,7 @@ def only_block(response: Any, kind: type[Any]) -> Any:
     return block
 
 
-# ---------------------------------------------------------------- every fixture
-
-
-def test_the_fixture_lists_hold_every_recording_of_this_wire() -> None:
-    assert sorted(FIXTURES / name for name in OWNED + EDGE) == chat_recordings()
-
-
-@pytest.mark.parametrize("name", OWNED + EDGE)
-def test_event_contract(name: str) -> None:
-    check_event_contract(run_file(name).events)
-
-
-@pytest.mark.parametrize("name", OWNED + EDGE)
-def test_network_chunking_does_not_change_the_result(name: str) -> None:
-    """Payload-at-a-time and 7-byte network chunks through the pipeline agree."""
-    data = body(name)
-    _, piecewise = replay_fresh([data[i:i + 7] for i in range(0, len(data), 7)])
-    _, whole = replay_fresh(data)
-    direct = run_file(name).response
-    assert comparable(piecewise) == comparable(whole) == comparable(direct)
+# ---------------------------------------------------------------- the openai SDK as an oracle
 
 
 @pytest.mark.parametrize("name", sorted(SDK_COMPARABLE))
@@ -159,16 +108,6 @@ def test_final_response_equals_the_openai_sdk(name: str) -> None:
         usage = options.get("usage", True) and choice == 0
         assert_matches_sdk(response, snapshot, choice, usage=usage)
     assert len(result.responses) == len(snapshot.choices)
-
-
-@pytest.mark.parametrize("name", OWNED)
-def test_auto_detection_picks_this_parser(name: str) -> None:
-    with id_factory(counting_ids()):
-        pipeline = Pipeline("auto")
-        pipeline.feed(body(name))
-        pipeline.finish()
-    assert pipeline.provider == "openai"  # the wire's own vendor
-    assert comparable(pipeline.response) == comparable(run_file(name).response)
 
 
 # ---------------------------------------------------------------- openai-chat fixtures

@@ -16,7 +16,8 @@ from openai.types.responses.response_output_text import (
     AnnotationFilePath,
     AnnotationURLCitation,
 )
-from openai_responses_helpers import assert_sdk_valid, run, wire
+from support.openai_responses_stream import run, wire
+from support.request_oracles import sdk_valid
 
 from streamkit.conversation.messages import AssistantMessage, UserMessage
 from streamkit.model.blocks import Citation, TextBlock
@@ -93,7 +94,7 @@ def test_an_own_turns_citations_go_back_as_they_came() -> None:
     response = parse_response(RESPONSES, body)
     built = build_request(RESPONSES, [UserMessage("q"), response, UserMessage("more")],
                           model="gpt-5")
-    assert_sdk_valid(built)
+    sdk_valid("openai-responses", built)
     assert built["input"][1]["content"][0]["annotations"] == annotations
     again = parse_request(RESPONSES, built)
     assert build_request(RESPONSES, again) == built  # and the request reads back exactly
@@ -114,7 +115,7 @@ def test_citations_of_another_wire_or_incomplete_ones_are_not_written() -> None:
                                                                       no_place],
                                        metadata={"item_id": "msg_1"})])
     built = build_request(RESPONSES, [UserMessage("q"), turn], model="gpt-5")
-    assert_sdk_valid(built)
+    sdk_valid("openai-responses", built)
     assert built["input"][1]["content"][0]["annotations"] == [
         {"type": "url_citation", "url": "https://example.com/c", "title": "C",
          "start_index": 0, "end_index": 3}]

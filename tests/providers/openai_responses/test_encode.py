@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, body, comparable, fixture_id, fresh_ids, recordings
+from support.comparing import comparable, fresh_ids
+from support.recordings import FIXTURES, body, fixture_id, recordings
 
 import streamkit
 from streamkit import (

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import body, check_event_contract, conversations, fixture_id, recordings, sse_body
-from openai_responses_helpers import wire
+from support.conversations import conversations
+from support.openai_responses_stream import wire
+from support.parser_runs import check_event_contract
+from support.recordings import body, fixture_id, recordings, sse_body
 
 from streamkit.model.accumulate import Accumulator
 from streamkit.model.events import BlockStart, Event, ResponseEnd, ResponseStart

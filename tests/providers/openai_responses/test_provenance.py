@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import conversations
-from openai_responses_helpers import assert_sdk_valid
+from support.conversations import conversations
+from support.request_oracles import sdk_valid
 
 from streamkit.conversation.messages import (
     AssistantMessage,
@@ -161,7 +161,7 @@ def test_another_wires_extras_never_reach_the_body() -> None:
     """The turn is another API's (provider None: built from a parsed history), and
     every metadata is that API's: none of it is written; the uniform parts are."""
     body = build_request(RESPONSES, _history())
-    assert_sdk_valid(body)
+    sdk_valid("openai-responses", body)
     assert _words(body) & _FOREIGN_KEYS == set()
     assert body["instructions"] == "Be brief."  # its extras were another wire's: instructions
     assert body["temperature"] == 0.5 and body["max_output_tokens"] == 100

@@ -1,33 +1,25 @@
-"""OpenAI Responses requests: every recorded request rebuilt exactly, every turn 2
-rebuilt from turn 1 + the parsed response, hand-built bodies for what the
-recordings do not cover, and every body checked against the official ``openai``
-SDK's request types.
+"""OpenAI Responses requests: every turn 2 rebuilt from turn 1 + the parsed
+response, hand-built bodies for what the recordings do not cover, and every body
+checked against the official ``openai`` SDK's request types.
 
-The SDK oracle (``openai_responses_helpers.assert_sdk_valid``): the body is validated with
-``pydantic.TypeAdapter`` over ``ResponseCreateParamsStreaming`` or
-``...NonStreaming`` (the two members of ``ResponseCreateParams``, picked by
-``stream``), and every input item alone over ``ResponseInputItemParam``.
-TypedDicts ignore keys they do not declare, which a validator cannot express, so
-the validated value is compared with the body: a key the SDK does not know is a
-failure, except inside open JSON (tool ``parameters``, ``text.format.schema``,
-an MCP tool's ``input_schema``, ``metadata``, MCP ``headers``). ``Iterable``
-fields validate lazily in pydantic, so every iterator is consumed. One known gap
-between the SDK and the API: ``FunctionToolParam`` declares ``strict`` required,
-while the API takes a tool without it (strict mode); the tests that build one
-say so.
+The SDK oracle is ``support.request_oracles.openai_responses``
+(``sdk_valid("openai-responses", body)``).
+
+Every recorded request rebuilt exactly and valid for the SDK is a contract of
+``providers/test_wire_contracts.py``, written once for every wire.
 """
 
 from __future__ import annotations
 
 import base64
-import copy
 import json
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, Conversation, conversations, payloads, replay_chunked, smart_chars
-from openai_responses_helpers import assert_sdk_valid
 from pydantic import BaseModel
+from support.conversations import Conversation, conversations, smart_chars
+from support.recordings import FIXTURES, payloads, replay_chunked
+from support.request_oracles import sdk_valid
 
 from streamkit import replay
 from streamkit.conversation.messages import (
@@ -66,7 +58,7 @@ CONVERSATIONS = conversations("openai-responses")
 def test_the_oracle_refuses_what_the_api_refuses() -> None:
     """The oracle is not a rubber stamp: each of these bodies is wrong."""
     good = {"model": "gpt-5", "input": [{"role": "user", "content": "hi"}]}
-    assert_sdk_valid(good)
+    sdk_valid("openai-responses", good)
     wrong: list[dict[str, Any]] = [
         {**good, "input": [{"type": "reasoning", "summary": []}]},  # a reasoning item needs its id
         {**good, "input": [{"type": "function_call", "call_id": "c", "name": "f"}]},  # arguments
@@ -81,27 +73,10 @@ def test_the_oracle_refuses_what_the_api_refuses() -> None:
     ]
     for body in wrong:
         with pytest.raises((ValueError, AssertionError)):
-            assert_sdk_valid(body)
+            sdk_valid("openai-responses", body)
 
 
 # ---------------------------------------------------------------- recorded requests
-
-
-def _requests() -> list[tuple[str, dict[str, Any]]]:
-    return [(f"{c.name}/{turn}", request) for c in CONVERSATIONS
-            for turn, request in (("turn1", c.turn1_request), ("turn2", c.turn2_request))]
-
-
-@pytest.mark.parametrize(("name", "body"), _requests(), ids=[n for n, _ in _requests()])
-def test_recorded_request_round_trips_exactly(name: str, body: dict[str, Any]) -> None:
-    original = copy.deepcopy(body)
-    request = parse_request(RESPONSES, body)
-    rebuilt = build_request(RESPONSES, request)
-    assert rebuilt == original
-    assert body == original  # reading did not change the body
-    assert_sdk_valid(rebuilt)
-    rebuilt["input"][0]["content"] = "changed"  # the body shares nothing with the Request
-    assert build_request(RESPONSES, request) == original
 
 
 def _by_name(name: str) -> Conversation:
@@ -208,7 +183,7 @@ def build_turn2(conversation: Conversation) -> dict[str, Any]:
     body = build_request(RESPONSES, Request(
         messages=messages, model=turn2.model, tools=turn2.tools, tool_choice=turn2.tool_choice,
         json_output=turn2.json_output, stream=turn2.stream, options=turn2.options))
-    assert_sdk_valid(body)
+    sdk_valid("openai-responses", body)
     return body
 
 
@@ -326,7 +301,7 @@ def test_turn2_chained_sends_only_the_new_items(name: str) -> None:
     history = parse_request(RESPONSES, conversation.turn1_request).messages
     whole = build_request(RESPONSES, [*history, response, UserMessage("next")], model="gpt-4.1",
                           **options)
-    assert_sdk_valid(whole)
+    sdk_valid("openai-responses", whole)
     assert len(whole["input"]) > 2
 
 
@@ -342,7 +317,7 @@ def test_turn2_with_a_foreign_turn1_response_is_still_valid() -> None:
             model=history.model, stream=history.stream,
             options={k: v for k, v in history.options.items()
                      if k not in ("previous_response_id", "conversation")}))
-        assert_sdk_valid(body)
+        sdk_valid("openai-responses", body)
         for item in body["input"]:
             assert item.get("type") in (None, "function_call"), item
             assert set(item) <= {"role", "content", "type", "call_id", "name", "arguments"}
@@ -387,7 +362,7 @@ def test_an_own_streamed_turn_goes_back_as_its_output_items(name: str) -> None:
     response.provider = RESPONSES
     body = build_request(RESPONSES, [UserMessage("q"), response, UserMessage("more")],
                          model="gpt-5")
-    assert_sdk_valid(body)
+    sdk_valid("openai-responses", body)
     assert body["input"][1:-1] == [_without_empty(item) for item in _done_items(path)]
 
 
@@ -406,7 +381,7 @@ def body_of(messages: list[Message], **options: Any) -> dict[str, Any]:
     """A body built with the usual model, checked against the SDK, and read back
     into the same body."""
     body = build_request(RESPONSES, messages, model="gpt-5", **options)
-    assert_sdk_valid(body)
+    sdk_valid("openai-responses", body)
     assert build_request(RESPONSES, parse_request(RESPONSES, body)) == body
     return body
 
@@ -457,7 +432,7 @@ def test_string_input_round_trips() -> None:
     assert isinstance(user, UserMessage) and user.content == "Tell me a joke"
     assert user.metadata == {STRING_INPUT: True}
     assert build_request(RESPONSES, request) == wire
-    assert_sdk_valid(wire)
+    sdk_valid("openai-responses", wire)
     user.metadata = {}  # a message built by hand goes as an item
     assert build_request(RESPONSES, request)["input"] == [
         {"role": "user", "content": "Tell me a joke"}]
@@ -702,7 +677,7 @@ def test_a_tool_with_no_strict_is_not_strict() -> None:
     assert body["tools"] == [{"type": "function", "name": "ping",
                               "parameters": {"type": "object", "properties": {}},
                               "strict": False}]
-    assert_sdk_valid(body)
+    sdk_valid("openai-responses", body)
 
 
 def test_a_tool_read_without_strict_is_written_back_without_it() -> None:
@@ -825,7 +800,7 @@ def test_other_tool_choices_go_through() -> None:
                                             tools=[Tool("weather", strict=True)],
                                             options={"tool_choice": allowed}))
     assert body["tool_choice"] == allowed
-    assert_sdk_valid(body)
+    sdk_valid("openai-responses", body)
     request = parse_request(RESPONSES, body)
     assert request.tool_choice is None and request.options["tool_choice"] == allowed
 

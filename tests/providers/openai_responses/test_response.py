@@ -16,14 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import (
-    FIXTURES,
-    comparable,
-    conversations,
-    fresh_ids,
-    payloads,
-    replay_chunked,
-)
+from support.comparing import comparable, fresh_ids
+from support.conversations import conversations
+from support.recordings import FIXTURES, payloads, replay_chunked
 
 from streamkit import replay
 from streamkit.model.blocks import DataBlock, RawBlock, TextBlock, ThinkingBlock, ToolCallBlock

@@ -2,7 +2,11 @@
 what the stream says, the official SDK's ``ResponseStreamState`` as an oracle
 where it works, the robustness edge cases (tests/fixtures/edge/openai-responses-*),
 the fast (typed) decode against the general path on every recording, and hostile
-input (invalid UTF-8, wrong types, bad base64, deep nesting)."""
+input (invalid UTF-8, wrong types, bad base64, deep nesting).
+
+The contracts every wire keeps (the event contract, payload at a time equals
+the byte pipeline, auto-detection, the registry's parser) are
+``providers/test_wire_contracts.py``'s, written once for every wire."""
 
 from __future__ import annotations
 
@@ -13,18 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import (
-    FIXTURES,
-    Payload,
-    body,
-    check_event_contract,
-    comparable,
-    fixture_id,
-    payloads,
-    recordings,
-    sse_body,
-)
-from openai_responses_helpers import assert_matches_sdk, run, run_file, sdk_final, wire
+from support.comparing import comparable
+from support.openai_responses_stream import assert_matches_sdk, run, run_file, sdk_final, wire
+from support.parser_runs import check_event_contract
+from support.recordings import FIXTURES, Payload, body, fixture_id, payloads, recordings, sse_body
 
 from streamkit import replay
 from streamkit.model.blocks import (
@@ -473,25 +469,6 @@ def test_every_listed_fixture_is_in_the_every_fixture_tests() -> None:
 
 
 @pytest.mark.parametrize("path", ALL, ids=fixture_id)
-def test_event_order_invariants(path: Path) -> None:
-    check_event_contract(run_file(path).events)
-
-
-@pytest.mark.parametrize("path", ALL, ids=fixture_id)
-def test_same_response_through_the_pipeline_in_7_byte_chunks(path: Path) -> None:
-    with id_factory(counting_ids()):  # each run makes up the same ids
-        expected = comparable(run_file(path).response)
-    data = body(path)
-    for provider in ("openai-responses", "auto"):
-        with id_factory(counting_ids()):
-            pipeline = Pipeline(provider)
-            for i in range(0, len(data), 7):
-                pipeline.feed(data[i:i + 7])
-            pipeline.finish()
-        assert comparable(pipeline.response) == expected, provider
-
-
-@pytest.mark.parametrize("path", ALL, ids=fixture_id)
 def test_fast_decode_and_the_general_path_agree(path: Path) -> None:
     """The typed fast decode is only a faster way to the same events: with it off,
     every payload takes the general path, and nothing changes (payload by payload,
@@ -674,12 +651,6 @@ def test_late_part_done_for_an_unstreamed_part_opens_it() -> None:
              wire({"type": "response.output_text.done", "output_index": 0, "content_index": 0,
                    "item_id": "msg_1", "text": "only in done"})]).response
     assert r.text == "only in done"
-
-
-def test_registry_builds_this_parser() -> None:
-    parser = get_parser("openai-responses")
-    assert isinstance(parser, OpenAIResponsesParser)
-    assert (parser.name, parser.framing) == ("openai-responses", "sse")
 
 
 def test_partial_image_payload_decodes() -> None:

@@ -1,6 +1,7 @@
-"""The oracles an Ollama request body is checked against: the ``ollama``
-package, used the way its ``Client.chat`` builds a request, and the fields of
-the server's Go structs (``api/types.go``)."""
+"""The Ollama request oracle: a body checked with the ``ollama`` package, used
+the way its ``Client.chat`` builds a request, and against the fields of the
+server's Go structs (``api/types.go``), since the package's pydantic types
+ignore keys they do not declare."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ def sdk_request(wire: dict[str, Any]) -> dict[str, Any]:
     return request.model_dump(exclude_none=True)
 
 
-def check_body(wire: dict[str, Any]) -> None:
+def check(wire: dict[str, Any]) -> None:
     """The SDK's serialization of ``wire`` is ``wire`` itself, but for what the
     client drops on purpose (falsy values) and the Go fields it does not
     declare; and every field is one the server reads (a TypedDict-free check

@@ -1,11 +1,11 @@
-"""The pieces the SDK oracles of ``tests/test_request_*.py`` share.
+"""The pieces the request oracles of ``support.request_oracles`` share.
 
 Each wire's oracle validates a built body with its official SDK's request
 types. Most SDKs declare those as TypedDicts, which pydantic validates lazily
 (``Iterable`` fields) and which drop the keys they do not declare instead of
 failing: so the validated value is consumed whole (:func:`materialize`) and
 compared with the body key by key (:func:`unknown_keys`). What is open JSON,
-and how a wire reports the keys, stays in each test module.
+and how a wire reports the keys, stays in each wire's oracle.
 """
 
 from __future__ import annotations
