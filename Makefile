@@ -111,7 +111,7 @@ check-tools:
 
 # The whole suite on every core (pytest-xdist), the docs site built strictly
 # (tests/test_docs.py) and every code block of the docs and README run. A
-# skipped test fails here (STREAMKIT_NO_SKIPS, tests/skips_fail.py), as in CI.
+# skipped test fails here (STREAMKIT_NO_SKIPS, tests/support/skips_fail.py), as in CI.
 # mypy --strict runs beside the suite, not before it: from a fresh clone (no
 # cache) it takes a minute and a half of one core, which the suite's workers
 # share; its report is printed after the suite's, and either failing fails.

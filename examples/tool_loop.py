@@ -8,7 +8,7 @@ and docstring); the calls of one turn run concurrently in a task group; their
 results go back as one ``FunctionExecutionResultMessage``; the assistant turn
 goes back as the ``ChatResponse`` it came as, so thinking signatures and
 provider ids survive. The loop ends on an answer without tool calls.
-``tests/test_client.py`` runs it over ``streamkit.testing.ReplayServer``.
+``tests/client/test_client.py`` runs it over ``streamkit.testing.ReplayServer``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ lives: the depth and JSON checks before any reader walks the body, typed
 readers in the wires. The codec keeps a last line for whatever a reader still
 trips over; these tests say a class is fixed at its root by checking that
 the error was not made by that last line (it keeps the reader's exception as
-``__cause__``). ``tests/write_fuzzing.py`` runs the same contract on mutated
+``__cause__``). ``tests/support/write_fuzzing.py`` runs the same contract on mutated
 recorded bodies.
 """
 

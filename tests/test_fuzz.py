@@ -1,7 +1,7 @@
 """The hostile-input contract on mutated recordings and bodies, and growth
 probes that keep every cost linear.
 
-The mutation loops (``tests/fuzzing.py``, ``tests/write_fuzzing.py``) are
+The mutation loops (``tests/support/stream_fuzzing.py``, ``tests/support/write_fuzzing.py``) are
 seeded, so a failure repeats, and count their cases (``FUZZ_CASES``,
 ``WRITE_FUZZ_CASES``), so a slow machine runs the same ones; only a case that
 hangs for ``HANG_SECONDS`` stops a loop early. The long runs, 100,000 cases
@@ -11,7 +11,7 @@ its signature is listed in
 :data:`KNOWN_OPEN_BREACHES` (crashes inside ``streamkit/providers/`` that
 their owners have not fixed yet: remove an entry once its parser is fixed).
 
-The client under faults (``tests/client_fuzzing.py``, 2,000 calls under
+The client under faults (``tests/support/client_fuzzing.py``, 2,000 calls under
 ``make fuzz``) runs for at most ``CLIENT_FUZZ_SECONDS``: every fault once,
 then random ones.
 
@@ -97,7 +97,7 @@ def test_mutated_recordings_end_typed_and_any_chunking_gives_the_same_result() -
 
 def test_the_client_under_faults_raises_only_typed_errors_keeps_partials_and_never_hangs(
 ) -> None:
-    """A bounded run of ``tests/client_fuzzing.py`` (``make fuzz`` runs 2,000
+    """A bounded run of ``tests/support/client_fuzzing.py`` (``make fuzz`` runs 2,000
     calls): every fault once, then random ones, for at most CLIENT_FUZZ_SECONDS."""
     counts, breaches, all_closed = client_fuzzing.fuzz(CLIENT_FUZZ_CASES, SEED,
                                                        seconds=CLIENT_FUZZ_SECONDS)

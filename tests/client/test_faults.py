@@ -1,5 +1,5 @@
 """The client under faults, against a raw-socket server that breaks the rules
-(``tests/fault_server.py``): the total timeout in every phase, a body whose
+(``tests/support/fault_server.py``): the total timeout in every phase, a body whose
 content encoding does not decode, ``create()``'s partial answers and body
 limit, and a key that a server echoes back.
 

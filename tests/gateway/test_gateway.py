@@ -4,7 +4,7 @@ The gateway runs under uvicorn on a real socket (``asgi_server.serving``); its
 upstream is a :class:`~streamkit.testing.ReplayServer` serving real
 recordings; its callers are the official SDKs, unchanged but for their base
 URL and key. The every-client x every-upstream matrix is
-``test_gateway_matrix.py``.
+``test_matrix.py``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Any conversation to any provider: every recorded request, read in its own wire
 and written to every other, is valid for the target and keeps the conversation,
 or drops what the target cannot hold with a warning, or is refused clearly
-(the matrix and its rules are in tests/translation.py)."""
+(the matrix and its rules are in tests/support/translation_matrix.py)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ fault from :data:`FAULTS` (nothing wrong; closed, reset or hanging before the
 headers; cut or trickled inside the headers; cut, reset, hanging or trickled
 inside the body; a chunked encoding cut or corrupt; a gzip body corrupt or cut;
 an error status with its body whole, cut or trickled, or echoing the key; a
-mutated body, see ``tests/fuzzing.py``), framed one way (``content-length``,
+mutated body, see ``tests/support/stream_fuzzing.py``), framed one way (``content-length``,
 chunked, or ended by closing), with zero or one retry (waits not slept).
 
 The contract (what :func:`check` asserts; each breach an

@@ -30,7 +30,8 @@ from support.recordings import FIXTURES, body, fixture_id, recordings
 #: The five wires, each with the registry name of its own provider.
 TARGETS = {"openai-chat": "openai", "openai-responses": "openai-responses",
            "anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama"}
-#: The OpenAI-compatible vendors a recording's file name may name (as test_encode_dialects).
+#: The OpenAI-compatible vendors a recording's file name may name
+#: (as providers/openai_chat/test_encode.py).
 VENDORS = ("deepseek", "openrouter", "qwen", "groq", "mistral")
 
 

@@ -2,7 +2,7 @@
 
 Shared by ``tests/test_fuzz.py`` (a bounded run in the suite) and
 ``bench/fuzz.py`` (100,000 cases of each kind, counts by outcome), next to
-the stream fuzzer of ``tests/fuzzing.py``. A case starts from a real body of
+the stream fuzzer of ``tests/support/stream_fuzzing.py``. A case starts from a real body of
 ``tests/fixtures`` (the conversations' ``turn*.json``, Ollama's documented
 requests and responses) or a real tool call's arguments, with one to three
 mutations: a field set to a hostile value (wrong types, lone surrogates,

@@ -1,6 +1,6 @@
 """streamkit.web: any stream -> the AI SDK UI message stream.
 
-The protocol itself is checked by the real client in ``test_web_node.py``;
+The protocol itself is checked by the real client in ``test_node.py``;
 here: the frames the encoder chooses, that it sends deltas only, keeps errors
 and partials, never changes an event, and that no content can forge a frame.
 """

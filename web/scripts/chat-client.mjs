@@ -5,7 +5,7 @@
 // package's framework-free Chat (AbstractChat + DefaultChatTransport, as a
 // page uses it). Prints one JSON line per URL with what the Chat ended with:
 // its status, its error, and the assistant message's parts and metadata.
-// tests/test_web_response.py runs it.
+// tests/web/test_response.py runs it.
 import { AbstractChat, DefaultChatTransport } from 'ai';
 
 class State {

@@ -68,7 +68,7 @@ def _wire_of_path(path: Path) -> str:
 
 
 OWN = [path for path in recordings() if _wire_of_path(path) == WIRE]
-#: Other wires' recordings written to Responses (the folders test_encode.py takes).
+#: Other wires' recordings written to Responses (the OpenAI Chat and Anthropic folders).
 CROSS = [path for path in recordings()
          if path.relative_to(FIXTURES).parts[0] in ("openai-chat", "anthropic")]
 PROVIDERS = {"openai-responses": WIRE, "openai-chat": "openai", "anthropic": "anthropic"}

@@ -9,7 +9,9 @@ and must end with the same text, reasoning, tool calls, usage and finish
 reason; the non-streamed bodies validate as the SDKs' response models.
 Each recording is also written to the other wire, and the SDK of that wire
 reads it: what crosses is said per field below (``_expected_finish``,
-``_prompt_tokens``).
+``_prompt_tokens``). How Anthropic writes tool arguments is
+``anthropic/test_encode.py``'s; OpenAI Chat's dialects, audio and errors are
+``openai_chat/test_encode.py``'s.
 """
 
 from __future__ import annotations
@@ -37,12 +39,9 @@ from streamkit import (
 )
 from streamkit.model.accumulate import Accumulator
 from streamkit.model.events import (
-    BlockDelta,
     BlockStart,
-    ErrorEvent,
     ResponseEnd,
     ResponseStart,
-    ToolInputDelta,
     UsageUpdate,
 )
 from streamkit.model.replay import events_of
@@ -326,71 +325,6 @@ def test_an_in_stream_error_is_the_wires_error_event() -> None:
         _, partial = replay(encoded, provider, on_error="return")
         assert partial.finished_reason == FinishReason.ERROR, provider
 
-
-# ---------------------------------------------------------------- tool arguments on Anthropic
-
-
-def _anthropic_events(encoded: bytes) -> list[dict[str, Any]]:
-    """The data of each event of an Anthropic SSE stream, in order."""
-    return [json.loads(line[len(b"data: "):]) for line in encoded.splitlines()
-            if line.startswith(b"data: ")]
-
-
-def _arguments_by_block(encoded: bytes) -> dict[int, list[str]]:
-    """Each tool_use block's ``input_json_delta`` fragments, by wire index."""
-    events = _anthropic_events(encoded)
-    calls = {event["index"] for event in events if event["type"] == "content_block_start"
-             and event["content_block"]["type"] == "tool_use"}
-    return {index: [event["delta"]["partial_json"] for event in events
-                    if event["type"] == "content_block_delta" and event["index"] == index]
-            for index in sorted(calls)}
-
-
-def test_another_wires_call_is_held_until_its_block_ends_and_no_object_is_written_as_empty(
-        ) -> None:
-    events, _ = replay(body(FIXTURES / "edge/openai-responses-parallel-tools.sse"),
-                       "openai-responses")
-    encoded = b"".join(encode_stream("anthropic", events))
-    written = _anthropic_events(encoded)
-    arguments = _arguments_by_block(encoded)
-    # one delta a call (the first three came in fragments), the last event before its stop
-    assert list(arguments.values()) == [['{"city":"Paris"}'], ['{"tz":"CET"}'], ["{}"],
-                                        ['{"verbose":true}']]
-    for index in arguments:
-        stop = written.index({"type": "content_block_stop", "index": index})
-        assert written[stop - 1]["delta"]["type"] == "input_json_delta"
-    again = _reparsed("anthropic", encoded)
-    assert [(call.name, call.arguments()) for call in again.tool_calls] == \
-        [("get_weather", {"city": "Paris"}), ("get_time", {"tz": "CET"}), ("run_sql", {}),
-         ("noop", {"verbose": True})]
-
-
-def test_an_anthropic_answers_own_invalid_arguments_stream_back_as_they_came() -> None:
-    path = FIXTURES / "edge/anthropic-tool-use-invalid-json.sse"
-    with fresh_ids():
-        events, response = replay(body(path), "anthropic", on_error="return")
-    encoded = b"".join(encode_stream("anthropic", events))
-    assert comparable(_reparsed("anthropic", encoded)) == comparable(response)
-    sent = [[text for text in fragments if text]  # an empty fragment says nothing
-            for fragments in _arguments_by_block(body(path)).values()]
-    assert len(sent[0]) > 1  # fragments, not one held delta
-    assert list(_arguments_by_block(encoded).values()) == sent
-
-
-@pytest.mark.parametrize(("fragments", "written", "arguments"),
-                         [(['{"a": ', "1}"], '{"a": 1}', {"a": 1}), (['{"a": '], "{}", {})])
-def test_a_held_call_open_when_an_error_ends_the_stream_keeps_its_arguments(
-        fragments: list[str], written: str, arguments: dict[str, Any]) -> None:
-    events: list[Any] = [
-        ResponseStart(id="r1", model="m", provider="openai"),
-        BlockStart(index=0, block=ToolCallBlock("call_1", "f", "")),
-        *[BlockDelta(index=0, delta=ToolInputDelta(text)) for text in fragments],
-        ErrorEvent(message="upstream gone", status=500)]
-    encoded = b"".join(encode_stream("anthropic", events))
-    assert list(_arguments_by_block(encoded).values()) == [[written]]
-    assert _anthropic_events(encoded)[-1]["type"] == "error"
-    call, = _reparsed("anthropic", encoded).tool_calls
-    assert call.arguments() == arguments
 
 # ---------------------------------------------------------------- non-streamed bodies
 
