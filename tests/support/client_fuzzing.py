@@ -53,7 +53,8 @@ from streamkit.client.sync_deadline import transport
 from streamkit.conversation.messages import UserMessage
 from streamkit.providers.codec import parse_response
 from support.fault_server import Answer, FaultServer, chunked, head, trickle
-from support.stream_fuzzing import FIXTURES, Outcome, load_bodies, mutate, right_provider
+from support.paths import FIXTURES
+from support.stream_fuzzing import Outcome, load_bodies, mutate, right_provider
 
 KEY = "sk-fuzz-0123456789abcdef0123456789"
 TOTAL = 1.0

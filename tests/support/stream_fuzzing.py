@@ -60,17 +60,10 @@ from streamkit.cli.commands import _block_line, summarise
 from streamkit.model.errors import MediaTypeError, StructuredOutputError, ToolArgumentsError
 from streamkit.model.ids import counting_ids, id_factory
 from streamkit.testing import load_recording
-from support.paths import FIXTURES
+from support.recordings import recordings
 
-_SUFFIXES = (".sse", ".ndjson", ".chunks.jsonl")
 PROVIDERS = ["openai", "openai-responses", "anthropic", "gemini", "ollama", "deepseek"]
 BOM = b"\xef\xbb\xbf"
-
-
-def recordings() -> list[Path]:
-    """Every recorded or edge stream (the same list as ``support.recordings.recordings``)."""
-    return sorted(p for p in FIXTURES.rglob("*") if p.is_file()
-                  and p.name.endswith(_SUFFIXES) and "conversations" not in p.parts)
 
 
 def right_provider(path: Path) -> str:

@@ -58,7 +58,8 @@ from streamkit import (
 from streamkit.conversation.messages import FunctionExecutionResult
 from streamkit.model.errors import MediaTypeError, ToolArgumentsError
 from streamkit.model.ids import counting_ids, id_factory
-from support.stream_fuzzing import FIXTURES, Outcome, _hostile_json_text, _where
+from support.paths import FIXTURES
+from support.stream_fuzzing import Outcome, _hostile_json_text, _where
 
 KINDS = ("request", "response", "tool")
 
