@@ -77,3 +77,9 @@ def test_every_stable_address_re_exports_the_module_it_names(graph: grimp.Import
         room = home_name.rpartition(".")[0]
         assert home_name in homes and {h.rpartition(".")[0] for h in homes} == {room}, (
             name, homes)
+
+
+def test_no_module_is_over_700_lines() -> None:
+    sizes = {str(path.relative_to(PACKAGE)): len(path.read_text().splitlines())
+             for path in PACKAGE.rglob("*.py")}
+    assert {name: lines for name, lines in sizes.items() if lines > 700} == {}
