@@ -95,3 +95,13 @@ def test_the_readme_names_every_package_top_floor_first() -> None:
     assert sorted(listed) == sorted(name for name in _packages() if "/" not in name)
     floors = [_floor_of(name) for name in listed]
     assert floors == sorted(floors)
+
+
+def test_every_path_the_docs_and_docstrings_name_exists() -> None:
+    """A test, script or module named by its path in the docs, README or a
+    docstring is where it says (moving a file moves its mentions)."""
+    texts = [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *PACKAGE.rglob("*.py")]
+    pattern = re.compile(r"(?<![\w/.])((?:tests|streamkit|bench|examples)/[\w/]+\.py)\b")
+    named = {(str(path.relative_to(ROOT)), found) for path in texts
+             for found in pattern.findall(path.read_text())}
+    assert sorted((where, found) for where, found in named if not (ROOT / found).exists()) == []

@@ -12,7 +12,7 @@ for servers that drop ``$ref``.
 
 pydantic (the largest import streamkit could make) is imported by the functions
 that use it, so ``import streamkit`` does not pay for it: it comes with the
-first tool defined (tests/test_tools.py checks what ``import streamkit`` loads).
+first tool defined (tests/conversation/test_tools.py checks what ``import streamkit`` loads).
 """
 
 from __future__ import annotations

@@ -291,7 +291,7 @@ def _not_its_shape(exc: ProtocolError, wire: str) -> InvalidBodyError:
 def _unreadable(exc: Exception, wire: str, kind: str) -> InvalidBodyError:
     """The promise's last line. Each class of malformed body is refused where it
     lives (the depth and JSON checks above, each wire's typed readers), and the
-    fuzzers (``tests/write_fuzzing.py``) count what still reaches this point;
+    fuzzers (``tests/support/write_fuzzing.py``) count what still reaches this point;
     but a reader that trips over a shape nobody thought of must not leak its
     own exception type (a ``TypeError`` from ``"role": []``) to a caller who was
     promised one. The original stays as ``__cause__``."""

@@ -21,7 +21,7 @@ a read goes :meth:`SSEDecoder.feed_one` -> :meth:`Parser.fast_delta` ->
 loops and handler lookups a chunk of many events needs (at one read per
 token, those cost as much as the work). Either step may decline, changing
 nothing, and the read then takes the general path, with the same result
-(``tests/test_live_shape.py``).
+(``tests/reading/test_live_shape.py``).
 
 The rules for input that is not what it should be, all documented in the
 README:
