@@ -415,7 +415,7 @@ class Stream(_BaseStream):
         if iterator is not None and hasattr(iterator, "aclose"):
             await iterator.aclose()
         self._driver.stop()
-        await _aclose_source(self._source)
+        await aclose_source(self._source)
 
     async def final(self) -> ChatResponse:
         """Drain the stream and return the final response."""
@@ -478,10 +478,12 @@ class Stream(_BaseStream):
         finally:  # drained, failed, closed early or cancelled: release the response now
             driver.stop()
             with anyio.CancelScope(shield=True):
-                await _aclose_source(self._source)
+                await aclose_source(self._source)
 
 
-async def _aclose_source(source: Any) -> None:
+async def aclose_source(source: Any) -> None:
+    """Close a stream (and its HTTP response) or an async generator, if it can be
+    (``aclose`` may be a coroutine or a plain call)."""
     close = getattr(source, "aclose", None)
     if close is not None:
         result = close()

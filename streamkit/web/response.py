@@ -31,8 +31,9 @@ import anyio
 from ..model.errors import IncompleteStreamError, ProviderError, StreamError
 from ..model.events import BlockStart
 from ..model.response import ChatResponse
+from ..reading.stream import aclose_source
 from .encoder import UIMessageStreamEncoder
-from .stream import UI_MESSAGE_STREAM_HEADERS
+from .stream import UI_MESSAGE_STREAM_HEADERS, encoded_frames
 
 if TYPE_CHECKING:
     from starlette.responses import Response
@@ -128,15 +129,9 @@ async def _enter(exits: contextlib.AsyncExitStack, source: Any) -> Any:
     """The stream ``source`` gives: entered when it is a context manager that
     is not itself the stream, and closed with ``exits`` either way."""
     if hasattr(source, "__aiter__"):
-        exits.push_async_callback(_aclose, source)
+        exits.push_async_callback(aclose_source, source)
         return source
     return await exits.enter_async_context(source)
-
-
-async def _aclose(source: Any) -> None:
-    close = getattr(source, "aclose", None)
-    if close is not None:
-        await close()
 
 
 async def _close(exits: contextlib.AsyncExitStack) -> None:
@@ -154,15 +149,9 @@ async def _rest(encoder: UIMessageStreamEncoder, items: AsyncIterator[Any], firs
             yield first
         if encoder.finished:
             return
-        try:
-            async for item in items:
-                frames = encoder.encode(item)
-                if frames:
-                    yield frames
-        except StreamError as error:
-            yield encoder.encode_error(error)
-            return
-        tail = encoder.finish()
+        async for frames in encoded_frames(encoder, items):
+            yield frames
+        tail = encoder.finish()  # nothing when an error chunk finished the message
         if tail:
             yield tail
     finally:

@@ -10,7 +10,6 @@ It depends on no web framework: it is an async iterator of ``bytes``.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -20,6 +19,7 @@ import anyio
 from ..model.errors import StreamError
 from ..model.events import Event
 from ..model.response import ChatResponse
+from ..reading.stream import aclose_source
 from .encoder import UIMessageStreamEncoder
 
 __all__ = ["UI_MESSAGE_STREAM_HEADERS", "ui_message_stream"]
@@ -62,13 +62,9 @@ async def ui_message_stream(
                                      output_interval=output_interval)
     try:
         for source in streams:
-            try:
-                async for item in source:
-                    frames = encoder.encode(item)
-                    if frames:
-                        yield frames
-            except StreamError as exc:
-                yield encoder.encode_error(exc)
+            async for frames in encoded_frames(encoder, source):
+                yield frames
+            if encoder.finished:  # the source failed: its error chunk ended the message
                 return
             tail = encoder.end_step()  # a source that ended without its final response
             if tail:
@@ -79,13 +75,18 @@ async def ui_message_stream(
     finally:
         with anyio.CancelScope(shield=True):
             for source in streams:
-                await _aclose(source)
+                await aclose_source(source)
 
 
-async def _aclose(source: Any) -> None:
-    """Close a stream (and its HTTP response) or an async generator, if it can be."""
-    close = getattr(source, "aclose", None)
-    if close is not None:
-        result = close()
-        if inspect.isawaitable(result):
-            await result
+async def encoded_frames(encoder: UIMessageStreamEncoder,
+                         items: AsyncIterable[Event | ChatResponse]) -> AsyncIterator[bytes]:
+    """The frames of every item; a :class:`~streamkit.model.errors.StreamError`
+    the items raise becomes the message's ``error`` chunk, which finishes it
+    (``encoder.finished``): what came before it is kept, nothing comes after."""
+    try:
+        async for item in items:
+            frames = encoder.encode(item)
+            if frames:
+                yield frames
+    except StreamError as exc:
+        yield encoder.encode_error(exc)
