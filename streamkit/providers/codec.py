@@ -347,38 +347,30 @@ class EncodedStream:
     def __iter__(self) -> Iterator[bytes]:
         if not isinstance(self._source, Iterable):
             raise TypeError("an async source of events is encoded with 'async for'")
-        try:
-            for item in self._source:
-                chunk = self._feed(item)
-                if chunk:
-                    yield chunk
-        except StreamError as error:
-            last = self._failed(error)
-        else:
-            last = self._encoder.close()
-        if last:
-            yield last
+        for item in _ended(self._source):
+            chunk = self._feed(item)
+            if chunk:
+                yield chunk
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         if not isinstance(self._source, AsyncIterable):
             for chunk in self:
                 yield chunk
             return
-        try:
-            async for item in self._source:
-                chunk = self._feed(item)
-                if chunk:
-                    yield chunk
-        except StreamError as error:
-            last = self._failed(error)
-        else:
-            last = self._encoder.close()
-        if last:
-            yield last
+        async for item in _ended_async(self._source):
+            chunk = self._feed(item)
+            if chunk:
+                yield chunk
 
     def _feed(self, item: Any) -> bytes:
+        """The bytes for one item of the source, its end (``None``) or the error
+        it raised: the one step both loops take."""
+        if item is None:
+            return self._encoder.close()
         if isinstance(item, ChatResponse):
             return b""  # a stream's final item: its events have said it all
+        if isinstance(item, StreamError):
+            return self._failed(item)
         if type(item) is ErrorEvent:
             self._error_written = True
         return self._encoder.feed(item)
@@ -391,6 +383,28 @@ class EncodedStream:
             return b""
         self._error_written = True
         return self._encoder.feed(error_event(error))
+
+
+def _ended(source: Iterable[Any]) -> Iterator[Any]:
+    """The source's items, then ``None`` when it ends, or the
+    :class:`~streamkit.model.errors.StreamError` it raised."""
+    try:
+        yield from source
+    except StreamError as error:
+        yield error
+    else:
+        yield None
+
+
+async def _ended_async(source: AsyncIterable[Any]) -> AsyncIterator[Any]:
+    """:func:`_ended` of an async source."""
+    try:
+        async for item in source:
+            yield item
+    except StreamError as error:
+        yield error
+    else:
+        yield None
 
 
 def error_event(error: StreamkitError | ErrorEvent | str, status: int | None = None) -> ErrorEvent:
