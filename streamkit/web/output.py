@@ -24,7 +24,7 @@ from typing import Any
 
 from ..model.errors import StructuredOutputError
 from ..model.response import ChatResponse
-from ..model.structured.reader import PartialOutputReader, Throttle
+from ..model.structured.reader import PartialOutputPacer, PartialOutputReader
 
 __all__ = ["OutputParts"]
 
@@ -39,22 +39,14 @@ class OutputParts:
                  interval: float | None, clock: Callable[[], float]) -> None:
         self.part_id = part_id
         self.reader: PartialOutputReader[Any] = PartialOutputReader(model, choice=choice)
-        self.throttle = Throttle(interval)
-        self.clock = clock
+        self.pacer = PartialOutputPacer(self.reader, interval, clock, show_empty=False)
         self.sent = False
 
     def take(self, item: object) -> list[dict[str, Any]]:
         """The chunk for a stream item, when the answer changed and it is time."""
-        reader = self.reader
-        if not (reader.push(item) or reader.pending):
+        value = self.pacer.take(item)
+        if value is None:
             return []
-        now = self.clock()
-        if not self.throttle.due(now):
-            return []
-        value = reader.snapshot()
-        if value is None or not value.model_fields_set:
-            return []
-        self.throttle.mark(now)
         return [self._chunk("streaming", value.model_dump(mode="json", exclude_unset=True))]
 
     def finish(self, response: ChatResponse | None) -> list[dict[str, Any]]:

@@ -27,7 +27,7 @@ why, with the last partial value in ``error.partial_output``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Final, Generic
 
 from ..blocks import Block, ModelT, TextBlock, ToolCallBlock
@@ -40,7 +40,7 @@ from .partial import PartialValidator
 if TYPE_CHECKING:
     from ..response import ChatResponse
 
-__all__ = ["PartialOutputReader", "Throttle", "parse_partial"]
+__all__ = ["PartialOutputPacer", "PartialOutputReader", "Throttle", "parse_partial"]
 
 # What a block is to the reader.
 _TEXT: Final = 1  # answer text
@@ -284,6 +284,40 @@ class Throttle:
 
     def mark(self, now: float) -> None:
         self._last = now
+
+
+class PartialOutputPacer(Generic[ModelT]):
+    """A reader's partial values, at most one per ``interval`` seconds: the one
+    step per stream item that ``partial_output``'s async and sync loops
+    (:mod:`streamkit.reading.structured`) and the UI stream's ``data-output`` parts
+    (:mod:`streamkit.web.output`) take.
+
+    Pure but for ``clock``, called only when the answer changed. ``show_empty=False``
+    holds back a value with no field known yet (a UI step that shows none sends none)."""
+
+    __slots__ = ("clock", "reader", "show_empty", "throttle")
+
+    def __init__(self, reader: PartialOutputReader[ModelT], interval: float | None,
+                 clock: Callable[[], float], *, show_empty: bool = True) -> None:
+        self.reader = reader
+        self.throttle = Throttle(interval)
+        self.clock = clock
+        self.show_empty = show_empty
+
+    def take(self, item: object) -> ModelT | None:
+        """The value to show after ``item``: when the answer changed, it is time,
+        and the value is new; else ``None``."""
+        reader = self.reader
+        if not (reader.push(item) or reader.pending):
+            return None
+        now = self.clock()
+        if not self.throttle.due(now):
+            return None
+        value = reader.snapshot()
+        if value is None or not (self.show_empty or value.model_fields_set):
+            return None
+        self.throttle.mark(now)
+        return value
 
 
 # ---------------------------------------------------------------------- snapshots
