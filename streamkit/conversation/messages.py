@@ -33,12 +33,28 @@ they came from.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ..model.blocks import ContentBlock, DataBlock, RawBlock, TextBlock
 from ..model.response import ChatResponse
 
 UserContent = TextBlock | DataBlock | RawBlock
+
+_BlockT = TypeVar("_BlockT", bound=ContentBlock)
+
+
+class _Blocks(Generic[_BlockT]):
+    """What a user's and an assistant's turn share: content given as a string
+    (one text block) or as blocks."""
+
+    content: str | list[_BlockT]
+
+    @property
+    def blocks(self) -> list[_BlockT]:
+        """The content as blocks (a string is one text block)."""
+        if isinstance(self.content, str):
+            return [TextBlock(self.content)]  # type: ignore[list-item]  # text is every kind's
+        return list(self.content)
 
 
 @dataclass
@@ -58,7 +74,7 @@ class SystemMessage:
 
 
 @dataclass
-class UserMessage:
+class UserMessage(_Blocks[UserContent]):
     """What the user says: text, and images, audio or files as
     :class:`~streamkit.model.blocks.DataBlock` s (inline bytes or a URL)."""
 
@@ -66,16 +82,9 @@ class UserMessage:
     name: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def blocks(self) -> list[UserContent]:
-        """The content as blocks (a string is one text block)."""
-        if isinstance(self.content, str):
-            return [TextBlock(self.content)]
-        return list(self.content)
-
 
 @dataclass
-class AssistantMessage:
+class AssistantMessage(_Blocks[ContentBlock]):
     """A model's earlier turn: its blocks as they came back, thinking with its
     signature and encrypted reasoning included.
 
@@ -94,13 +103,6 @@ class AssistantMessage:
     def from_response(cls, response: ChatResponse) -> AssistantMessage:
         """The turn a response stands for (its blocks, not copies: nothing is re-encoded)."""
         return cls(content=list(response.content), provider=response.provider)
-
-    @property
-    def blocks(self) -> list[ContentBlock]:
-        """The content as blocks (a string is one text block)."""
-        if isinstance(self.content, str):
-            return [TextBlock(self.content)]
-        return list(self.content)
 
 
 @dataclass
