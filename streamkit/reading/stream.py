@@ -37,7 +37,7 @@ import inspect
 import math
 import time
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Unpack, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, Unpack, overload
 
 import anyio
 
@@ -344,12 +344,27 @@ def _is_answer_text(item: StreamItem, accumulator: Accumulator) -> bool:
             and not getattr(accumulator.block(item.index), "refusal", False))
 
 
-class _BaseStream:
+_Items = TypeVar("_Items", AsyncIterator[StreamItem], Iterator[StreamItem])
+
+
+class _BaseStream(Generic[_Items]):
     """Attributes both stream flavours expose."""
+
+    _iterator: _Items | None = None
 
     def __init__(self, source: Any, driver: _Driver) -> None:
         self._source = source
         self._driver = driver
+
+    def _items(self) -> _Items:
+        """The one iterator of the stream's items, made when first asked for: a
+        stream is read once, however many loops pull from it."""
+        if self._iterator is None:
+            self._iterator = self._iterate()
+        return self._iterator
+
+    def _iterate(self) -> _Items:
+        raise NotImplementedError
 
     @property
     def response(self) -> ChatResponse:
@@ -390,18 +405,14 @@ class _BaseStream:
         return self._driver.pipeline.accumulator.block(event.index, event.choice)
 
 
-class Stream(_BaseStream):
+class Stream(_BaseStream[AsyncIterator[StreamItem]]):
     """An async stream of events ending in the final :class:`ChatResponse`."""
 
-    _iterator: AsyncIterator[StreamItem] | None = None
-
     def __aiter__(self) -> AsyncIterator[StreamItem]:
-        if self._iterator is None:
-            self._iterator = self._iterate()
-        return self._iterator
+        return self._items()
 
     async def __anext__(self) -> StreamItem:
-        return await self.__aiter__().__anext__()
+        return await self._items().__anext__()
 
     async def __aenter__(self) -> Stream:
         return self
@@ -491,18 +502,14 @@ async def aclose_source(source: Any) -> None:
             await result
 
 
-class SyncStream(_BaseStream):
+class SyncStream(_BaseStream[Iterator[StreamItem]]):
     """The synchronous twin of :class:`Stream`, for sync sources."""
 
-    _iterator: Iterator[StreamItem] | None = None
-
     def __iter__(self) -> Iterator[StreamItem]:
-        if self._iterator is None:
-            self._iterator = self._iterate()
-        return self._iterator
+        return self._items()
 
     def __next__(self) -> StreamItem:
-        return next(iter(self))
+        return next(self._items())
 
     def __enter__(self) -> SyncStream:
         return self
