@@ -89,6 +89,9 @@ _S_NUM: Final = 7  # inside a number
 _S_LIT: Final = 8  # inside true / false / null
 _S_DONE: Final = 9  # the top-level value is complete: only whitespace may follow
 
+#: The state in which each closing bracket ends an empty container (``[]``, ``{}``).
+_EMPTY_ENDED_BY: Final = {"]": _S_ARR_FIRST, "}": _S_OBJ_FIRST}
+
 _WS: Final = frozenset(" \t\n\r")
 _WS_RUN: Final = re.compile(r"[ \t\n\r]+")
 # Plain string content: everything but the quote, the backslash and control characters.
@@ -527,12 +530,12 @@ class PartialJSON:
                     assert m is not None
                     i = m.end()
                     continue
-                if state == _S_AFTER:
+                if state == _S_AFTER or state == _EMPTY_ENDED_BY.get(c):
                     top = stack[-1]
                     if c == ",":
                         state = _S_KEY if type(top) is dict else _S_VALUE
                     elif (c == "}" and type(top) is dict) or (c == "]" and type(top) is list):
-                        stack.pop()
+                        stack.pop()  # a container ends, after a value or empty
                         slots.pop()
                         state = _S_AFTER if stack else _S_DONE
                     else:
@@ -563,22 +566,12 @@ class PartialJSON:
                         self._lit_pos = 0
                         self._tok_start = base + i
                         state = _S_LIT
-                    elif c == "]" and state == _S_ARR_FIRST:
-                        stack.pop()
-                        slots.pop()
-                        state = _S_AFTER if stack else _S_DONE
-                        i += 1
                     else:
                         raise PartialJSONError("expecting a value", base + i)
                 elif state in (_S_OBJ_FIRST, _S_KEY):
                     if c == '"':
                         is_key = True
                         state = _S_STR
-                        i += 1
-                    elif c == "}" and state == _S_OBJ_FIRST:
-                        stack.pop()
-                        slots.pop()
-                        state = _S_AFTER if stack else _S_DONE
                         i += 1
                     else:
                         raise PartialJSONError(
