@@ -123,7 +123,7 @@ class Choice(ChoiceBlocks):
             self._reasoning_strings(delta, out)
         content = delta.get("content")
         if content is not None:
-            self._content(content, out)
+            self._chunks(content, Kind.TEXT, "content", None, out)
         text = delta.get("text")
         if text is not None:
             self._text_field(text, content, out)
@@ -166,36 +166,28 @@ class Choice(ChoiceBlocks):
                 self.write(Kind.THINKING, value, out)
                 first = first or value
 
-    def _content(self, content: Any, out: list[Event]) -> None:
-        """``content``: a string, or Mistral's list of typed chunks."""
-        if type(content) is str:
-            if content:
-                self.write(Kind.TEXT, content, out)
+    def _chunks(self, value: Any, kind: Kind, field: str, untyped: str | None,
+                out: list[Event]) -> None:
+        """``content`` (``kind`` text) or the ``thinking`` of a Mistral thinking
+        chunk (``kind`` thinking): a string, or a list of typed chunks whose text
+        chunks are written as ``kind`` (``untyped``: the type of a chunk that names
+        none); a thinking chunk in content is read as reasoning, anything else is
+        kept under ``field``. Mistral's ``{"type": "thinking", "thinking":
+        [{"type": "text", "text": ...}]}``."""
+        if type(value) is str:
+            if value:
+                self.write(kind, value, out)
             return
-        for part in content if type(content) is list else [content]:
-            kind = part.get("type") if type(part) is dict else None
-            text = as_str(part.get("text")) if kind == "text" else None
+        for part in value if type(value) is list else [value]:
+            part_type = part.get("type", untyped) if type(part) is dict else None
+            text = as_str(part.get("text")) if part_type == "text" else None
             if text is not None:
                 if text:
-                    self.write(Kind.TEXT, text, out)
-            elif kind == "thinking":
-                self._mistral_thinking(part.get("thinking"), out)
+                    self.write(kind, text, out)
+            elif part_type == "thinking" and kind is Kind.TEXT:
+                self._chunks(part.get("thinking"), Kind.THINKING, "thinking", "text", out)
             else:
-                self.keep("content", part, out)
-
-    def _mistral_thinking(self, thinking: Any, out: list[Event]) -> None:
-        """Mistral ``{"type": "thinking", "thinking": [{"type": "text", "text": ...}]}``."""
-        if type(thinking) is str:
-            if thinking:
-                self.write(Kind.THINKING, thinking, out)
-            return
-        for item in thinking if type(thinking) is list else [thinking]:
-            text = as_str(item.get("text")) if type(item) is dict else None
-            if text is not None and item.get("type", "text") == "text":
-                if text:
-                    self.write(Kind.THINKING, text, out)
-            else:
-                self.keep("thinking", item, out)
+                self.keep(field, part, out)
 
     def _text_field(self, text: Any, content: Any, out: list[Event]) -> None:
         """``delta.text``: the text when ``content`` is empty; a copy of
