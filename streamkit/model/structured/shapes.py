@@ -41,6 +41,7 @@ from typing import (
     TYPE_CHECKING,
     Annotated,
     Any,
+    ClassVar,
     Final,
     ForwardRef,
     Optional,
@@ -223,13 +224,28 @@ def _build_dict(done: dict[str, Any], key: Any, value: Any) -> dict[str, Any]:
     return out
 
 
-class _List(Shape):
-    """``list[X]`` (or a ``Sequence``): items as they stream."""
+class _Collection(Shape):
+    """A list or dict of one item type: what ``list[X]`` and ``dict[str, X]`` share
+    (the container they accept, the slot of every item)."""
 
     __slots__ = ("item",)
+    kind: ClassVar[type]
 
     def __init__(self, item: Slot) -> None:
         self.item = item
+
+    def accepts(self, raw: Any) -> bool:
+        return type(raw) is self.kind
+
+    def child(self, key: str | int) -> Slot:
+        return self.item
+
+
+class _List(_Collection):
+    """``list[X]`` (or a ``Sequence``): items as they stream."""
+
+    __slots__ = ()
+    kind = list
 
     def complete(self, raw: Any) -> Any:
         if type(raw) is not list:
@@ -237,40 +253,26 @@ class _List(Shape):
         read = self.item.complete
         return [value for value in map(read, raw) if value is not MISSING]
 
-    def accepts(self, raw: Any) -> bool:
-        return type(raw) is list
-
-    def child(self, key: str | int) -> Slot:
-        return self.item
-
     def build(self, done: Any, key: Any, value: Any) -> Any:
         return _build_list(done, value)
 
 
-class _Dict(Shape):
+class _Dict(_Collection):
     """``dict[str, X]`` (or a ``Mapping``): values as they stream."""
 
-    __slots__ = ("value",)
-
-    def __init__(self, value: Slot) -> None:
-        self.value = value
+    __slots__ = ()
+    kind = dict
 
     def complete(self, raw: Any) -> Any:
         if type(raw) is not dict:
             return MISSING
         out = {}
-        read = self.value.complete
+        read = self.item.complete
         for key, item in raw.items():
             value = read(item)
             if value is not MISSING:
                 out[key] = value
         return out
-
-    def accepts(self, raw: Any) -> bool:
-        return type(raw) is dict
-
-    def child(self, key: str | int) -> Slot:
-        return self.value
 
     def build(self, done: Any, key: Any, value: Any) -> Any:
         return _build_dict(done, key, value)
