@@ -12,6 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
+Wire = dict[str, Any]
+"""A wire object: a JSON object as a provider's API sends or takes it (a payload,
+a part, a body), decoded."""
+
 
 def as_int(value: Any) -> int | None:
     """An integer (``bool`` is not one), else ``None``."""

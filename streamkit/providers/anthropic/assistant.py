@@ -69,12 +69,12 @@ from ...model.errors import UnsupportedFeatureError
 from ...model.extras import Extras
 from ...model.ids import StreamIds
 from ...model.tool_arguments import arguments_text
-from ..coerce import as_str
+from ..coerce import Wire, as_str
 from ..function_tools import arguments_as_object
 from ..lossless import exactly, tagged, unmodelled
 from ..turns import ForeignWriters, OwnWriter, turn_parts
 from .citations import read_citations
-from .content import Wire, own_extras, text_part, tool_id, user_part
+from .content import own_extras, text_part, tool_id, user_part
 from .wire import NAME, TOOL_CALL_TYPES
 
 # Bookkeeping a server tool's blocks carry in metadata: whether a call runs on

@@ -41,13 +41,11 @@ from ...model.data_sources import Base64Source, URLSource
 from ...model.errors import UnsupportedFeatureError
 from ...model.extras import extras_for
 from ...model.ids import StreamIds
-from ..coerce import as_str
+from ..coerce import Wire, as_str
 from ..lossless import read_part, unread, write_user_part
 from ..media import base_media_type
 from .citations import read_citations, write_citations
 from .wire import NAME
-
-Wire = dict[str, Any]
 
 # The pattern the API checks tool_use ids (and tool_result tool_use_ids) against.
 _TOOL_ID = re.compile(r"^[a-zA-Z0-9_-]+$")

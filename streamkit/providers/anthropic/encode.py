@@ -80,6 +80,7 @@ from ...model.events import (
 from ...model.response import ChatResponse
 from ...model.usage import ChatUsage
 from .. import encoder
+from ..coerce import Wire
 from ..encoder import (
     StreamEncoder,
     arguments_json,
@@ -94,8 +95,6 @@ from .content import own_extras, tool_id
 from .wire import ENDING_FIELDS, ERROR_TYPES, FINISH_WORDS, NAME
 
 __all__ = ["AnthropicStreamEncoder", "encode_error", "encode_response"]
-
-Wire = dict[str, Any]
 
 
 #: The ``stop_reason`` to write: the API's own word when the answer came from

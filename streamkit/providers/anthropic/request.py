@@ -86,7 +86,7 @@ from ...model.errors import InvalidBodyError, UnsupportedFeatureError, warn_loss
 from ...model.extras import Extras, extras_for, origin_of
 from ...model.ids import StreamIds
 from ...model.response import ChatResponse
-from ..coerce import as_str
+from ..coerce import Wire, as_str
 from ..lossless import message_extras, put_back, take, take_list, unread
 from ..options import (
     finished_body,
@@ -97,7 +97,6 @@ from ..options import (
 from ..turns import SAME_TURN, is_own_turn, joins_previous, refuse_orphan_results, user_turns
 from .assistant import assistant_blocks, read_assistant_block
 from .content import (
-    Wire,
     own_extras,
     read_tool_result,
     read_user_part,

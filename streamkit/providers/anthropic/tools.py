@@ -29,9 +29,9 @@ from ...conversation.request import Request
 from ...conversation.tools import Tool
 from ...model.errors import InvalidBodyError, UnsupportedFeatureError
 from ...model.extras import Extras
+from ..coerce import Wire
 from ..function_tools import function_fields, own_entry, read_function, written_tools
 from ..options import put_field
-from .content import Wire
 from .wire import NAME
 
 __all__ = ["JSON_TOOL", "read_tool_definition", "read_tools", "tool_definition", "tool_entries",

@@ -40,6 +40,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...model.errors import UnsupportedFeatureError, warn_lossy
+from ..coerce import Wire
 from .wire import NAME
 
 #: The version the registry's ``anthropic`` entry sends (its ``anthropic-version``
@@ -60,8 +61,6 @@ SAMPLING = ("temperature", "top_p", "top_k")
 PLATFORM_VERSION = "anthropic_version"
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
-Wire = dict[str, Any]
 
 
 def version_of(options: dict[str, Any]) -> str:

@@ -125,7 +125,7 @@ from ...model.extras import Extras, extras_for, origin_of
 from ...model.ids import StreamIds
 from ...model.pcm import PCM_RATE_ASSUMED
 from ...model.tool_arguments import arguments_text
-from ..coerce import as_str
+from ..coerce import Wire, as_str
 from ..function_tools import arguments_as_object
 from ..lossless import ABSENT, exactly, raw_part, unread, write_user_part
 from ..media import is_placeholder, read_data_url, url_media_type
@@ -133,7 +133,6 @@ from ..turns import ForeignWriters, OwnWriter, is_own_block, turn_parts
 from .spelling import SNAKE_CASE, Spelling, camel
 from .wire import NAME, decode_base64
 
-Wire = dict[str, Any]
 Metadata = Mapping[str, Any]
 
 #: Metadata key of a non-thinking block's ``thoughtSignature`` (merge.py's place for it).

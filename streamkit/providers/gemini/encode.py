@@ -103,6 +103,7 @@ from ...model.response import ChatResponse
 from ...model.tool_arguments import decode_arguments
 from ...model.usage import ChatUsage
 from .. import encoder
+from ..coerce import Wire
 from ..encoder import StreamEncoder, input_tokens_for, wire_of_provider
 from ..error_payloads import type_word
 from ..function_tools import arguments_as_object
@@ -112,7 +113,6 @@ from .wire import CANDIDATE_FIELDS, ERROR_TYPES, FINISH_WORDS, NAME, is_audio
 __all__ = ["GeminiArrayEncoder", "GeminiStreamEncoder", "encode_error", "encode_response",
            "stream_encoder"]
 
-Wire = dict[str, Any]
 
 #: The ``finishReason`` to write: the API's own word for an answer of this wire,
 #: else Gemini's for the uniform reason, ``OTHER`` where it has none.

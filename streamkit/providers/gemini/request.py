@@ -102,7 +102,7 @@ from ...model.errors import InvalidBodyError, UnsupportedFeatureError
 from ...model.extras import Extras, extras_for
 from ...model.ids import StreamIds
 from ...model.response import ChatResponse
-from ..coerce import path
+from ..coerce import Wire, path
 from ..lossless import ABSENT, put_back, take_list, unread, with_extras
 from ..options import (
     finished_body,
@@ -112,7 +112,6 @@ from ..options import (
 from ..turns import SAME_TURN, is_own_turn, joins_previous, refuse_orphan_results, user_turns
 from .content import (
     GENERATED_ID,
-    Wire,
     made_up_id,
     model_parts,
     read_model_part,

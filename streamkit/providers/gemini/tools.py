@@ -32,9 +32,10 @@ from typing import Any, cast
 from ...conversation.request import Request
 from ...conversation.tools import Tool
 from ...model.extras import Extras, extras_for
+from ..coerce import Wire
 from ..function_tools import own_entry
 from ..lossless import ABSENT
-from .content import RECORDS, Wire, absent_fields
+from .content import RECORDS, absent_fields
 from .schema import OPENAPI_SCHEMA, SCHEMA_FIELD, read_schema, schema_as
 from .spelling import SNAKE_CASE, Spelling, pop_object, put_field
 from .wire import NAME

@@ -92,13 +92,13 @@ from ...model.events import (
 from ...model.response import ChatResponse
 from ...model.usage import ChatUsage
 from .. import encoder
+from ..coerce import Wire
 from ..encoder import StreamEncoder, input_tokens_for, wire_of_provider
 from .content import call_entry
 from .wire import FINISH_WORDS, NAME
 
 __all__ = ["OllamaStreamEncoder", "encode_error", "encode_response"]
 
-Wire = dict[str, Any]
 
 #: The ``done_reason`` to write: the server's own word for an answer of this
 #: wire, else the word for the uniform reason (:data:`.wire.FINISH_WORDS`).

@@ -83,13 +83,13 @@ from ...model.blocks import (
 )
 from ...model.extras import extras_for
 from ...model.ids import StreamIds
+from ..coerce import Wire
 from ..function_tools import arguments_as_text
 from ..lossless import ABSENT, unread, with_extras
 from ..turns import ForeignWriters, foreign_parts, thinking_as_text
 from .content import (
     RAW_KIND,
     STREAMKIT_KEYS,
-    Wire,
     kept_exactly,
     own,
     own_extras,

@@ -53,7 +53,7 @@ from ...model.errors import UnsupportedFeatureError
 from ...model.extras import Extras, extras_for
 from ...model.ids import StreamIds
 from ...model.pcm import PCM_RATE_ASSUMED
-from ..coerce import as_int, as_str
+from ..coerce import Wire, as_int, as_str
 from ..lossless import exactly, kept
 from ..media import base_media_type, data_url, read_data_url
 from .wire import NAME
@@ -62,7 +62,6 @@ __all__ = [
     "ANY_IMAGE",
     "RAW_KIND",
     "STREAMKIT_KEYS",
-    "Wire",
     "data_part",
     "kept_exactly",
     "own",
@@ -75,7 +74,6 @@ __all__ = [
     "user_part",
 ]
 
-Wire = dict[str, Any]
 
 #: The kind prefix of a RawBlock holding a part of this wire format.
 RAW_KIND: Final = "openai-chat:"

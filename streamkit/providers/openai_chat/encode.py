@@ -99,6 +99,7 @@ from ...model.response import ChatResponse
 from ...model.usage import ChatUsage
 from ...model.vendors import wire_of
 from .. import encoder
+from ..coerce import Wire
 from ..encoder import (
     StreamEncoder,
     arguments_json,
@@ -115,7 +116,6 @@ from .wire import DONE_MARKERS, FINISH_WORDS, NAME
 
 __all__ = ["OpenAIChatStreamEncoder", "answer_options", "encode_error", "encode_response"]
 
-Wire = dict[str, Any]
 
 #: The ``finish_reason`` to write: the vendor's own word for an answer of this
 #: wire, else OpenAI's for the uniform reason (:data:`.wire.FINISH_WORDS`).

@@ -101,12 +101,13 @@ from ...model.errors import InvalidBodyError
 from ...model.ids import StreamIds
 from ...model.response import ChatResponse
 from ...model.vendors import PROVIDERS
+from ..coerce import Wire
 from ..function_tools import read_schema_output, schema_fields
 from ..lossless import put_back, take, take_list, unread, with_extras
 from ..options import budget_as_effort, prepared_options, refuse_or_drop
 from ..turns import add_result, refuse_orphan_results
 from .assistant import RESERVED, assistant_message, patch, read_assistant
-from .content import Wire, data_part, own, read_text_part, read_user_part, text_part, user_part
+from .content import data_part, own, read_text_part, read_user_part, text_part, user_part
 from .dialects import DEFAULT, Dialect, HistoryRules, get_dialect
 from .history import BuildContext
 from .tools import read_tools, write_tools

@@ -26,9 +26,10 @@ from typing import Any, Final
 from ...conversation.request import Request
 from ...conversation.tools import Tool
 from ...model.extras import extras_for
+from ..coerce import Wire
 from ..function_tools import function_fields, named_tools, own_entry, read_function, written_tools
 from ..lossless import ABSENT
-from .content import Wire, own
+from .content import own
 from .wire import NAME
 
 __all__ = ["read_tool_definition", "read_tools", "tool_definition", "write_tools"]

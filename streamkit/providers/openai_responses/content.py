@@ -111,7 +111,7 @@ from ...model.data_sources import URLSource
 from ...model.errors import InvalidBodyError, UnsupportedFeatureError
 from ...model.extras import Extras, extras_for, origin_of
 from ...model.ids import StreamIds
-from ..coerce import as_list, as_str
+from ..coerce import Wire, as_list, as_str
 from ..function_tools import arguments_as_text
 from ..lossless import read_part, tagged, unread, write_user_part
 from ..media import base_media_type, data_url, read_data_url
@@ -119,8 +119,6 @@ from ..turns import ForeignWriters, foreign_parts
 from .citations import annotations_of
 from .items import CLIENT_CALLS, ItemReader
 from .wire import NAME
-
-Wire = dict[str, Any]
 
 # The stream parser's metadata keys (:mod:`.items`) that are not item fields.
 ITEM_ID = "item_id"
@@ -140,7 +138,6 @@ _REASONING_LISTS = {"summary": ("summary", "summary_text"),
 _COMPLETED = "completed"
 # An image's detail when the block does not say: the API's default.
 _AUTO = "auto"
-
 
 
 @dataclass

@@ -112,6 +112,7 @@ from ...model.events import (
 )
 from ...model.replay import events_of
 from ...model.response import ChatResponse
+from ..coerce import Wire
 from ..encoder import StreamEncoder, arguments_json
 from ..error_payloads import openai_error_object
 from .citations import annotation_of
@@ -136,7 +137,6 @@ from .wire import NAME, TOOL_PROGRESS
 
 __all__ = ["OpenAIResponsesStreamEncoder", "encode_error", "encode_response"]
 
-Wire = dict[str, Any]
 
 class OpenAIResponsesStreamEncoder(StreamEncoder):
     """streamkit events -> an OpenAI Responses event stream (see the module docstring)."""

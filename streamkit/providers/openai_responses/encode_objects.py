@@ -15,6 +15,7 @@ from typing import Any, Final
 from ...model.blocks import ContentBlock, DataBlock, RawBlock
 from ...model.finish import FinishReason
 from ...model.usage import ChatUsage
+from ..coerce import Wire
 from ..encoder import input_tokens_for
 from .wire import END_STATUSES, FINISH_WORDS
 
@@ -22,7 +23,6 @@ __all__ = ["DELTA_EVENTS", "MESSAGE_PARTS", "RESPONSE_BOOKKEEPING", "RESPONSE_DE
            "Part", "block_extras", "complete_usage", "count_parts", "empty_part", "end_status",
            "is_audio", "item_object", "part_object", "usage_object"]
 
-Wire = dict[str, Any]
 
 #: The reader's own records in a block's metadata: where the block was on the
 #: wire, never a field of an item or a part.

@@ -90,6 +90,7 @@ from ...model.errors import InvalidBodyError, UnsupportedFeatureError
 from ...model.extras import Extras
 from ...model.ids import StreamIds
 from ...model.response import ChatResponse
+from ..coerce import Wire
 from ..function_tools import read_schema_output, schema_fields
 from ..lossless import message_extras, put_back, take
 from ..options import (
@@ -102,7 +103,6 @@ from ..options import (
 from ..turns import add_result, is_own_vendor_turn, refuse_orphan_results
 from .content import (
     Calls,
-    Wire,
     assistant_items,
     own,
     read_assistant_item,

@@ -31,10 +31,10 @@ from ...conversation.request import Request
 from ...conversation.tools import Tool
 from ...model.errors import InvalidBodyError
 from ...model.extras import Extras
+from ..coerce import Wire
 from ..function_tools import function_fields, own_entry, read_function, written_tools
 from ..lossless import ABSENT
 from ..options import put_field
-from .content import Wire
 from .wire import NAME
 
 __all__ = ["read_tool_definition", "read_tools", "tool_definition", "write_tools"]
