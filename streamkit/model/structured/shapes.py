@@ -41,7 +41,6 @@ from typing import (
     TYPE_CHECKING,
     Annotated,
     Any,
-    ClassVar,
     Final,
     ForwardRef,
     Optional,
@@ -206,18 +205,19 @@ class _Anything(Shape):
         return _ANY_SLOT
 
     def build(self, done: Any, key: Any, value: Any) -> Any:
-        return _build_list(done, value) if type(done) is list else _build_dict(done, key, value)
+        return _build(done, key, value)
 
 
 _ANYTHING: Final = _Anything()
 _ANY_SLOT: Final = Slot(_ANYTHING, nullable=True)
 
 
-def _build_list(done: list[Any], value: Any) -> list[Any]:
-    return [*done, value] if value is not MISSING else done.copy()
-
-
-def _build_dict(done: dict[str, Any], key: Any, value: Any) -> dict[str, Any]:
+def _build(done: Any, key: Any, value: Any) -> Any:
+    """An open container's value: a copy of the children validated so far
+    (``done``) with ``value`` at ``key`` (the last child, still open), when it
+    validated (not ``MISSING``)."""
+    if type(done) is list:
+        return [*done, value] if value is not MISSING else done.copy()
     out = done.copy()
     if value is not MISSING:
         out[key] = value
@@ -225,14 +225,22 @@ def _build_dict(done: dict[str, Any], key: Any, value: Any) -> dict[str, Any]:
 
 
 class _Collection(Shape):
-    """A list or dict of one item type: what ``list[X]`` and ``dict[str, X]`` share
-    (the container they accept, the slot of every item)."""
+    """``list[X]`` (or a ``Sequence``) and ``dict[str, X]`` (or a ``Mapping``):
+    items as they stream, each read by the one slot of the item type."""
 
-    __slots__ = ("item",)
-    kind: ClassVar[type]
+    __slots__ = ("item", "kind")
 
-    def __init__(self, item: Slot) -> None:
+    def __init__(self, kind: type[list[Any]] | type[dict[str, Any]], item: Slot) -> None:
+        self.kind = kind
         self.item = item
+
+    def complete(self, raw: Any) -> Any:
+        if type(raw) is not self.kind:
+            return MISSING
+        read = self.item.complete
+        if isinstance(raw, list):
+            return [value for value in map(read, raw) if value is not MISSING]
+        return {key: value for key, item in raw.items() if (value := read(item)) is not MISSING}
 
     def accepts(self, raw: Any) -> bool:
         return type(raw) is self.kind
@@ -240,42 +248,8 @@ class _Collection(Shape):
     def child(self, key: str | int) -> Slot:
         return self.item
 
-
-class _List(_Collection):
-    """``list[X]`` (or a ``Sequence``): items as they stream."""
-
-    __slots__ = ()
-    kind = list
-
-    def complete(self, raw: Any) -> Any:
-        if type(raw) is not list:
-            return MISSING
-        read = self.item.complete
-        return [value for value in map(read, raw) if value is not MISSING]
-
     def build(self, done: Any, key: Any, value: Any) -> Any:
-        return _build_list(done, value)
-
-
-class _Dict(_Collection):
-    """``dict[str, X]`` (or a ``Mapping``): values as they stream."""
-
-    __slots__ = ()
-    kind = dict
-
-    def complete(self, raw: Any) -> Any:
-        if type(raw) is not dict:
-            return MISSING
-        out = {}
-        read = self.item.complete
-        for key, item in raw.items():
-            value = read(item)
-            if value is not MISSING:
-                out[key] = value
-        return out
-
-    def build(self, done: Any, key: Any, value: Any) -> Any:
-        return _build_dict(done, key, value)
+        return _build(done, key, value)
 
 
 class ModelShape(Shape):
@@ -449,12 +423,12 @@ def _compile(annotation: Any, metadata: tuple[Any, ...],
     if origin in _LISTS or annotation in _LISTS:
         item_type = (get_args(annotation) or (Any,))[0]
         item, partial = _compile(item_type, (), building)
-        return Slot(_List(item), False), list[partial]  # type: ignore[valid-type]
+        return Slot(_Collection(list, item), False), list[partial]  # type: ignore[valid-type]
     if origin in _DICTS or annotation in _DICTS:
         key_type, value_type = get_args(annotation) or (str, Any)
         if key_type is str or key_type is Any:
             value, partial = _compile(value_type, (), building)
-            return Slot(_Dict(value), False), dict[str, partial]  # type: ignore[valid-type]
+            return Slot(_Collection(dict, value), False), dict[str, partial]  # type: ignore[valid-type]
         return _whole(annotation, metadata)
     if annotation is str:
         adapter = TypeAdapter(_annotated(str, metadata)) if metadata else None
