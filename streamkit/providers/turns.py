@@ -48,11 +48,14 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
 from ..conversation.messages import (
+    AssistantMessage,
     FunctionExecutionResult,
     FunctionExecutionResultMessage,
     Message,
+    SystemMessage,
     UserContent,
     UserMessage,
+    as_assistant,
 )
 from ..conversation.request import ForeignThinking
 from ..model.blocks import (
@@ -66,6 +69,7 @@ from ..model.blocks import (
 )
 from ..model.errors import UnsupportedFeatureError, warn_lossy
 from ..model.extras import Extras, origin_of
+from ..model.response import ChatResponse
 
 Part = TypeVar("Part")
 
@@ -221,6 +225,30 @@ def turn_parts(blocks: Iterable[Block], *, own: bool, wire: str, policy: Foreign
     for block in blocks:
         written = own_writers[type(block)](block) if own and is_own_block(block, wire) else None
         out += foreign_parts(block, policy, writers, wire) if written is None else written
+    return out
+
+
+def write_messages(messages: Iterable[Message], *, system: Callable[[SystemMessage], Part],
+                   user: Callable[[UserMessage], Part],
+                   assistant: Callable[[AssistantMessage], Iterable[Part]],
+                   results: Callable[[FunctionExecutionResultMessage], Iterable[Part]],
+                   ) -> list[Part]:
+    """The wire messages of a conversation on a wire that sends it as one list
+    (OpenAI Chat, OpenAI Responses, Ollama), each message written by its kind's
+    writer: one wire message for a system or user message, any number for an
+    assistant turn (a response's too) or a message of tool results."""
+    out: list[Part] = []
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            out.append(system(message))
+        elif isinstance(message, UserMessage):
+            out.append(user(message))
+        elif isinstance(message, AssistantMessage | ChatResponse):
+            out += assistant(as_assistant(message))
+        elif isinstance(message, FunctionExecutionResultMessage):
+            out += results(message)
+        else:
+            raise TypeError(f"not a message: {type(message).__name__}")
     return out
 
 

@@ -78,12 +78,10 @@ from typing import Any, TypeVar
 from ...conversation.messages import (
     AssistantMessage,
     FunctionExecutionResult,
-    FunctionExecutionResultMessage,
     Message,
     SystemMessage,
     UserContent,
     UserMessage,
-    as_assistant,
 )
 from ...conversation.request import ForeignThinking
 from ...model.blocks import ContentBlock, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
@@ -91,13 +89,19 @@ from ...model.data_sources import Base64Source, URLSource
 from ...model.errors import InvalidBodyError, UnsupportedFeatureError
 from ...model.extras import Extras, extras_for
 from ...model.ids import StreamIds
-from ...model.response import ChatResponse
 from ...model.tool_arguments import arguments_text
 from ..coerce import as_str
 from ..function_tools import arguments_as_object
 from ..lossless import ABSENT, unread, with_extras
 from ..media import base_media_type, read_data_url
-from ..turns import ForeignWriters, add_result, foreign_parts, is_own_turn, thinking_as_text
+from ..turns import (
+    ForeignWriters,
+    add_result,
+    foreign_parts,
+    is_own_turn,
+    thinking_as_text,
+    write_messages,
+)
 from .wire import NAME
 
 __all__ = ["ABSENT", "BASE64", "GENERATED_ID", "RECORDS", "build_messages",
@@ -168,20 +172,11 @@ def call_metadata(call: Mapping[str, Any], function: Mapping[str, Any]) -> dict[
 def build_messages(messages: Sequence[Message], *,
                    foreign_thinking: ForeignThinking = "text") -> list[dict[str, Any]]:
     """The ``messages`` array: one wire message per message, one per tool result."""
-    out: list[dict[str, Any]] = []
     calls = _Calls()
-    for message in messages:
-        if isinstance(message, SystemMessage):
-            out.append(_system(message))
-        elif isinstance(message, UserMessage):
-            out.append(_user(message))
-        elif isinstance(message, (AssistantMessage, ChatResponse)):
-            out.append(_assistant(as_assistant(message), foreign_thinking, calls))
-        elif isinstance(message, FunctionExecutionResultMessage):
-            out.extend(_tool_result(result, calls) for result in message.content)
-        else:
-            raise TypeError(f"not a message: {type(message).__name__}")
-    return out
+    return write_messages(
+        messages, system=_system, user=_user,
+        assistant=lambda message: [_assistant(message, foreign_thinking, calls)],
+        results=lambda message: [_tool_result(result, calls) for result in message.content])
 
 
 class _Calls:

@@ -86,26 +86,23 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from ...conversation.messages import (
-    AssistantMessage,
     FunctionExecutionResult,
     FunctionExecutionResultMessage,
     Message,
     SystemMessage,
     UserContent,
     UserMessage,
-    as_assistant,
 )
 from ...conversation.request import JsonSchemaOutput, Request
 from ...model.blocks import DataBlock, TextBlock, ToolCallBlock
 from ...model.errors import InvalidBodyError
 from ...model.ids import StreamIds
-from ...model.response import ChatResponse
 from ...model.vendors import PROVIDERS
 from ..coerce import Wire
 from ..function_tools import read_schema_output, schema_fields
 from ..lossless import put_back, take, take_list, unread, with_extras
 from ..options import budget_as_effort, prepared_options, refuse_or_drop
-from ..turns import add_result, refuse_orphan_results
+from ..turns import add_result, refuse_orphan_results, write_messages
 from .assistant import RESERVED, assistant_message, patch, read_assistant
 from .content import data_part, own, read_text_part, read_user_part, text_part, user_part
 from .dialects import DEFAULT, Dialect, HistoryRules, get_dialect
@@ -212,19 +209,10 @@ def _response_format(json_output: bool | JsonSchemaOutput | None) -> dict[str, A
 
 def build_messages(messages: Sequence[Message], context: BuildContext) -> list[Wire]:
     """The ``messages`` array (one tool message per result)."""
-    out: list[Wire] = []
-    for message in messages:
-        if isinstance(message, SystemMessage):
-            out.append(_system(message))
-        elif isinstance(message, UserMessage):
-            out.append(_user(message))
-        elif isinstance(message, (AssistantMessage, ChatResponse)):
-            out.append(assistant_message(as_assistant(message), context))
-        elif isinstance(message, FunctionExecutionResultMessage):
-            out += _tool_results(message, context)
-        else:
-            raise TypeError(f"not a message: {type(message).__name__}")
-    return out
+    return write_messages(
+        messages, system=_system, user=_user,
+        assistant=lambda message: [assistant_message(message, context)],
+        results=lambda message: _tool_results(message, context))
 
 
 def _system(message: SystemMessage) -> Wire:

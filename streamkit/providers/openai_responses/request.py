@@ -78,11 +78,9 @@ from typing import Any
 
 from ...conversation.messages import (
     AssistantMessage,
-    FunctionExecutionResultMessage,
     Message,
     SystemMessage,
     UserMessage,
-    as_assistant,
 )
 from ...conversation.request import ForeignThinking, JsonSchemaOutput, Request
 from ...model.blocks import TextBlock
@@ -100,7 +98,7 @@ from ..options import (
     put_field,
     write_renamed,
 )
-from ..turns import add_result, is_own_vendor_turn, refuse_orphan_results
+from ..turns import add_result, is_own_vendor_turn, refuse_orphan_results, write_messages
 from .content import (
     Calls,
     assistant_items,
@@ -286,23 +284,14 @@ def is_own(provider: str | None, dialect: str | None) -> bool:
 def _items(messages: list[Message], dialect: str | None,
            foreign_thinking: ForeignThinking) -> list[Wire]:
     calls = Calls()
-    out: list[Wire] = []
-    for message in messages:
-        if isinstance(message, (ChatResponse, AssistantMessage)):
-            # a turn is several items: its blocks carry their items' fields, and the
-            # message's own metadata (a response's, or a message's) has no place here
-            out += assistant_items(as_assistant(message).blocks,
-                                   own=is_own(message.provider, dialect),
-                                   foreign_thinking=foreign_thinking, calls=calls)
-        elif isinstance(message, FunctionExecutionResultMessage):
-            out += [tool_output(result, calls) for result in message.content]
-        elif isinstance(message, UserMessage):
-            out.append(_user_item(message))
-        elif isinstance(message, SystemMessage):
-            out.append(_system_item(message))
-        else:
-            raise TypeError(f"not a message: {type(message).__name__}")
-    return out
+    # an assistant turn is several items: its blocks carry their items' fields, and
+    # the message's own metadata (a response's, or a message's) has no place here
+    return write_messages(
+        messages, system=_system_item, user=_user_item,
+        assistant=lambda message: assistant_items(
+            message.blocks, own=is_own(message.provider, dialect),
+            foreign_thinking=foreign_thinking, calls=calls),
+        results=lambda message: [tool_output(result, calls) for result in message.content])
 
 
 def _user_item(message: UserMessage) -> Wire:
