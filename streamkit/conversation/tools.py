@@ -109,17 +109,8 @@ class Tool:
         prepared = self._prepared(arguments, call_id)
         if isinstance(prepared, FunctionExecutionResult):
             return prepared
-        binding, args, kwargs = prepared
         try:
-            if binding.is_async:
-                value = await self._function(call_id)(*args, **kwargs)
-            else:
-                import anyio.to_thread
-
-                value = await anyio.to_thread.run_sync(
-                    functools.partial(self._function(call_id), *args, **kwargs))
-                if inspect.isawaitable(value):
-                    value = await value
+            value = await _run_async(*prepared)
         except Exception as exc:
             return self._failure(call_id, exc)
         return self._success(call_id, value)
@@ -131,14 +122,8 @@ class Tool:
         prepared = self._prepared(arguments, call_id)
         if isinstance(prepared, FunctionExecutionResult):
             return prepared
-        binding, args, kwargs = prepared
         try:
-            if binding.is_async:
-                import anyio
-
-                value = anyio.run(functools.partial(self._function(call_id), *args, **kwargs))
-            else:
-                value = self._function(call_id)(*args, **kwargs)
+            value = _run_sync(*prepared)
         except Exception as exc:
             return self._failure(call_id, exc)
         return self._success(call_id, value)
@@ -170,20 +155,26 @@ class Tool:
         return self._binding
 
     def _prepared(self, arguments: str | dict[str, Any] | None, call_id: str,
-                  ) -> tuple[Binding, list[Any], dict[str, Any]] | FunctionExecutionResult:
-        """:meth:`_prepare`, whose every failure is an error result: the limits
-        are checked before anything walks the arguments, and this is the last
-        line for a failure of the validator itself on input nobody foresaw
-        (``run_json`` promises a result). A tool with no function still raises."""
+                  ) -> tuple[Callable[[], Any], bool] | FunctionExecutionResult:
+        """The call to make (the function with its arguments bound, and whether
+        it is async), or the error result that says why there is none: every
+        failure of :meth:`_prepare` is one. The limits are checked before
+        anything walks the arguments, and this is the last line for a failure of
+        the validator itself on input nobody foresaw (``run_json`` promises a
+        result). A tool with no function still raises."""
         binding = self._bound()
         try:
-            return self._prepare(binding, arguments, call_id)
+            prepared = self._prepare(binding, arguments, call_id)
         except Exception as exc:
             return self._error(call_id, f"the arguments of tool {self.name!r} could not be "
                                         f"read: {type(exc).__name__}: {shorten(str(exc))}")
+        if isinstance(prepared, FunctionExecutionResult):
+            return prepared
+        args, kwargs = prepared
+        return functools.partial(self._function(call_id), *args, **kwargs), binding.is_async
 
     def _prepare(self, binding: Binding, arguments: str | dict[str, Any] | None, call_id: str,
-                 ) -> tuple[Binding, list[Any], dict[str, Any]] | FunctionExecutionResult:
+                 ) -> tuple[list[Any], dict[str, Any]] | FunctionExecutionResult:
         """The positional and keyword arguments of the call, or the error
         result that explains why there is no call."""
         if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
@@ -224,7 +215,7 @@ class Tool:
                 args.append(item)
             else:
                 kwargs[parameter] = item
-        return binding, args, kwargs
+        return args, kwargs
 
     def _success(self, call_id: str, value: Any) -> FunctionExecutionResult:
         try:
@@ -250,6 +241,29 @@ class Tool:
     def _cut_off(self, call: ToolCallBlock) -> FunctionExecutionResult:
         return self._error(call.id, f"the arguments of tool {self.name!r} were cut off "
                                     f"before the end (the response hit its length limit)")
+
+
+async def _run_async(call: Callable[[], Any], is_async: bool) -> Any:
+    """The value of a prepared call, in this event loop: a sync function runs in a
+    worker thread (``anyio.to_thread``), an async one is awaited."""
+    if is_async:
+        return await call()
+    import anyio.to_thread
+
+    value = await anyio.to_thread.run_sync(call)
+    if inspect.isawaitable(value):
+        value = await value
+    return value
+
+
+def _run_sync(call: Callable[[], Any], is_async: bool) -> Any:
+    """The value of a prepared call, in the calling thread: an async function runs
+    in a new event loop (``anyio.run``)."""
+    if is_async:
+        import anyio
+
+        return anyio.run(call)
+    return call()
 
 
 def result_content(value: Any) -> str | list[TextBlock | DataBlock]:
