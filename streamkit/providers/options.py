@@ -172,6 +172,16 @@ def write_renamed(body: dict[str, Any], options: dict[str, Any], renames: Mappin
             put(body, field, value)
 
 
+def read_renamed(rest: dict[str, Any], options: dict[str, Any], renames: Mapping[str, str], *,
+                 null_stays: bool = False) -> None:
+    """What :func:`write_renamed` wrote, read back: each wire field of ``renames``
+    (option -> wire field) taken out of a body's ``rest`` into ``options`` under
+    its option's name; with ``null_stays``, a null stays under its wire name."""
+    for name, field in renames.items():
+        if field in rest and not (null_stays and rest[field] is None):
+            options[name] = rest.pop(field)
+
+
 def finished_body(body: dict[str, Any], options: Mapping[str, Any],
                   put: FieldWriter = put_field) -> dict[str, Any]:
     """``body`` with every option no table claimed, under its own name, as a

@@ -92,6 +92,7 @@ from ..options import (
     finished_body,
     prepared_options,
     put_field,
+    read_renamed,
     write_renamed,
 )
 from ..turns import SAME_TURN, is_own_turn, joins_previous, refuse_orphan_results, user_turns
@@ -405,9 +406,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     read_tools(rest, request)
     _read_output_config(rest, request)
     _read_thinking(rest, request.options)
-    for name, field in _RENAMED.items():
-        if field in rest:
-            request.options[name] = rest.pop(field)
+    read_renamed(rest, request.options, _RENAMED)
     request.options.update(rest)
     return request
 

@@ -96,6 +96,7 @@ from ..options import (
     finished_body,
     prepared_options,
     put_field,
+    read_renamed,
     write_renamed,
 )
 from ..turns import add_result, is_own_vendor_turn, refuse_orphan_results, write_messages
@@ -332,9 +333,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     read_tools(rest, request)
     _read_text(rest, request)
     _read_reasoning(rest, request.options)
-    for name, wire_name in _RENAMED.items():
-        if rest.get(wire_name) is not None:  # a null stays under its wire name
-            request.options[name] = rest.pop(wire_name)
+    read_renamed(rest, request.options, _RENAMED, null_stays=True)
     request.options.update(rest)
     return request
 
