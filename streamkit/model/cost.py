@@ -91,8 +91,9 @@ def _genai_usage(module: Any, usage: ChatUsage) -> Any:
 
 #: The models genai-prices did not find, by price provider. genai-prices caches
 #: the models it finds, not those it does not, and looking for one scans its whole
-#: table (about 3 ms): a gateway or a fake upstream answering under a model name
-#: no price list has would pay that on every answer.
+#: table: a gateway or a fake upstream answering under a model name no price list
+#: has would pay that scan on every answer (time ``genai_prices.calc_price`` for a
+#: made-up model name to see what it costs on a machine).
 _UNKNOWN_MODELS: set[tuple[str, str]] = set()
 
 #: At most this many unknown names are remembered: names come from responses.

@@ -96,7 +96,7 @@ _TOP_LEVEL_READ: Final = frozenset({"id", "model", "object", "created", "choices
 
 #: The phase the general path's refresh of the fast path tests, and the block
 #: kind the per-token path tests, as module globals: reading ``Kind.TEXT``
-#: goes through the enum class (~60 ns), a global ~8 ns.
+#: goes through the enum class, several times slower than reading a global.
 _STREAMING: Final = Phase.STREAMING
 _TEXT: Final = Kind.TEXT
 
