@@ -387,9 +387,11 @@ class EncodedStream:
 
 def _ended(source: Iterable[Any]) -> Iterator[Any]:
     """The source's items, then ``None`` when it ends, or the
-    :class:`~streamkit.model.errors.StreamError` it raised."""
+    :class:`~streamkit.model.errors.StreamError` it raised. Left early, it leaves
+    the source open, as its caller found it."""
     try:
-        yield from source
+        for item in source:  # noqa: UP028  # ``yield from`` would close the source
+            yield item
     except StreamError as error:
         yield error
     else:
