@@ -35,9 +35,11 @@ one (``?``, see :func:`~streamkit.providers.base.decode_json`).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 from collections.abc import (
+    AsyncGenerator,
     AsyncIterable,
     AsyncIterator,
     Callable,
@@ -357,10 +359,11 @@ class EncodedStream:
             for chunk in self:
                 yield chunk
             return
-        async for item in _ended_async(self._source):
-            chunk = self._feed(item)
-            if chunk:
-                yield chunk
+        async with contextlib.aclosing(_ended_async(self._source)) as items:
+            async for item in items:
+                chunk = self._feed(item)
+                if chunk:
+                    yield chunk
 
     def _feed(self, item: Any) -> bytes:
         """The bytes for one item of the source, its end (``None``) or the error
@@ -398,7 +401,7 @@ def _ended(source: Iterable[Any]) -> Iterator[Any]:
         yield None
 
 
-async def _ended_async(source: AsyncIterable[Any]) -> AsyncIterator[Any]:
+async def _ended_async(source: AsyncIterable[Any]) -> AsyncGenerator[Any, None]:
     """:func:`_ended` of an async source."""
     try:
         async for item in source:

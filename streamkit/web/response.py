@@ -149,8 +149,9 @@ async def _rest(encoder: UIMessageStreamEncoder, items: AsyncIterator[Any], firs
             yield first
         if encoder.finished:
             return
-        async for frames in encoded_frames(encoder, items):
-            yield frames
+        async with contextlib.aclosing(encoded_frames(encoder, items)) as item_frames:
+            async for frames in item_frames:
+                yield frames
         tail = encoder.finish()  # nothing when an error chunk finished the message
         if tail:
             yield tail

@@ -10,7 +10,8 @@ It depends on no web framework: it is an async iterator of ``bytes``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Mapping
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -62,8 +63,9 @@ async def ui_message_stream(
                                      output_interval=output_interval)
     try:
         for source in streams:
-            async for frames in encoded_frames(encoder, source):
-                yield frames
+            async with contextlib.aclosing(encoded_frames(encoder, source)) as source_frames:
+                async for frames in source_frames:
+                    yield frames
             if encoder.finished:  # the source failed: its error chunk ended the message
                 return
             tail = encoder.end_step()  # a source that ended without its final response
@@ -79,10 +81,11 @@ async def ui_message_stream(
 
 
 async def encoded_frames(encoder: UIMessageStreamEncoder,
-                         items: AsyncIterable[Event | ChatResponse]) -> AsyncIterator[bytes]:
+                         items: AsyncIterable[Event | ChatResponse]) -> AsyncGenerator[bytes, None]:
     """The frames of every item; a :class:`~streamkit.model.errors.StreamError`
     the items raise becomes the message's ``error`` chunk, which finishes it
-    (``encoder.finished``): what came before it is kept, nothing comes after."""
+    (``encoder.finished``): what came before it is kept, nothing comes after.
+    A caller that may stop early closes it (``contextlib.aclosing``)."""
     try:
         async for item in items:
             frames = encoder.encode(item)
