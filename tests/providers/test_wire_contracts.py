@@ -272,31 +272,7 @@ def test_a_recorded_request_round_trips_exactly(recorded: Recorded) -> None:
                                                    original.get("stream"))
 
 
-def known_sharing(recorded: Recorded) -> str | None:
-    """What a body built from ``recorded``'s request still shares with the
-    request, found by :func:`test_a_built_body_shares_nothing_with_the_request`
-    (a defect of the builder: editing the body edits the request), or None."""
-    body = recorded.body
-    shared = {
-        "openai-chat": [("the tools' parameter schemas", "tools" in body),
-                        ("the thinking option", isinstance(body.get("thinking"), dict)),
-                        ("an assistant message's tool_calls", recorded.name ==
-                         "openai-compatible/mistral-content-array-prefix/turn2")],
-        "ollama": [("the format schema", isinstance(body.get("format"), dict)),
-                   ("the options", isinstance(body.get("options"), dict)
-                    and isinstance(body.get("format"), dict))],
-    }.get(recorded.wire, [])
-    found = [what for what, holds in shared if holds]
-    return f"the {recorded.wire} builder shares {' and '.join(found)}" if found else None
-
-
-def _sharing_marks(recorded: Recorded) -> list[pytest.MarkDecorator]:
-    reason = known_sharing(recorded)
-    return [] if reason is None else [pytest.mark.xfail(reason=reason, strict=True)]
-
-
-@pytest.mark.parametrize("recorded", [pytest.param(r, id=r.name, marks=_sharing_marks(r))
-                                      for r in REQUESTS])
+@pytest.mark.parametrize("recorded", REQUESTS, ids=[r.name for r in REQUESTS])
 def test_a_built_body_shares_nothing_with_the_request(recorded: Recorded) -> None:
     """Every dict and list of a built body is its own: a caller (a gateway, a
     client adding its defaults) may edit it and build the request again."""

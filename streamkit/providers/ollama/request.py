@@ -49,7 +49,7 @@ from ...model.errors import UnsupportedFeatureError
 from ...model.extras import Extras
 from ...model.ids import StreamIds
 from ..lossless import take, take_list
-from ..options import prepared_options, set_field, write_renamed
+from ..options import finished_body, prepared_options, set_field, write_renamed
 from ..turns import refuse_orphan_results
 from .content import build_messages, parse_messages
 from .tools import read_tools, write_tools
@@ -105,8 +105,7 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     think = _think(options)
     if think is not None:
         body["think"] = think
-    body.update(options)  # everything else, under its own name
-    return body
+    return finished_body(body, options, put=set_field)  # everything else, under its own name
 
 
 def _model_options(options: dict[str, Any]) -> Any:

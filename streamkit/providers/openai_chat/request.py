@@ -101,7 +101,7 @@ from ...model.vendors import PROVIDERS
 from ..coerce import Wire
 from ..function_tools import read_schema_output, schema_fields
 from ..lossless import put_back, take, take_list, unread, with_extras
-from ..options import budget_as_effort, prepared_options, refuse_or_drop
+from ..options import budget_as_effort, finished_body, prepared_options, refuse_or_drop, set_field
 from ..turns import add_result, refuse_orphan_results, write_messages
 from .assistant import RESERVED, assistant_message, patch, read_assistant
 from .content import data_part, own, read_text_part, read_user_part, text_part, user_part
@@ -162,8 +162,7 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     if request.stream is not None:
         body["stream"] = request.stream
     _write_options(body, options, target, rules, request.stream is True)
-    body.update(options)  # everything else, under its own name
-    return body
+    return finished_body(body, options, put=set_field)  # everything else, under its own name
 
 
 def _write_options(body: dict[str, Any], options: dict[str, Any], target: Dialect,
