@@ -124,6 +124,10 @@ class WireFormat:
     """The path (a regular expression, matched whole) a server of this wire
     answers at; named groups ``model`` and ``method`` when the path says them
     (Gemini). See :mod:`streamkit.providers.routes`."""
+    served_base: str = ""
+    """The base URL path (``/v1``, ``/v1beta``, or none) under which a client
+    of the wire's own API reaches a server of this wire: a test's fake
+    provider or the gateway, at ``http://host:port`` + this."""
     streams_unless_said: bool = False
     """Whether the API streams when a request's body does not say (Ollama's
     ``stream`` is ``true`` unless given); the others answer whole."""

@@ -31,13 +31,20 @@ import anyio.from_thread
 
 from ..conversation.messages import Message
 from ..conversation.request import Request
-from ..model.errors import InvalidBodyError, StreamkitError, UnsupportedFeatureError
+from ..model.errors import (
+    InvalidBodyError,
+    ProviderConfigError,
+    StreamkitError,
+    UnsupportedFeatureError,
+)
 from ..model.events import BlockDelta, Delta, Event, TextDelta, ThinkingDelta, ToolInputDelta
 from ..model.finish import FinishReason
 from ..model.replay import events_of
 from ..model.response import ChatResponse
+from ..model.vendors import provider_entry
 from ..providers.codec import encode_error, encode_response, encode_stream, parse_request
 from ..providers.routes import ServedCall, served_call
+from ..providers.wire_format import wire_format
 from .replies import RecordedRequest, Reply
 from .server import ReplayServer
 
@@ -120,10 +127,12 @@ class FakeProvider:
     holds tool calls, else ``stop``; every scripted stream ends as complete.
     ``pacing`` splits and spaces a streamed answer's deltas (:class:`Pacing`).
 
-    Use as ``async with FakeProvider([...]) as fake:`` (``fake.url`` is the
-    server; an SDK's ``base_url`` is ``fake.url`` or ``fake.url + "/v1"``, as
-    it expects) or, from synchronous code, ``with FakeProvider.in_thread([...])
-    as fake:``.
+    Use as ``async with FakeProvider([...]) as fake:`` or, from synchronous
+    code, ``with FakeProvider.in_thread([...]) as fake:``. ``fake.url`` is the
+    server; :meth:`base_url` is where a provider's API is under it, what
+    :class:`~streamkit.Client` and OpenAI's SDK take as ``base_url``
+    (Anthropic's and Google's SDKs add the version path themselves: they take
+    ``fake.url``).
 
     Observed, for the test's asserts:
 
@@ -168,6 +177,23 @@ class FakeProvider:
     async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                         tb: TracebackType | None) -> bool | None:
         return await self.server.__aexit__(exc_type, exc, tb)
+
+    def base_url(self, provider: str) -> str:
+        """The base URL of ``provider``'s API on this fake (``fake.url`` plus
+        its wire's version path: ``/v1``, ``/v1beta``, or none for Ollama), as
+        ``Client(f"{provider}:model", base_url=fake.base_url(provider))``
+        takes it. A provider whose requests go where no wire is served here
+        (Azure's deployment paths) is refused, naming the path."""
+        entry = provider_entry(provider)
+        wire = wire_format(entry.wire)
+        base = self.url + wire.served_base
+        posted = wire.endpoint(base, "model", stream=True, dialect=entry.dialect)
+        path = posted.removeprefix(self.url).partition("?")[0]
+        if served_call(path) is None:
+            raise ProviderConfigError(f"FakeProvider serves no wire at {path}, where {provider!r} "
+                                 f"posts its requests; use a provider of the {entry.wire} "
+                                 f"wire that posts to its own path")
+        return base
 
     @classmethod
     @contextlib.contextmanager

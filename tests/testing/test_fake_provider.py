@@ -468,3 +468,22 @@ def test_splits_that_cannot_be_are_refused() -> None:
         server.add("/a", b"abc", splits=[3])
     with pytest.raises(ValueError, match="not both"):
         server.add("/a", b"abc", splits=[1], chunk_size=1)
+
+
+async def test_base_url_reaches_every_provider_of_the_registry_through_the_client() -> None:
+    """``fake.base_url(name)`` is where each provider's API is on the fake, so a
+    Client given it reaches the fake in that provider's wire; Azure's
+    deployment paths, which no wire serves, are refused by name."""
+    names = sorted(name for name in streamkit.PROVIDERS if name != "azure")
+    async with FakeProvider(_echo) as fake:
+        for name in names:
+            async with streamkit.Client(f"{name}:m", api_key="k",
+                                        base_url=fake.base_url(name)) as client:
+                answer = await client.create([UserMessage(name)])
+            assert answer.text == f"you said: {name}", name
+        with pytest.raises(streamkit.ProviderConfigError, match="deployments"):
+            fake.base_url("azure")
+        assert fake.base_url("gemini") == fake.url + "/v1beta"
+        assert fake.base_url("ollama") == fake.url
+    assert [request.wire for request in fake.requests] == [vendor(name).wire for name in names]
+    assert not fake.errors

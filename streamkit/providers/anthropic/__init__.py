@@ -33,7 +33,7 @@ And this wire's own files:
 
 from ..wire_format import WireFormat, no_answer_options
 from .encode import AnthropicStreamEncoder, encode_error, encode_response
-from .http import MODEL_IN_BODY, SERVED_PATH, VERSION_HEADER, endpoint
+from .http import MODEL_IN_BODY, SERVED_BASE, SERVED_PATH, VERSION_HEADER, endpoint
 from .request import build_request, parse_request
 from .response import parse_response
 from .stream import AnthropicParser
@@ -43,7 +43,8 @@ WIRE = WireFormat(
     name=NAME, title="Anthropic Messages", parser=AnthropicParser,
     build_request=build_request, parse_request=parse_request, parse_response=parse_response,
     finish_reasons=FINISH_REASONS, usage_fields=USAGE_FIELDS,
-    endpoint=endpoint, model_in_body=MODEL_IN_BODY, served_path=SERVED_PATH,
+    endpoint=endpoint, model_in_body=MODEL_IN_BODY,
+    served_path=SERVED_PATH, served_base=SERVED_BASE,
     # "Requests which include tool_use or tool_result blocks must define tools"
     tools_with_tool_history=True,
     version_header=VERSION_HEADER,

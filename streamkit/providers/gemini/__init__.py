@@ -37,7 +37,7 @@ parser reports the vendor it was built for as the responses' provider.
 
 from ..wire_format import WireFormat, no_answer_options
 from .encode import encode_error, encode_response, stream_encoder
-from .http import MODEL_IN_BODY, SERVED_PATH, endpoint
+from .http import MODEL_IN_BODY, SERVED_BASE, SERVED_PATH, endpoint
 from .request import build_request, parse_request
 from .response import parse_response
 from .spelling import SNAKE_CASE
@@ -48,7 +48,8 @@ WIRE = WireFormat(
     name=NAME, title="Gemini generateContent", parser=GeminiParser,
     build_request=build_request, parse_request=parse_request, parse_response=parse_response,
     finish_reasons=FINISH_REASONS, usage_fields=USAGE_FIELDS,
-    endpoint=endpoint, model_in_body=MODEL_IN_BODY, served_path=SERVED_PATH,
+    endpoint=endpoint, model_in_body=MODEL_IN_BODY,
+    served_path=SERVED_PATH, served_base=SERVED_BASE,
     option_records=frozenset({SNAKE_CASE}),
     encode_stream=stream_encoder, encode_response=encode_response, encode_error=encode_error,
     answer_options=no_answer_options, operation="generate_content",

@@ -33,6 +33,10 @@ MODEL_IN_BODY = False
 SERVED_PATH = (r"/(?:v1beta|v1alpha|v1)/models/(?P<model>[^:/]+)"
                r":(?P<method>generateContent|streamGenerateContent)")
 
+#: The base URL path a server of this wire is reached at by a client of the wire's
+#: own API: its endpoint appended to it gives a path of :data:`SERVED_PATH`.
+SERVED_BASE = "/v1beta"
+
 
 def endpoint(base_url: str, model: str, *, stream: bool, dialect: str | None = None) -> str:
     """The URL a ``generateContent`` request for ``model`` is posted to."""

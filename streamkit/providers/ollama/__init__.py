@@ -39,7 +39,7 @@ WIRE = WireFormat(
     build_request=build_request, parse_request=parse_request, parse_response=parse_response,
     finish_reasons=FINISH_REASONS, usage_fields=USAGE_FIELDS,
     endpoint=http.endpoint, model_in_body=http.MODEL_IN_BODY,
-    served_path=http.SERVED_PATH, streams_unless_said=True,
+    served_path=http.SERVED_PATH, served_base=http.SERVED_BASE, streams_unless_said=True,
     encode_stream=OllamaStreamEncoder, encode_response=encode_response,
     encode_error=encode_error, answer_options=no_answer_options,
 )

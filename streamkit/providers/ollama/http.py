@@ -17,6 +17,10 @@ MODEL_IN_BODY = True
 #: The path a server of this wire answers at (:mod:`~streamkit.providers.routes`).
 SERVED_PATH = r"/api/chat"
 
+#: The base URL path a server of this wire is reached at by a client of the wire's
+#: own API: its endpoint appended to it gives a path of :data:`SERVED_PATH`.
+SERVED_BASE = ""
+
 
 def endpoint(base_url: str, model: str, *, stream: bool, dialect: str | None = None) -> str:
     """The URL a chat request is posted to."""

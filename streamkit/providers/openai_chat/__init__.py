@@ -53,7 +53,7 @@ WIRE = WireFormat(
     build_request=build_request, parse_request=parse_request, parse_response=parse_response,
     finish_reasons=FINISH_REASONS, usage_fields=USAGE_FIELDS,
     endpoint=http.endpoint, model_in_body=http.MODEL_IN_BODY,
-    served_path=http.SERVED_PATH,
+    served_path=http.SERVED_PATH, served_base=http.SERVED_BASE,
     dialects=True, option_records=frozenset({MAX_TOKENS_FIELD}),
     encode_stream=OpenAIChatStreamEncoder, encode_response=encode_response,
     encode_error=encode_error, answer_options=answer_options,
