@@ -44,7 +44,7 @@ from ..model.response import ChatResponse
 from ..model.vendors import provider_entry
 from ..providers.codec import encode_error, encode_response, encode_stream, parse_request
 from ..providers.routes import ServedCall, served_call
-from ..providers.wire_format import wire_format
+from ..providers.wire_format import WIRE_NAMES, wire_format
 from .replies import RecordedRequest, Reply
 from .server import ReplayServer
 
@@ -214,7 +214,9 @@ class FakeProvider:
         answer, write the answer in that wire."""
         call = served_call(raw.path, raw.query)
         if call is None:
-            error = StreamkitError(f"FakeProvider serves no wire at {raw.method} {raw.path}")
+            error = StreamkitError(f"FakeProvider serves no wire at {raw.method} {raw.path}; "
+                                   f"it serves {', '.join(_served_paths())} "
+                                   f"(fake.base_url(provider) is a provider's base URL)")
             self.requests.append(FakeRequest(raw, None, None, error=error))
             return _json_reply({"error": {"message": str(error), "type": "not_found"}}, 404)
         try:
@@ -296,6 +298,12 @@ class FakeProvider:
             body += chunk
         return Reply(bytes(body), content_type=encoded.content_type, splits=splits,
                      delay=self.pacing.delay if self.pacing is not None else 0.0)
+
+
+def _served_paths() -> list[str]:
+    """Where each wire is served, as its own client posts (a model named MODEL)."""
+    wires = (wire_format(name) for name in WIRE_NAMES)
+    return [wire.endpoint(wire.served_base, "MODEL", stream=False) for wire in wires]
 
 
 def _json_reply(body: Any, status: int = 200, content_type: str = _JSON) -> Reply:

@@ -356,7 +356,11 @@ async def test_a_body_its_wire_cannot_read_is_that_wires_400_and_still_recorded(
 async def test_a_path_no_wire_serves_is_a_404_and_recorded() -> None:
     async with FakeProvider([]) as fake, httpx.AsyncClient(base_url=fake.url) as http:
         answer = await http.get("/v1/models")
-    assert answer.status_code == 404 and "serves no wire" in answer.json()["error"]["message"]
+    message = answer.json()["error"]["message"]
+    assert answer.status_code == 404 and "serves no wire at GET /v1/models" in message
+    assert all(path in message for path in ("/v1/chat/completions", "/v1/responses",
+                                            "/v1/messages", "/v1beta/models/MODEL:generateContent",
+                                            "/api/chat", "fake.base_url(provider)")), message
     assert [(request.path, request.wire) for request in fake.requests] == [("/v1/models", None)]
 
 
