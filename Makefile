@@ -1,5 +1,12 @@
 # Two commands for a fresh clone: `make demo` and `make test`.
 PYTHON ?= python3
+
+# Python caches compiled modules (and pytest its rewritten test modules) only when
+# allowed: with PYTHONDONTWRITEBYTECODE set, as on some machines, every process
+# the suite starts (two workers, the CLI and gateway subprocesses) compiles
+# streamkit and its tests again.
+unexport PYTHONDONTWRITEBYTECODE
+
 VENV := .venv
 BIN := $(VENV)/bin
 
