@@ -596,7 +596,7 @@ def environment(argv: list[str]) -> str:
     cpu = next((line.split(":", 1)[1].strip() for line in
                 Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())
-    packages = ["streamkit", "msgspec", "httpx", "httpx2", "openai", "anthropic", "agentscope",
+    packages = ["streamkit-llm", "msgspec", "httpx", "httpx2", "openai", "anthropic", "agentscope",
                 "langchain-core", "pydantic-ai-slim", "litellm", "jiter", "partial-json-parser"]
     versions = []
     for name in packages:

@@ -3,7 +3,7 @@
 The page side is the AI SDK's own client: ``useChat()`` (React, Vue, Svelte) or
 ``new Chat(...)`` pointed at ``/api/chat``. Serve it for real with
 ``ANTHROPIC_API_KEY=... uvicorn examples.web_fastapi:app`` (needs
-``pip install 'streamkit[web]' fastapi``).
+``pip install 'streamkit-llm[web]' fastapi``).
 
 ``ui_message_response(client.stream(messages))`` is the whole endpoint: the
 client's keys and retries apply; an upstream error before the first byte (a bad

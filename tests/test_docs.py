@@ -41,6 +41,7 @@ import anyio.from_thread
 import pytest
 from support.recordings import FIXTURES
 
+from streamkit.__about__ import DISTRIBUTION, __version__
 from streamkit.model import vendors as registry
 from streamkit.testing import ReplayServer, Reply
 
@@ -230,6 +231,15 @@ def run_block(block: Block, namespace: dict[str, Any], monkeypatch: pytest.Monke
                              f"{type(exc).__name__}: {exc}") from exc
 
 
+def test_getting_started_shows_its_example_file_as_it_is() -> None:
+    """The page's first example is ``examples/getting_started.py``, which
+    tests/test_distribution.py runs from a freshly installed wheel: the same
+    code, so the page cannot drift from what was run."""
+    first = next(b for b in blocks_of(DOCS / "getting-started.md") if b.lang == "python")
+    example = (ROOT / "examples" / "getting_started.py").read_text(encoding="utf-8")
+    assert first.source.strip("\n") == example.strip("\n")
+
+
 # ---------------------------------------------------------------- shell blocks
 
 
@@ -238,11 +248,70 @@ def make_targets() -> set[str]:
     return set(re.findall(r"^([A-Za-z][\w.-]*):", text, re.M))
 
 
-def extras() -> set[str]:
+def _project() -> dict[str, Any]:
     import tomllib
 
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    return set(project["optional-dependencies"])
+    project: dict[str, Any] = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return project
+
+
+def extras() -> set[str]:
+    return set(_project()["optional-dependencies"])
+
+
+def _package_name(requirement: str) -> str:
+    """A requirement's distribution name, normalised (``httpx_aiohttp>=1`` -> ``httpx-aiohttp``)."""
+    return re.split(r"[\[<>=!~;@ ]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
+def known_packages() -> set[str]:
+    """The third-party packages a page may tell the reader to install: those
+    pyproject.toml names (a dependency of the core or of any extra)."""
+    project = _project()
+    named = [*project["dependencies"], *(requirement for group in
+                                         project["optional-dependencies"].values()
+                                         for requirement in group)]
+    return {_package_name(requirement) for requirement in named} - {DISTRIBUTION}
+
+
+_REQUIREMENT = re.compile(r"(?P<target>[^\[\]<>=!~]+)(?:\[(?P<extras>[^\]]*)\])?(?P<version>.*)")
+_OUR_WHEEL = re.compile(rf"{DISTRIBUTION.replace('-', '_')}-(?P<version>[^-]+)-py3-none-any\.whl")
+
+
+def check_requirement(argument: str) -> str | None:
+    """Why one argument of ``pip install`` is wrong, or ``None``: it must be
+    this distribution (by name, the clone ``.``, or its wheel, of this
+    version) with extras pyproject.toml has, or a package pyproject names."""
+    found = _REQUIREMENT.fullmatch(argument)
+    if found is None:
+        return "not a requirement"
+    target = found.group("target")
+    chosen = {extra.strip() for extra in (found.group("extras") or "").split(",") if extra.strip()}
+    name = _package_name(target)
+    if name == "streamkit":
+        return f"'streamkit' on the package index is someone else's package: name {DISTRIBUTION!r}"
+    if target.rstrip("/") == ".":
+        pass  # a clone of the repository
+    elif "/" in target or target.endswith((".whl", ".tar.gz")):
+        wheel = _OUR_WHEEL.fullmatch(target.rsplit("/", 1)[-1])
+        if wheel is None or wheel.group("version") != __version__:
+            return f"not this distribution's wheel ({DISTRIBUTION}, {__version__})"
+    elif name in known_packages():
+        return None  # a third-party package's extras are its own
+    elif name != DISTRIBUTION:
+        return f"unknown package {target!r} (pyproject.toml names no such package)"
+    unknown = chosen - extras()
+    return f"no extra {sorted(unknown)} in pyproject.toml" if unknown else None
+
+
+def check_pip_install(arguments: list[str]) -> str | None:
+    """Why the arguments of a ``pip install`` are wrong, or ``None``."""
+    for argument in arguments:
+        if not argument.startswith("-"):  # an option (-e, -q, -U) checks nothing
+            wrong = check_requirement(argument)
+            if wrong is not None:
+                return f"{argument}: {wrong}"
+    return None
 
 
 #: Commands a page may show that these tests cannot run here, each checked for form.
@@ -251,6 +320,7 @@ _OTHER_COMMANDS = {
     "sudo": lambda args: args[:2] == ["apt-get", "install"],
     "apt-get": lambda args: args[:1] == ["install"],
     "export": lambda args: bool(args) and "=" in args[0],
+    "uv": lambda args: args == ["build"],
 }
 
 
@@ -266,12 +336,10 @@ def check_shell_line(line: str) -> str | None:
         targets = [a for a in args if "=" not in a]
         missing = [t for t in targets if t not in make_targets()]
         return f"no make target {missing}" if missing else None
+    if command == "uv" and args[:1] == ["pip"]:  # uv pip install: as pip install
+        command, args = "pip", args[1:]
     if command == "pip" and args[:1] == ["install"]:
-        for arg in args[1:]:
-            found = re.fullmatch(r"streamkit\[([\w,-]+)\]", arg)
-            if found and set(found.group(1).split(",")) - extras():
-                return f"no extra {found.group(1)}"
-        return None
+        return check_pip_install(args[1:])
     if command in ("python", ".venv/bin/python") and args[:2] == ["-m", "streamkit"]:
         from streamkit.cli.commands import build_parser
 
@@ -318,8 +386,79 @@ def test_the_shell_checks_catch_what_is_wrong() -> None:
     assert check_shell_line("make bench UPDATE=1") is None
     assert check_shell_line("CI=1 make test") is None
     assert check_shell_line("make nothing-here") is not None
-    assert check_shell_line("pip install 'streamkit[web]'") is None
-    assert check_shell_line("pip install 'streamkit[nope]'") is not None
+    assert check_shell_line("pip install 'streamkit-llm[web]'") is None
+    assert check_shell_line("pip install 'streamkit-llm[web,all]' fastapi") is None
+    assert check_shell_line("pip install -e '.[all]'") is None
+    assert check_shell_line(f"uv pip install 'dist/streamkit_llm-{__version__}"
+                            "-py3-none-any.whl[all]'") is None
+    assert check_shell_line("pip install 'dist/streamkit_llm-0.0.1-py3-none-any.whl'") is not None
+    assert check_shell_line("pip install 'streamkit-llm[nope]'") is not None
+    assert check_shell_line("pip install '.[nope]'") is not None
+    assert check_shell_line("pip install 'streamkit[web]'") is not None  # someone else's
+    assert check_shell_line("pip install streamkit") is not None
+    assert check_shell_line("pip install streamkit-lm") is not None  # a typo: unknown
     assert check_shell_line("python -m streamkit replay x.sse --json") is None
     assert check_shell_line("python -m streamkit chat") is not None  # --model is required
     assert check_shell_line("rm -rf /") is not None
+
+
+# ---------------------------------------------------------------- install lines anywhere
+
+#: Where a reader meets an install line: the pages, the docstrings and runtime
+#: messages of the package, the examples.
+_READ = [ROOT / "README.md", *sorted(DOCS.rglob("*.md")), *sorted(ROOT.glob("streamkit/**/*.py")),
+         *sorted(path for path in (ROOT / "examples").iterdir() if path.is_file())]
+_PIP_INSTALL = re.compile(r"\bpip install\b")
+#: One argument after it: quoted, or a run of what a shell word, a backtick
+#: span or a Python string would not end at.
+_ARGUMENT = re.compile(r"""[ \t]+('[^'\n]*'|"[^"\n]*"|[^\s'"`()]+)""")
+#: A requirement of this package anywhere (a list of extras in prose, say).
+_OUR_REQUIREMENT = re.compile(r"(?<![\w./-])streamkit(?:-llm)?\[[^\]\n]*\]")
+
+
+def install_commands(text: str) -> list[tuple[int, list[str]]]:
+    """Every ``pip install ...`` in a text, prose, code block or Python string
+    alike: (line number, its arguments, unquoted). A template (``{extra}``)
+    is not a line a reader runs and is left out."""
+    found = []
+    for match in _PIP_INSTALL.finditer(text):
+        arguments, at = [], match.end()
+        while (argument := _ARGUMENT.match(text, at)) is not None:
+            word = argument.group(1)
+            if word.startswith("#") or word in ("&&", "||", "|", ";"):
+                break
+            word = word.strip("'\"")
+            arguments.append(word if set(word) == {"."} else word.rstrip(".,;:"))
+            at = argument.end()
+        if not any("{" in argument for argument in arguments):
+            found.append((text.count("\n", 0, match.start()) + 1, arguments))
+    return found
+
+
+def test_every_install_line_names_this_distribution_and_extras_it_has() -> None:
+    """``streamkit`` on the package index is someone else's package: every
+    ``pip install`` a reader is shown (README, docs, docstrings, runtime hints,
+    examples) names ``streamkit-llm`` with extras pyproject.toml has, the clone
+    or its wheel, or a package pyproject.toml names."""
+    wrong = set()
+    for path in _READ:
+        text, where = path.read_text(encoding="utf-8"), path.relative_to(ROOT)
+        for line, arguments in install_commands(text):
+            why = check_pip_install(arguments) if arguments else "installs nothing"
+            if why is not None:
+                wrong.add(f"{where}:{line}: pip install {' '.join(arguments)}: {why}")
+        for requirement in _OUR_REQUIREMENT.finditer(text):
+            why = check_requirement(requirement.group())
+            if why is not None:
+                line = text.count("\n", 0, requirement.start()) + 1
+                wrong.add(f"{where}:{line}: {requirement.group()}: {why}")
+    assert sorted(wrong) == []
+
+
+def test_the_install_line_scan_reads_prose_code_and_strings() -> None:
+    text = ("Run `pip install 'streamkit-llm[web]' fastapi`, then pip install -e .\n"
+            "_INSTALL = \"missing: pip install 'streamkit[prices]'\"\n"
+            "    pip install streamkit-llm  # the core\n"
+            "f\"pip install '{DISTRIBUTION}[{extra}]'\"\n")
+    assert install_commands(text) == [(1, ["streamkit-llm[web]", "fastapi"]), (1, ["-e", "."]),
+                                      (2, ["streamkit[prices]"]), (3, ["streamkit-llm"])]

@@ -2,7 +2,7 @@
 
 One module per framework, each importing its framework at the top: importing
 ``streamkit`` imports none of them, and ``streamkit.adapters.langchain`` needs
-``langchain-core`` installed (``pip install 'streamkit[adapters]'``).
+``langchain-core`` installed (``pip install 'streamkit-llm[adapters]'``).
 
 - :mod:`streamkit.adapters.agentscope`: agentscope 2.0.11's ``ChatResponse``;
 - :mod:`streamkit.adapters.langchain`: LangChain ``AIMessage`` / ``AIMessageChunk``

@@ -4,7 +4,7 @@
 autogen agent (``AssistantAgent(model_client=...)``) and reaches every provider
 of :data:`streamkit.PROVIDERS` with streamkit's parsing: ids set once, parallel
 calls kept apart, usage counted once. Tested against autogen-core and
-autogen-agentchat 0.7.5 (``pip install 'streamkit[autogen]'``).
+autogen-agentchat 0.7.5 (``pip install 'streamkit-llm[autogen]'``).
 
 =======================================  =========================================
 autogen_core.models                      streamkit

@@ -27,6 +27,7 @@ from typing import Any, TextIO
 import anyio
 import httpx
 
+from ..__about__ import install_line
 from ..model.blocks import Block, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from ..model.errors import ProviderConfigError, StreamError
 from ..model.events import BlockDelta, BlockEnd, BlockStart, Event, event_to_dict
@@ -36,6 +37,10 @@ from ..reading.stream import Stream, stream
 from ..testing.recordings import load_recording
 from ..testing.server import ReplayServer
 from .terminal import terminal_safe
+
+#: The commands that need one of the optional extras, and which one (pyproject.toml
+#: says what each extra holds); the others run on the core install.
+COMMAND_EXTRAS = {"web": "web", "gateway": "gateway"}
 
 DEMO_TURNS = (
     ("thinking-signature.sse", "anthropic", "Claude thinks, then answers"),
@@ -286,11 +291,13 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--plain", action="store_true", help="plain lines, no live rendering")
     demo.add_argument("--delay", type=float, default=0.004, help="seconds between chunks")
     demo.add_argument("--wav-dir", type=Path, default=None, help="where to write the audio")
-    web = sub.add_parser("web", help="the demo page: the AI SDK chat in a browser (needs [web])")
+    web = sub.add_parser("web", help="the demo page: the AI SDK chat in a browser "
+                         f"(needs {install_line(COMMAND_EXTRAS['web'])})")
     web.add_argument("--host", default="127.0.0.1")
     web.add_argument("--port", type=int, default=8000)
     gateway = sub.add_parser("gateway", help="serve every provider's API from any other "
-                             "(needs [gateway]; see docs/gateway.md)")
+                             f"(needs {install_line(COMMAND_EXTRAS['gateway'])}; "
+                             "see docs/gateway.md)")
     gateway.add_argument("--config", type=Path, required=True, help="the gateway's TOML file")
     gateway.add_argument("--host", default="127.0.0.1")
     gateway.add_argument("--port", type=int, default=8787)
@@ -312,6 +319,25 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m streamkit``."""
     args = build_parser().parse_args(argv)
+    try:
+        return _run(args)
+    except ModuleNotFoundError as error:
+        extra = COMMAND_EXTRAS.get(args.command)
+        if extra is None or (error.name or "streamkit").partition(".")[0] == "streamkit":
+            raise  # not a missing extra: a bug, and its traceback is what helps
+        print(_missing_extra_line(args.command, extra, error.name or ""), file=sys.stderr)
+        return 2
+
+
+def _missing_extra_line(command: str, extra: str, module: str) -> str:
+    """One line for a command run without its extra: which extra, and how to
+    install it (instead of a traceback ending in ``ModuleNotFoundError``)."""
+    return (f"python -m streamkit {command} needs the {extra!r} extra ({module} is not "
+            f"installed): {install_line(extra)}")
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the command ``args`` names; its exit status."""
     if args.command == "chat":
         return int(args.run(args))
     if args.command == "demo":

@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from ..__about__ import install_line
 from .errors import ProviderConfigError
 from .usage import ChatUsage, token_counts
 from .vendors import provider_entry
@@ -40,7 +41,7 @@ __all__ = ["Cost", "CostTotals", "price"]
 CURRENCY = "USD"
 """genai-prices' prices are in US dollars."""
 
-_INSTALL = "genai-prices is not installed: pip install 'streamkit[prices]'"
+_INSTALL = f"genai-prices is not installed: {install_line('prices')}"
 
 
 @dataclass(frozen=True)

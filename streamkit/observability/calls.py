@@ -19,7 +19,7 @@ environment variables). Without one, :func:`observe_call` returns
 :data:`NO_OBSERVER` after a few dictionary lookups, without importing
 opentelemetry, and a stream does no per-chunk work for telemetry.
 ``opentelemetry-api`` and ``opentelemetry-semantic-conventions`` are the
-``otel`` extra (``pip install 'streamkit[otel]'``); the SDK and an exporter are
+``otel`` extra (``pip install 'streamkit-llm[otel]'``); the SDK and an exporter are
 the application's choice.
 
 Message content (the conversation, the answer, the system instructions) is

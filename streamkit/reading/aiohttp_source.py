@@ -1,6 +1,6 @@
 """An ``aiohttp.ClientResponse`` as a source of :func:`streamkit.stream`.
 
-``pip install 'streamkit[aiohttp]'``; streamkit's core imports aiohttp only
+``pip install 'streamkit-llm[aiohttp]'``; streamkit's core imports aiohttp only
 when it is handed an aiohttp response.
 
 >>> async with session.post(url, json=body, headers=headers) as response:

@@ -17,7 +17,7 @@ and loop stay as they are. ``/`` serves the page, which reads the stream with
 the AI SDK's own ``Chat`` (``web/src/app.js``, bundled into ``static/app.js``
 by ``make web``).
 
-Needs the ``web`` extra (``pip install 'streamkit[web]'``): starlette, uvicorn.
+Needs the ``web`` extra (``pip install 'streamkit-llm[web]'``): starlette, uvicorn.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""python -m streamkit demo / replay."""
+"""python -m streamkit demo / replay, and a command run without its extra."""
 
 from __future__ import annotations
 
@@ -47,3 +47,19 @@ def test_replay_human_readable_with_explicit_provider() -> None:
     assert "final response:" in done.stdout
     assert done.stdout.count("tool call ") == 2
     assert "finish: tool_calls" in done.stdout
+
+
+@pytest.mark.parametrize(("argv", "extra"), [(["web"], "web"),
+                                             (["gateway", "--config", "gateway.toml"], "gateway")],
+                         ids=["web", "gateway"])
+def test_a_command_without_its_extra_says_which_extra_in_one_line(
+        argv: list[str], extra: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """uvicorn (in both extras) is made unimportable as a missing package is:
+    the command says which extra and how to install it, exit status 2, no
+    traceback."""
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # import uvicorn: ModuleNotFoundError
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        f"python -m streamkit {argv[0]} needs the '{extra}' extra (uvicorn is not installed): "
+        f"pip install 'streamkit-llm[{extra}]'\n")

@@ -187,7 +187,7 @@ def test_without_genai_prices_the_reason_says_how_to_install_it(
     response = ChatResponse(usage=ChatUsage(input_tokens=1, output_tokens=1), model="gpt-4o",
                             provider="openai")
     assert response.cost().reason == ("genai-prices is not installed: "
-                                      "pip install 'streamkit[prices]'")
+                                      "pip install 'streamkit-llm[prices]'")
 
 
 @pytest.mark.anyio
