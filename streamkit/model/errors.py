@@ -338,6 +338,13 @@ class ToolArgumentsError(StreamkitError, ValueError):
         self.text = text
 
 
+class NoEventLoopError(StreamkitError, RuntimeError):
+    """An async method was called where no event loop runs (plain sync code):
+    the coroutine it returns would never run, and fail far from here when
+    used as its result. Raised at the call; the message names the method's
+    ``_sync`` twin, which runs in the calling thread. A ``RuntimeError``."""
+
+
 class ToolDefinitionError(StreamkitError, TypeError):
     """A function cannot become a tool: a parameter has no JSON form (``*args``,
     no annotation, a ``Callable``...) or the name is not one every provider
