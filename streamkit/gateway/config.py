@@ -34,7 +34,7 @@ from typing import Any
 
 from ..client.keys import ApiKey
 from ..model.errors import ProviderConfigError
-from ..model.vendors import provider_entry
+from ..model.vendors import did_you_mean, provider_entry
 
 __all__ = ["GatewayConfig", "GatewayConfigError", "ModelRoute", "Upstream", "load_config",
            "parse_config"]
@@ -127,12 +127,15 @@ def parse_config(data: Mapping[str, Any], *,
                          max_body_bytes=max_body)
 
 
-def vendor_name(name: str) -> str:
-    """The registry name a provider table is for (an alias is accepted)."""
+def vendor_name(name: str, where: str | None = None) -> str:
+    """The registry name a provider table (or a model string, said ``where``)
+    is for; an alias is accepted, an unknown name is refused naming the
+    closest known one."""
     try:
         return provider_entry(name).name
     except (ProviderConfigError, ValueError):
-        raise GatewayConfigError(f"[providers.{name}]: no provider is called {name!r}") from None
+        raise GatewayConfigError(f"{where or f'[providers.{name}]'}: no provider is called "
+                                 f"{name!r}{did_you_mean(name)}") from None
 
 
 def _provider_of(model: str) -> str:
@@ -151,7 +154,7 @@ def _route(name: str, table: Mapping[str, Any]) -> ModelRoute:
     if type(fallbacks) is not list or not all(type(item) is str for item in fallbacks):
         raise GatewayConfigError(f"[models.{name}] fallbacks must be a list of model strings")
     for each in (model, *fallbacks):
-        vendor_name(_provider_of(each))
+        vendor_name(_provider_of(each), f"[models.{name}] {each!r}")
     return ModelRoute(name, model, tuple(fallbacks))
 
 

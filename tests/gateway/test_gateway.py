@@ -91,6 +91,10 @@ def test_a_config_file_is_read_with_keys_from_the_environment(tmp_path: Path) ->
     ({"gateway": {"keys": ["k"]}}, "serves no model"),
     ({"gateway": {"keys": ["k"]}, "models": {"m": {"model": "gpt-4o"}}}, "'provider:model'"),
     ({"gateway": {"keys": ["k"]}, "models": {"m": {"model": "nope:x"}}}, "nope"),
+    ({"gateway": {"keys": ["k"]},
+      "models": {"m": {"model": "openai:x", "fallbacks": ["antropic:y"]}}},
+     r"\[models\.m\] 'antropic:y': no provider is called 'antropic' "
+     r"\(did you mean 'anthropic'\?\)"),
     ({"gateway": {"keys": ["k"], "port": 1}, "models": {"m": {"model": "openai:x"}}}, "'port'"),
     ({"gateway": {"keys_env": "UNSET_VAR"}, "models": {"m": {"model": "openai:x"}}},
      "UNSET_VAR"),
