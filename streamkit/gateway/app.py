@@ -41,7 +41,6 @@ from typing import Any
 
 import anyio
 import httpx
-from httpx_aiohttp import AiohttpTransport
 from starlette.applications import Starlette
 from starlette.requests import Request as HttpRequest
 from starlette.responses import Response, StreamingResponse
@@ -70,6 +69,7 @@ from ..providers.codec import (
 from ..providers.routes import ServedCall, served_call
 from .callers import caller_key, is_allowed
 from .config import GatewayConfig, ModelRoute, Upstream
+from .upstream import UpstreamTransport
 
 __all__ = ["Gateway", "create_app"]
 
@@ -78,10 +78,6 @@ logger = logging.getLogger("streamkit.gateway")
 #: The status of a request whose upstream never answered (no connection, no
 #: headers in time): the gateway stood in front of nothing.
 NO_UPSTREAM_STATUS = 502
-
-#: The upstream connections a gateway process holds at most (open streams and
-#: idle keep-alive ones): past any load one process can carry.
-UPSTREAM_CONNECTIONS = 10_000
 
 #: The status logged for a stream the caller left before its end (nginx's word for it).
 CALLER_GONE_STATUS = 499
@@ -97,7 +93,8 @@ class Gateway:
     def __init__(self, config: GatewayConfig, *,
                  http_client: httpx.AsyncClient | None = None) -> None:
         self.config = config
-        self._http = http_client or upstream_http_client()
+        self._upstream = UpstreamTransport() if http_client is None else None
+        self._http = http_client or httpx.AsyncClient(transport=self._upstream, timeout=None)
         self._clients = {name: self._client(route) for name, route in config.models.items()}
         self.app = Starlette(routes=[
             Route("/health", self.health, methods=["GET"]),
@@ -122,10 +119,18 @@ class Gateway:
 
     @contextlib.asynccontextmanager
     async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
-        try:
+        """The upstream connections kept alive from start to shutdown; without
+        a lifespan each lives while requests use it
+        (:class:`~streamkit.gateway.upstream.UpstreamTransport`). A client
+        given to :func:`create_app` is closed at shutdown."""
+        if self._upstream is None:
+            try:
+                yield
+            finally:
+                await self._http.aclose()
+            return
+        async with self._upstream.held():
             yield
-        finally:
-            await self._http.aclose()
 
     # ------------------------------------------------------------ the small endpoints
 
@@ -233,18 +238,6 @@ class Gateway:
             log.finish(status, response=events.response, error=encoded.error or refused)
 
 
-def upstream_http_client() -> httpx.AsyncClient:
-    """The HTTP client every upstream call of a gateway goes through: httpx's
-    interface (what :class:`~streamkit.Client` drives) over aiohttp's
-    connections (``httpx-aiohttp``). httpcore's own pool looks over its
-    connections on every request and every close, so its cost per call grows
-    with the streams open (``make bench-gateway`` measured it: see "The
-    gateway" in docs/benchmarks.md). Timeouts are the client's (per call)."""
-    limits = httpx.Limits(max_connections=UPSTREAM_CONNECTIONS,
-                          max_keepalive_connections=UPSTREAM_CONNECTIONS)
-    return httpx.AsyncClient(transport=AiohttpTransport(limits=limits), timeout=None)
-
-
 def _overrides(upstream: Upstream) -> dict[str, Any]:
     """The registry settings an upstream's table changes (its headers)."""
     return {"headers": dict(upstream.headers)} if upstream.headers else {}
@@ -252,7 +245,13 @@ def _overrides(upstream: Upstream) -> dict[str, Any]:
 
 def create_app(config: GatewayConfig, *, http_client: httpx.AsyncClient | None = None,
                ) -> Starlette:
-    """The ASGI app serving ``config`` (``uvicorn`` runs it; see :mod:`.serve`)."""
+    """The ASGI app serving ``config`` (``uvicorn`` runs it; see :mod:`.serve`).
+
+    Safe with or without its lifespan: the upstream connections are made in
+    the loop that uses them and closed at shutdown, or, where no lifespan
+    runs (``httpx.ASGITransport``, ``TestClient`` without ``with``, a mounted
+    app), when the last response using them is closed. ``http_client``
+    replaces the gateway's own upstream client (closed at shutdown)."""
     return Gateway(config, http_client=http_client).app
 
 

@@ -9,18 +9,22 @@ URL and key. The every-client x every-upstream matrix is
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
 import logging
 import os
 import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from starlette.testclient import TestClient
 from support.asgi_server import serving
 from support.recordings import FIXTURES
 
@@ -29,7 +33,7 @@ from streamkit.client.keys import ApiKey
 from streamkit.gateway import GatewayConfigError, create_app, load_config
 from streamkit.gateway.callers import caller_key, is_allowed
 from streamkit.gateway.config import parse_config
-from streamkit.testing import ReplayServer, ThreadedReplayServer
+from streamkit.testing import ReplayServer, Reply, ThreadedReplayServer
 
 openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
@@ -254,6 +258,38 @@ def test_the_caller_going_away_closes_the_upstream_stream(gateway: str, upstream
     began = time.monotonic()
     assert upstream.wait_disconnect(timeout=5)
     assert time.monotonic() - began < 5
+
+
+def test_create_app_without_its_lifespan_leaves_no_upstream_connection_open(
+        upstream: Any) -> None:
+    """The gateway page's usage (``httpx.ASGITransport`` runs no lifespan), and
+    ``TestClient`` without ``with`` (each call in a new event loop): every call
+    answers, and nothing is left for the garbage collector to warn about."""
+    _, answer = replay((FIXTURES / "anthropic" / "text-basic.sse").read_bytes(), "anthropic")
+    streamed = Reply.file(FIXTURES / "anthropic" / "tool-use.sse")
+    upstream.add_sequence("/v1/messages", [
+        streamed, Reply(json.dumps(encode_response("anthropic", answer)).encode(),
+                        content_type="application/json"), streamed, streamed])
+    headers = {"authorization": f"Bearer {CALLER_KEY}"}
+    body = {"model": "fast", "messages": [{"role": "user", "content": "hi"}]}
+
+    async def through_asgi_transport() -> list[int]:
+        app = create_app(_config(upstream.url))
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app),
+                                     base_url="http://gateway") as http:
+            return [(await http.post("/v1/chat/completions", json={**body, "stream": stream},
+                                     headers=headers)).status_code for stream in (True, False)]
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        statuses = asyncio.run(through_asgi_transport())
+        test_client = TestClient(create_app(_config(upstream.url)))
+        statuses += [test_client.post("/v1/chat/completions", json={**body, "stream": True},
+                                      headers=headers).status_code for _ in range(2)]
+        del test_client
+        gc.collect()
+    assert statuses == [200, 200, 200, 200]
+    assert [str(warning.message) for warning in caught] == []
 
 
 # ---------------------------------------------------------------- the log line
