@@ -40,16 +40,18 @@ def resolve_model(model: str, *, base_url: str | None = None) -> tuple[ProviderE
         f"OpenAI-compatible server; providers: {', '.join(sorted(PROVIDERS))}")
 
 
-def fill_base_url(template: str, environ: Mapping[str, str]) -> str:
+def fill_base_url(template: str, environ: Mapping[str, str], *,
+                  provider: str | None = None) -> str:
     """``template`` with each ``{NAME}`` replaced by that environment variable
     (trailing slashes of the value dropped); a missing one is a
-    :class:`ProviderConfigError` naming every variable still needed."""
+    :class:`ProviderConfigError` naming every variable still needed (and
+    ``provider``, the entry whose base URL it is)."""
     missing = tuple(dict.fromkeys(name for name in _PLACEHOLDER.findall(template)
                                   if not environ.get(name, "").strip()))
     if missing:
         raise ProviderConfigError(
             f"the base URL {template!r} needs {' and '.join(missing)} in the environment "
-            f"(or pass base_url=)", missing=missing)
+            f"(or pass base_url=)", missing=missing, setting="base_url", provider=provider)
     return _PLACEHOLDER.sub(lambda m: environ[m.group(1)].strip().rstrip("/"), template)
 
 

@@ -24,7 +24,10 @@ reads and of its errors, and the gateway writes only what the client gives.
 Each request ends with one log line on the ``streamkit.gateway`` logger: a
 JSON object with the path, the caller's wire, the public model, the upstream
 that answered, the status, the tokens, the time to first byte and the
-duration. Spans and metrics are the client's own
+duration, and ``warnings``: what the translation to the upstream's wire
+dropped (each :class:`~streamkit.LossyTranslationWarning`'s text, kept for
+this line rather than issued as Python warnings: see
+:func:`~streamkit.model.errors.collecting_losses`). Spans and metrics are the client's own
 (:mod:`streamkit.observability`): configure it and every upstream call is one.
 The app keeps no state between requests beyond its clients' connection pools,
 so it scales out as worker processes behind any load balancer.
@@ -53,9 +56,11 @@ from ..conversation.request import Request
 from ..framing.encoding import json_bytes
 from ..model.errors import (
     InvalidBodyError,
+    ProviderConfigError,
     ProviderError,
     StreamkitError,
     UnsupportedFeatureError,
+    collecting_losses,
 )
 from ..model.response import ChatResponse
 from ..providers.codec import (
@@ -68,7 +73,7 @@ from ..providers.codec import (
 )
 from ..providers.routes import ServedCall, served_call
 from .callers import caller_key, is_allowed
-from .config import GatewayConfig, ModelRoute, Upstream
+from .config import GatewayConfig, GatewayConfigError, ModelRoute, Upstream, in_config_words
 from .upstream import UpstreamTransport
 
 __all__ = ["Gateway", "create_app"]
@@ -104,18 +109,25 @@ class Gateway:
 
     def _client(self, route: ModelRoute) -> Client:
         """The client that serves ``route``: its model's upstream settings, and
-        each fallback with its own provider's."""
+        each fallback with its own provider's. A key or base URL it cannot
+        find is said in the config file's words."""
+        try:
+            return self._made_client(route)
+        except GatewayConfigError:
+            raise
+        except ProviderConfigError as error:
+            raise in_config_words(error, f"[models.{route.name}]") from None
+
+    def _made_client(self, route: ModelRoute) -> Client:
         upstream = self.config.upstream(route.model)
         fallbacks = []
         for model in route.fallbacks:
             settings = self.config.upstream(model)
-            fallbacks.append(Fallback(
-                model, api_key=None if settings.api_key is None else settings.api_key.reveal(),
-                base_url=settings.base_url, **_overrides(settings)))
-        return Client(route.model,
-                      api_key=None if upstream.api_key is None else upstream.api_key.reveal(),
-                      base_url=upstream.base_url, http_client=self._http, timeout=Timeouts(),
-                      fallbacks=fallbacks, **_overrides(upstream))
+            fallbacks.append(Fallback(model, api_key=settings.api_key,
+                                      base_url=settings.base_url, **_overrides(settings)))
+        return Client(route.model, api_key=upstream.api_key, base_url=upstream.base_url,
+                      http_client=self._http, timeout=Timeouts(), fallbacks=fallbacks,
+                      **_overrides(upstream))
 
     @contextlib.asynccontextmanager
     async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
@@ -154,8 +166,14 @@ class Gateway:
     # ------------------------------------------------------------ a model call
 
     async def answer(self, request: HttpRequest) -> Response:
-        """One call in any wire (see the module docstring)."""
+        """One call in any wire (see the module docstring); what its
+        translation drops is kept for its log line, not issued as warnings."""
         log = CallLog(request.url.path)
+        with collecting_losses() as losses:
+            log.losses = losses
+            return await self._answer(request, log)
+
+    async def _answer(self, request: HttpRequest, log: CallLog) -> Response:
         call = served_call(request.url.path, request.url.query)
         if call is None:
             return log.done(_plain_error(404, f"no API is served at {request.url.path}"))
@@ -294,7 +312,7 @@ def _upstream_error(call: ServedCall, error: StreamkitError) -> Response:
 class CallLog:
     """What the one log line of a request says, gathered as it goes."""
 
-    __slots__ = ("first", "model", "path", "started", "wire")
+    __slots__ = ("first", "losses", "model", "path", "started", "wire")
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -302,6 +320,8 @@ class CallLog:
         self.first: float | None = None
         self.wire: str | None = None
         self.model: str | None = None
+        self.losses: list[str] = []
+        """What the translation dropped (each a LossyTranslationWarning's message)."""
 
     def first_byte(self) -> None:
         if self.first is None:
@@ -328,6 +348,8 @@ class CallLog:
         }
         if error is not None:
             line["error"] = type(error).__name__
+        if self.losses:
+            line["warnings"] = list(self.losses)
         logger.info(json.dumps(line), extra={"gateway": line})
 
 

@@ -36,8 +36,8 @@ from ..client.keys import ApiKey
 from ..model.errors import ProviderConfigError
 from ..model.vendors import did_you_mean, provider_entry
 
-__all__ = ["GatewayConfig", "GatewayConfigError", "ModelRoute", "Upstream", "load_config",
-           "parse_config"]
+__all__ = ["GatewayConfig", "GatewayConfigError", "ModelRoute", "Upstream", "in_config_words",
+           "load_config", "parse_config"]
 
 #: The keys each table may hold: anything else is a mistake, said at once.
 GATEWAY_KEYS = frozenset({"keys", "keys_env", "open", "max_body_bytes"})
@@ -125,6 +125,28 @@ def parse_config(data: Mapping[str, Any], *,
         raise GatewayConfigError("[gateway] max_body_bytes must be a positive integer")
     return GatewayConfig(models=models, providers=providers, keys=keys, open=is_open,
                          max_body_bytes=max_body)
+
+
+#: What a provider's table sets in place of a client argument, and what is
+#: missing without it.
+_TABLE_KEYS = {"api_key": ("api_key_env (or api_key)", "no API key", " or "),
+               "base_url": ("base_url", "no base URL", " and ")}
+
+
+def in_config_words(error: ProviderConfigError, where: str) -> GatewayConfigError:
+    """A client's ``error`` said as this file fixes it: a missing key or base
+    URL names the environment variable(s) and the key of the provider's
+    table to set (``[providers.anthropic] api_key_env``), not the client's
+    Python argument (``api_key=``)."""
+    if error.setting not in _TABLE_KEYS or error.provider is None:
+        return GatewayConfigError(f"{where}: {error}", missing=error.missing)
+    table_key, problem, joined = _TABLE_KEYS[error.setting]
+    variables = (f"set {joined.join(error.missing)} in the environment, or "
+                 if error.missing else "set ")
+    return GatewayConfigError(
+        f"{where}: {problem} for {provider_entry(error.provider).title}: {variables}"
+        f"{table_key} in [providers.{error.provider}]",
+        missing=error.missing, setting=error.setting, provider=error.provider)
 
 
 def vendor_name(name: str, where: str | None = None) -> str:

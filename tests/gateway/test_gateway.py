@@ -324,6 +324,40 @@ def test_one_log_line_per_request_says_what_happened(
     assert UPSTREAM_KEY not in caplog.text and CALLER_KEY not in caplog.text
 
 
+def test_what_a_translation_drops_is_a_field_of_the_log_line_not_a_warning(
+        gateway: str, upstream: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """Python's warnings are process-wide, multi-line text, shown once per
+    place: the gateway keeps each call's losses for that call's JSON line."""
+    caplog.set_level(logging.INFO, logger="streamkit.gateway")
+    upstream.add_file("/v1/messages", FIXTURES / "anthropic" / "tool-use.sse")
+    with warnings.catch_warnings(record=True) as issued:
+        warnings.simplefilter("always")
+        with _openai(gateway).chat.completions.stream(
+                model="fast", messages=[{"role": "user", "content": "hi"}],
+                presence_penalty=0.5) as stream:  # Anthropic has no presence penalty
+            stream.get_final_completion()
+        line = _log_line(caplog)
+    assert line["status"] == 200
+    assert line["warnings"] == ["anthropic cannot hold openai-chat's option(s) presence_penalty: "
+                                "they are openai-chat's own fields; dropped"]
+    assert [str(warning.message) for warning in issued] == []
+
+
+def test_a_missing_upstream_key_names_the_setting_of_the_config_file(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not the client's Python argument (``api_key=``): the file's key or the variable."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    config = parse_config({"gateway": {"open": True},
+                           "models": {"fast": {"model": "openai:gpt-4o-mini",
+                                               "fallbacks": ["anthropic:claude-haiku-4-5"]}},
+                           "providers": {"openai": {"api_key": "sk-upstream-0123456789"}}})
+    with pytest.raises(GatewayConfigError) as raised:
+        create_app(config)
+    assert str(raised.value) == (
+        "[models.fast]: no API key for Anthropic: set ANTHROPIC_API_KEY in the environment, "
+        "or api_key_env (or api_key) in [providers.anthropic]")
+
+
 # ---------------------------------------------------------------- the command
 
 
