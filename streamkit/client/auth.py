@@ -59,7 +59,8 @@ def resolve_key(entry: ProviderEntry, api_key: ApiKey | None,
         names = " or ".join(entry.env_keys)
         hint = f"set {names} (or pass api_key=)" if names else "pass api_key="
         raise ProviderConfigError(f"no API key for {entry.title}: {hint}",
-                                  missing=entry.env_keys)
+                                  missing=entry.env_keys, setting="api_key",
+                                  provider=entry.name)
     if not key.can_be_sent:
         raise ProviderConfigError(
             f"the API key from {key.source} is empty or holds characters an HTTP header "

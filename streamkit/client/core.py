@@ -104,9 +104,11 @@ class ClientCore:
         self.entry = with_overrides(entry, overrides)
         template = base_url if base_url is not None else self.entry.base_url
         if template is None:
-            raise ProviderConfigError(f"{self.entry.title} has no default base URL: pass base_url=")
+            raise ProviderConfigError(f"{self.entry.title} has no default base URL: pass base_url=",
+                                      setting="base_url", provider=self.entry.name)
         # the environment (every secret of the process) is held by no local of a frame that raises
-        self.base_url = fill_base_url(template, environment(environ)).rstrip("/")
+        self.base_url = fill_base_url(template, environment(environ),
+                                      provider=self.entry.name).rstrip("/")
         self.secret = resolve_key(self.entry, api_key,
                                   key_in(environment(environ), self.entry.env_keys))
         self._key_auth = key_auth(self.entry, self.secret)

@@ -80,9 +80,10 @@ class Fallback:
 
     __slots__ = ("api_key", "base_url", "model", "model_info", "overrides")
 
-    def __init__(self, model: str, api_key: str | None = None, base_url: str | None = None, *,
+    def __init__(self, model: str, api_key: str | ApiKey | None = None,
+                 base_url: str | None = None, *,
                  model_info: ModelInfo | None = None, **overrides: Any) -> None:
-        self.api_key = None if api_key is None else ApiKey(api_key, f"api_key= of {model}")
+        self.api_key = ApiKey.of(api_key, f"api_key= of {model}")
         del api_key  # no frame holds the plain key
         self.model = model
         self.base_url = base_url

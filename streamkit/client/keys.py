@@ -49,6 +49,15 @@ class ApiKey:
         self._value = value.strip()
         self.source = source
 
+    @classmethod
+    def of(cls, value: str | ApiKey | None, source: str) -> ApiKey | None:
+        """``value`` held as a key: a plain string from ``source`` (the
+        argument it was given as), a key as it is (it says its own source: a
+        config file's table), ``None`` as none."""
+        if value is None or isinstance(value, ApiKey):
+            return value
+        return cls(value, source)
+
     def reveal(self) -> str:
         """The key itself: only for the auth header, at the moment of sending."""
         return self._value

@@ -38,7 +38,8 @@ class Shell(Generic[HttpClient, TimingT]):
     _http_class: type[HttpClient]
     _timing_class: type[TimingT]
 
-    def __init__(self, model: str, api_key: str | None = None, base_url: str | None = None, *,
+    def __init__(self, model: str, api_key: str | ApiKey | None = None,
+                 base_url: str | None = None, *,
                  timeout: float | Timeouts | None = UNSET, max_retries: int = 2,
                  http_client: HttpClient | None = None, retry: RetryPolicy | None = None,
                  model_info: ModelInfo | None = None,
@@ -46,7 +47,7 @@ class Shell(Generic[HttpClient, TimingT]):
                  timing: TimingT | None = None, environ: Mapping[str, str] | None = None,
                  max_body_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
                  fallbacks: Sequence[str | Fallback] = (), **overrides: Any) -> None:
-        key = None if api_key is None else ApiKey(api_key, "api_key=")
+        key = ApiKey.of(api_key, "api_key=")
         del api_key  # from here on no frame of the client holds the plain key
         if timeout is UNSET and http_client is None:
             timeout = Timeouts()

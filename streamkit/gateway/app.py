@@ -24,7 +24,10 @@ reads and of its errors, and the gateway writes only what the client gives.
 Each request ends with one log line on the ``streamkit.gateway`` logger: a
 JSON object with the path, the caller's wire, the public model, the upstream
 that answered, the status, the tokens, the time to first byte and the
-duration. Spans and metrics are the client's own
+duration, and ``warnings``: what the translation to the upstream's wire
+dropped (each :class:`~streamkit.LossyTranslationWarning`'s text, kept for
+this line rather than issued as Python warnings: see
+:func:`~streamkit.model.errors.collecting_losses`). Spans and metrics are the client's own
 (:mod:`streamkit.observability`): configure it and every upstream call is one.
 The app keeps no state between requests beyond its clients' connection pools,
 so it scales out as worker processes behind any load balancer.
@@ -41,7 +44,6 @@ from typing import Any
 
 import anyio
 import httpx
-from httpx_aiohttp import AiohttpTransport
 from starlette.applications import Starlette
 from starlette.requests import Request as HttpRequest
 from starlette.responses import Response, StreamingResponse
@@ -54,9 +56,11 @@ from ..conversation.request import Request
 from ..framing.encoding import json_bytes
 from ..model.errors import (
     InvalidBodyError,
+    ProviderConfigError,
     ProviderError,
     StreamkitError,
     UnsupportedFeatureError,
+    collecting_losses,
 )
 from ..model.response import ChatResponse
 from ..providers.codec import (
@@ -69,7 +73,8 @@ from ..providers.codec import (
 )
 from ..providers.routes import ServedCall, served_call
 from .callers import caller_key, is_allowed
-from .config import GatewayConfig, ModelRoute, Upstream
+from .config import GatewayConfig, GatewayConfigError, ModelRoute, Upstream, in_config_words
+from .upstream import UpstreamTransport
 
 __all__ = ["Gateway", "create_app"]
 
@@ -78,10 +83,6 @@ logger = logging.getLogger("streamkit.gateway")
 #: The status of a request whose upstream never answered (no connection, no
 #: headers in time): the gateway stood in front of nothing.
 NO_UPSTREAM_STATUS = 502
-
-#: The upstream connections a gateway process holds at most (open streams and
-#: idle keep-alive ones): past any load one process can carry.
-UPSTREAM_CONNECTIONS = 10_000
 
 #: The status logged for a stream the caller left before its end (nginx's word for it).
 CALLER_GONE_STATUS = 499
@@ -97,7 +98,8 @@ class Gateway:
     def __init__(self, config: GatewayConfig, *,
                  http_client: httpx.AsyncClient | None = None) -> None:
         self.config = config
-        self._http = http_client or upstream_http_client()
+        self._upstream = UpstreamTransport() if http_client is None else None
+        self._http = http_client or httpx.AsyncClient(transport=self._upstream, timeout=None)
         self._clients = {name: self._client(route) for name, route in config.models.items()}
         self.app = Starlette(routes=[
             Route("/health", self.health, methods=["GET"]),
@@ -107,25 +109,40 @@ class Gateway:
 
     def _client(self, route: ModelRoute) -> Client:
         """The client that serves ``route``: its model's upstream settings, and
-        each fallback with its own provider's."""
+        each fallback with its own provider's. A key or base URL it cannot
+        find is said in the config file's words."""
+        try:
+            return self._made_client(route)
+        except GatewayConfigError:
+            raise
+        except ProviderConfigError as error:
+            raise in_config_words(error, f"[models.{route.name}]") from None
+
+    def _made_client(self, route: ModelRoute) -> Client:
         upstream = self.config.upstream(route.model)
         fallbacks = []
         for model in route.fallbacks:
             settings = self.config.upstream(model)
-            fallbacks.append(Fallback(
-                model, api_key=None if settings.api_key is None else settings.api_key.reveal(),
-                base_url=settings.base_url, **_overrides(settings)))
-        return Client(route.model,
-                      api_key=None if upstream.api_key is None else upstream.api_key.reveal(),
-                      base_url=upstream.base_url, http_client=self._http, timeout=Timeouts(),
-                      fallbacks=fallbacks, **_overrides(upstream))
+            fallbacks.append(Fallback(model, api_key=settings.api_key,
+                                      base_url=settings.base_url, **_overrides(settings)))
+        return Client(route.model, api_key=upstream.api_key, base_url=upstream.base_url,
+                      http_client=self._http, timeout=Timeouts(), fallbacks=fallbacks,
+                      **_overrides(upstream))
 
     @contextlib.asynccontextmanager
     async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
-        try:
+        """The upstream connections kept alive from start to shutdown; without
+        a lifespan each lives while requests use it
+        (:class:`~streamkit.gateway.upstream.UpstreamTransport`). A client
+        given to :func:`create_app` is closed at shutdown."""
+        if self._upstream is None:
+            try:
+                yield
+            finally:
+                await self._http.aclose()
+            return
+        async with self._upstream.held():
             yield
-        finally:
-            await self._http.aclose()
 
     # ------------------------------------------------------------ the small endpoints
 
@@ -149,8 +166,14 @@ class Gateway:
     # ------------------------------------------------------------ a model call
 
     async def answer(self, request: HttpRequest) -> Response:
-        """One call in any wire (see the module docstring)."""
+        """One call in any wire (see the module docstring); what its
+        translation drops is kept for its log line, not issued as warnings."""
         log = CallLog(request.url.path)
+        with collecting_losses() as losses:
+            log.losses = losses
+            return await self._answer(request, log)
+
+    async def _answer(self, request: HttpRequest, log: CallLog) -> Response:
         call = served_call(request.url.path, request.url.query)
         if call is None:
             return log.done(_plain_error(404, f"no API is served at {request.url.path}"))
@@ -233,18 +256,6 @@ class Gateway:
             log.finish(status, response=events.response, error=encoded.error or refused)
 
 
-def upstream_http_client() -> httpx.AsyncClient:
-    """The HTTP client every upstream call of a gateway goes through: httpx's
-    interface (what :class:`~streamkit.Client` drives) over aiohttp's
-    connections (``httpx-aiohttp``). httpcore's own pool looks over its
-    connections on every request and every close, so its cost per call grows
-    with the streams open (``make bench-gateway`` measured it: see "The
-    gateway" in docs/benchmarks.md). Timeouts are the client's (per call)."""
-    limits = httpx.Limits(max_connections=UPSTREAM_CONNECTIONS,
-                          max_keepalive_connections=UPSTREAM_CONNECTIONS)
-    return httpx.AsyncClient(transport=AiohttpTransport(limits=limits), timeout=None)
-
-
 def _overrides(upstream: Upstream) -> dict[str, Any]:
     """The registry settings an upstream's table changes (its headers)."""
     return {"headers": dict(upstream.headers)} if upstream.headers else {}
@@ -252,7 +263,13 @@ def _overrides(upstream: Upstream) -> dict[str, Any]:
 
 def create_app(config: GatewayConfig, *, http_client: httpx.AsyncClient | None = None,
                ) -> Starlette:
-    """The ASGI app serving ``config`` (``uvicorn`` runs it; see :mod:`.serve`)."""
+    """The ASGI app serving ``config`` (``uvicorn`` runs it; see :mod:`.serve`).
+
+    Safe with or without its lifespan: the upstream connections are made in
+    the loop that uses them and closed at shutdown, or, where no lifespan
+    runs (``httpx.ASGITransport``, ``TestClient`` without ``with``, a mounted
+    app), when the last response using them is closed. ``http_client``
+    replaces the gateway's own upstream client (closed at shutdown)."""
     return Gateway(config, http_client=http_client).app
 
 
@@ -295,7 +312,7 @@ def _upstream_error(call: ServedCall, error: StreamkitError) -> Response:
 class CallLog:
     """What the one log line of a request says, gathered as it goes."""
 
-    __slots__ = ("first", "model", "path", "started", "wire")
+    __slots__ = ("first", "losses", "model", "path", "started", "wire")
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -303,6 +320,8 @@ class CallLog:
         self.first: float | None = None
         self.wire: str | None = None
         self.model: str | None = None
+        self.losses: list[str] = []
+        """What the translation dropped (each a LossyTranslationWarning's message)."""
 
     def first_byte(self) -> None:
         if self.first is None:
@@ -329,6 +348,8 @@ class CallLog:
         }
         if error is not None:
             line["error"] = type(error).__name__
+        if self.losses:
+            line["warnings"] = list(self.losses)
         logger.info(json.dumps(line), extra={"gateway": line})
 
 

@@ -34,10 +34,10 @@ from typing import Any
 
 from ..client.keys import ApiKey
 from ..model.errors import ProviderConfigError
-from ..model.vendors import provider_entry
+from ..model.vendors import did_you_mean, provider_entry
 
-__all__ = ["GatewayConfig", "GatewayConfigError", "ModelRoute", "Upstream", "load_config",
-           "parse_config"]
+__all__ = ["GatewayConfig", "GatewayConfigError", "ModelRoute", "Upstream", "in_config_words",
+           "load_config", "parse_config"]
 
 #: The keys each table may hold: anything else is a mistake, said at once.
 GATEWAY_KEYS = frozenset({"keys", "keys_env", "open", "max_body_bytes"})
@@ -127,12 +127,37 @@ def parse_config(data: Mapping[str, Any], *,
                          max_body_bytes=max_body)
 
 
-def vendor_name(name: str) -> str:
-    """The registry name a provider table is for (an alias is accepted)."""
+#: What a provider's table sets in place of a client argument, and what is
+#: missing without it.
+_TABLE_KEYS = {"api_key": ("api_key_env (or api_key)", "no API key", " or "),
+               "base_url": ("base_url", "no base URL", " and ")}
+
+
+def in_config_words(error: ProviderConfigError, where: str) -> GatewayConfigError:
+    """A client's ``error`` said as this file fixes it: a missing key or base
+    URL names the environment variable(s) and the key of the provider's
+    table to set (``[providers.anthropic] api_key_env``), not the client's
+    Python argument (``api_key=``)."""
+    if error.setting not in _TABLE_KEYS or error.provider is None:
+        return GatewayConfigError(f"{where}: {error}", missing=error.missing)
+    table_key, problem, joined = _TABLE_KEYS[error.setting]
+    variables = (f"set {joined.join(error.missing)} in the environment, or "
+                 if error.missing else "set ")
+    return GatewayConfigError(
+        f"{where}: {problem} for {provider_entry(error.provider).title}: {variables}"
+        f"{table_key} in [providers.{error.provider}]",
+        missing=error.missing, setting=error.setting, provider=error.provider)
+
+
+def vendor_name(name: str, where: str | None = None) -> str:
+    """The registry name a provider table (or a model string, said ``where``)
+    is for; an alias is accepted, an unknown name is refused naming the
+    closest known one."""
     try:
         return provider_entry(name).name
     except (ProviderConfigError, ValueError):
-        raise GatewayConfigError(f"[providers.{name}]: no provider is called {name!r}") from None
+        raise GatewayConfigError(f"{where or f'[providers.{name}]'}: no provider is called "
+                                 f"{name!r}{did_you_mean(name)}") from None
 
 
 def _provider_of(model: str) -> str:
@@ -151,7 +176,7 @@ def _route(name: str, table: Mapping[str, Any]) -> ModelRoute:
     if type(fallbacks) is not list or not all(type(item) is str for item in fallbacks):
         raise GatewayConfigError(f"[models.{name}] fallbacks must be a list of model strings")
     for each in (model, *fallbacks):
-        vendor_name(_provider_of(each))
+        vendor_name(_provider_of(each), f"[models.{name}] {each!r}")
     return ModelRoute(name, model, tuple(fallbacks))
 
 

@@ -6,8 +6,8 @@ worker starts; each worker process then reads the
 same file (its path passed in :data:`CONFIG_ENV`) and builds its own app:
 workers share nothing, so ``--workers N`` is N gateways behind uvicorn's
 socket, as any load balancer would spread them. The one log line per request
-goes to stderr with uvicorn's own, and so do Python's warnings (a
-translation's losses).
+goes to stderr with uvicorn's own (a translation's losses are a field of it),
+and so do Python's other warnings.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ CONFIG_ENV = "STREAMKIT_GATEWAY_CONFIG"
 
 def app_from_env() -> Starlette:
     """A worker's app: the configuration named by :data:`CONFIG_ENV`. Python
-    warnings (what a translation could not carry) go to the log."""
+    warnings go to the log (what a translation could not carry is in each
+    request's line already)."""
     logging.captureWarnings(True)
     return create_app(load_config(os.environ[CONFIG_ENV]))
 

@@ -12,14 +12,15 @@ else::
     │   ├── IncompleteStreamError   the transport broke
     │   │   └── NoResponseError     ... before any response came
     │   └── LimitExceeded
-    └── the ValueError / TypeError kin: a bad value you passed or asked about
-        ├── UnsupportedFeatureError a wire format cannot express what you asked
-        ├── InvalidBodyError        a request or response body is not its wire's shape
-        ├── ProviderConfigError     a client cannot be made as asked (streamkit.model.vendors)
-        ├── ToolArgumentsError, ToolDefinitionError, StructuredOutputError,
-        │   StrictSchemaError (streamkit.conversation.strict)
-        ├── PartialJSONError (streamkit.model.partial_json)
-        └── BlockConflictError, MediaTypeError, DeltaMismatchError (streamkit.model.merge)
+    ├── the ValueError / TypeError kin: a bad value you passed or asked about
+    │   ├── UnsupportedFeatureError a wire format cannot express what you asked
+    │   ├── InvalidBodyError        a request or response body is not its wire's shape
+    │   ├── ProviderConfigError     a client cannot be made as asked (streamkit.model.vendors)
+    │   ├── ToolArgumentsError, ToolDefinitionError, StructuredOutputError,
+    │   │   StrictSchemaError (streamkit.conversation.strict)
+    │   ├── PartialJSONError (streamkit.model.partial_json)
+    │   └── BlockConflictError, MediaTypeError, DeltaMismatchError (streamkit.model.merge)
+    └── NoEventLoopError            an async method called where no event loop runs (sync code)
 
     LossyTranslationWarning (a UserWarning): a conversation crossed to a wire
     that cannot hold part of it, and that part was dropped
@@ -41,7 +42,9 @@ something after the stream, never by the stream itself.
 from __future__ import annotations
 
 import binascii
-from collections.abc import Mapping
+import contextlib
+import contextvars
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Self
 
@@ -55,6 +58,7 @@ __all__ = [
     "LimitExceeded",
     "LossyTranslationWarning",
     "MediaTypeError",
+    "NoEventLoopError",
     "NoResponseError",
     "ProtocolError",
     "ProviderConfigError",
@@ -65,6 +69,7 @@ __all__ = [
     "ToolArgumentsError",
     "ToolDefinitionError",
     "UnsupportedFeatureError",
+    "collecting_losses",
     "warn_lossy",
 ]
 
@@ -261,13 +266,41 @@ class LossyTranslationWarning(UserWarning):
     to refuse any lossy translation."""
 
 
+#: Where :func:`warn_lossy` puts a loss instead of issuing a warning, while a
+#: :func:`collecting_losses` block runs (per task, as context variables are).
+_COLLECTED: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "streamkit_collected_losses", default=None)
+
+
 def warn_lossy(wire: str, dropped: str, why: str) -> None:
     """Issue a :class:`LossyTranslationWarning`: ``wire`` dropped ``dropped``
-    because ``why``; shown at the caller of ``build_request`` (or ``Client``)."""
+    because ``why``; shown at the caller of ``build_request`` (or ``Client``).
+    Inside :func:`collecting_losses`, the message is kept in its list instead."""
+    message = f"{wire} cannot hold {dropped}: {why}; dropped"
+    collected = _COLLECTED.get()
+    if collected is not None:
+        collected.append(message)
+        return
     import warnings
 
-    warnings.warn(f"{wire} cannot hold {dropped}: {why}; dropped",
-                  LossyTranslationWarning, stacklevel=_caller_level())
+    warnings.warn(message, LossyTranslationWarning, stacklevel=_caller_level())
+
+
+@contextlib.contextmanager
+def collecting_losses() -> Iterator[list[str]]:
+    """Within the block, each translation loss is appended to the list it
+    gives (the :class:`LossyTranslationWarning`'s message) instead of being
+    issued: for a server answering many calls at once (the gateway writes each
+    call's losses in that call's log line), which Python's process-wide
+    warnings machinery cannot keep apart, and whose "default" filter would
+    show a repeated loss once per process. The block's task and the tasks it
+    starts share the list (a context variable)."""
+    collected: list[str] = []
+    token = _COLLECTED.set(collected)
+    try:
+        yield collected
+    finally:
+        _COLLECTED.reset(token)
 
 
 def _caller_level() -> int:
@@ -297,12 +330,18 @@ class InvalidBodyError(StreamkitError, ValueError):
 class ProviderConfigError(StreamkitError, ValueError):
     """A client cannot be made as asked: an unknown provider, a key or a setting
     that is missing. Raised when the client is created, before any request;
-    ``missing`` names the environment variables that would fix it. The message
-    never holds a key."""
+    ``missing`` names the environment variables that would fix it,
+    ``setting`` the client argument that would (``api_key``, ``base_url``)
+    and ``provider`` the registry name of the provider it is about, so a
+    caller whose settings live elsewhere (the gateway's config file) can say
+    what to set in its own words. The message never holds a key."""
 
-    def __init__(self, message: str, *, missing: tuple[str, ...] = ()) -> None:
+    def __init__(self, message: str, *, missing: tuple[str, ...] = (),
+                 setting: str | None = None, provider: str | None = None) -> None:
         super().__init__(message)
         self.missing = missing
+        self.setting = setting
+        self.provider = provider
 
 
 class BlockConflictError(StreamkitError, ValueError):
@@ -336,6 +375,13 @@ class ToolArgumentsError(StreamkitError, ValueError):
         self.tool = tool
         self.offset = offset
         self.text = text
+
+
+class NoEventLoopError(StreamkitError, RuntimeError):
+    """An async method was called where no event loop runs (plain sync code):
+    the coroutine it returns would never run, and fail far from here when
+    used as its result. Raised at the call; the message names the method's
+    ``_sync`` twin, which runs in the calling thread. A ``RuntimeError``."""
 
 
 class ToolDefinitionError(StreamkitError, TypeError):

@@ -23,7 +23,10 @@ query={"api-version": "2025-04-01-preview"})``), and any OpenAI-compatible
 server is reachable by ``base_url`` alone (``Client("my-model",
 base_url="http://gpu:8000/v1")`` uses the ``openai-compatible`` entry, which
 never reads a key from the environment: a stranger's server must not receive
-your OpenAI key).
+your OpenAI key). A model name with a ``:`` in it names that entry itself
+(``Client("openai-compatible:llama3.2:3b", base_url=...)``): the part before
+the first ``:`` is always a provider, and an unknown one is refused, naming
+the closest known name (:func:`did_you_mean`), with or without ``base_url``.
 
 A base URL may name environment variables in braces
 (``{AZURE_OPENAI_ENDPOINT}/openai``): they are filled in when the client is
@@ -139,6 +142,7 @@ __all__ = [
     "ModelInfo",
     "ProviderConfigError",
     "ProviderEntry",
+    "did_you_mean",
     "provider_entry",
     "vendor",
     "wire_of",
@@ -442,18 +446,34 @@ ALIASES: Mapping[str, str] = MappingProxyType({
     alias: entry.name for entry in _TABLE for alias in entry.aliases})
 
 
-def provider_entry(name: str) -> ProviderEntry:
+def provider_entry(name: str, *, model: str = "<model>") -> ProviderEntry:
     """The entry registered as ``name`` (or an alias of it, any case): the one
     lookup every entry point uses (``Client``, ``stream(provider=)``,
-    ``build_request`` / ``parse_request`` / ``parse_response``)."""
+    ``build_request`` / ``parse_request`` / ``parse_response``). An unknown
+    name is refused naming the closest known one, and how ``model`` (the
+    whole model string, where there is one) reaches an OpenAI-compatible
+    server."""
     key = name.lower()
     key = ALIASES.get(key, key)
     try:
         return PROVIDERS[key]
     except KeyError:
-        raise ProviderConfigError(
-            f"unknown provider {name!r}; known: {', '.join(sorted(PROVIDERS))} "
-            f"(or pass base_url= for any OpenAI-compatible server)") from None
+        suggestion = did_you_mean(name)
+        otherwise = "" if suggestion else (f"; for an OpenAI-compatible server write "
+                                           f"'openai-compatible:{model}' and pass base_url=")
+        raise ProviderConfigError(f"unknown provider {name!r}{suggestion}; known: "
+                                  f"{', '.join(sorted(PROVIDERS))}{otherwise}") from None
+
+
+def did_you_mean(name: str) -> str:
+    """``" (did you mean 'anthropic'?)"`` when ``name`` is close to a registry
+    name or alias (a typo: ``antropic``), else ``""``: the one suggestion every
+    entry point that reads a provider name gives (the client, the codecs, the
+    gateway's config)."""
+    import difflib
+
+    close = difflib.get_close_matches(name.lower(), [*PROVIDERS, *ALIASES], n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def vendor(name: str) -> ProviderEntry:

@@ -90,6 +90,10 @@ class ReplayServer:
       logged and recorded instead of crashing the server, so a test can assert
       ``not server.errors``.
 
+    An exception raised in the ``async with`` (or ``in_thread``) body comes
+    out as itself, not in an ``ExceptionGroup``: ``except ProviderError`` and
+    ``pytest.raises`` around the block match it.
+
     Connections are kept alive between requests (h11 decides, honouring
     ``Connection: close``).  Each connection is served by one task with no
     per-connection buffering beyond h11's, so thousands of concurrent streams
@@ -276,6 +280,10 @@ class ReplayServer:
         assert stack is not None
         try:
             return await stack.__aexit__(exc_type, exc, tb)
+        except BaseExceptionGroup as group:
+            if not _only(group, exc):
+                raise
+            return False  # the body's exception goes on as itself, traceback and all
         finally:
             self._port = None
 
@@ -345,6 +353,18 @@ class ReplayServer:
                 continue
             self.connections += 1
             task_group.start_soon(serve_connection, stream, self._hooks)
+
+
+def _only(group: BaseExceptionGroup[BaseException], exc: BaseException | None) -> bool:
+    """Whether ``group`` holds ``exc`` and nothing else: the server's task
+    group wraps the ``async with`` body's exception in a group of its own,
+    which ``except ProviderError`` and ``pytest.raises`` around the block
+    would not match. A failure of the server's own tasks is another member,
+    and keeps the group."""
+    if exc is None:
+        return False
+    _, rest = group.split(lambda member: member is exc)
+    return rest is None
 
 
 class ThreadedReplayServer:

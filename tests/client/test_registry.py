@@ -176,10 +176,24 @@ def test_only_the_first_colon_separates_provider_and_model() -> None:
 def test_a_bare_model_needs_a_base_url() -> None:
     with pytest.raises(ProviderConfigError, match=r"name the provider .*'openai:gpt-4o'"):
         resolve_model("gpt-4o")
-    assert resolve_model("llama3.2:3b", base_url="http://gpu:8000/v1")[0].name == \
+    assert resolve_model("my-model", base_url="http://gpu:8000/v1")[0].name == \
         "openai-compatible"
+    entry, model = resolve_model("openai-compatible:llama3.2:3b", base_url="http://gpu:8000/v1")
+    assert (entry.name, model) == ("openai-compatible", "llama3.2:3b")
     with pytest.raises(ProviderConfigError, match="unknown provider 'nope'; known: anthropic"):
         Client("nope:model", environ={})
+
+
+def test_an_unknown_provider_is_refused_with_the_closest_name_even_with_a_base_url() -> None:
+    """A typo is not sent to the base URL as some OpenAI-compatible model."""
+    with pytest.raises(ProviderConfigError,
+                       match=r"unknown provider 'antropic' \(did you mean 'anthropic'\?\)"):
+        Client("antropic:claude-sonnet-4-5", base_url="http://127.0.0.1:1/v1", environ={})
+    with pytest.raises(ProviderConfigError,
+                       match=r"write 'openai-compatible:llama3\.2:3b' and pass base_url="):
+        Client("llama3.2:3b", base_url="http://127.0.0.1:1/v1", environ={})
+    with pytest.raises(ProviderConfigError, match=r"did you mean 'gemini'\?"):  # the codecs too
+        streamkit.build_request("gemeni", [UserMessage("hi")], model="m")
 
 
 @pytest.mark.parametrize("entry", [e for e in NAMED if e.key_required], ids=lambda e: e.name)

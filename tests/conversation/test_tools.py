@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
+import anyio
 import pydantic
 import pytest
 from hypothesis import given, settings
@@ -34,7 +35,7 @@ from streamkit import (
 from streamkit.conversation.messages import FunctionExecutionResult
 from streamkit.conversation.request import JsonSchemaOutput
 from streamkit.conversation.tools import Tool, inline_refs, strict_schema, tool
-from streamkit.model.errors import StructuredOutputError, ToolDefinitionError
+from streamkit.model.errors import NoEventLoopError, StructuredOutputError, ToolDefinitionError
 
 # ---------------------------------------------------------------- OpenAI's strict rules, checked
 
@@ -600,11 +601,21 @@ def test_async_tool_in_the_sync_twin() -> None:
 def test_run_call_takes_a_tool_call_block() -> None:
     made = tool(get_weather)
     call = ToolCallBlock("toolu_1", "get_weather", '{"city": "Lima"}')
-    result = asyncio.run(made.run_call(call))
+    result = anyio.run(made.run_call, call, backend="trio")  # awaited under trio too
     assert result.call_id == "toolu_1" and json.loads(result.text)["city"] == "Lima"
     cut = ToolCallBlock("toolu_2", "get_weather", '{"city": "Li', incomplete=True)
     result = made.run_call_sync(cut)
     assert result.is_error and "cut off" in result.text and result.call_id == "toolu_2"
+
+
+def test_the_async_runs_called_in_sync_code_name_their_sync_twins_at_once() -> None:
+    """Not a coroutine that never runs and fails at the next request."""
+    made = tool(get_weather)
+    call = ToolCallBlock("toolu_1", "get_weather", '{"city": "Lima"}')
+    with pytest.raises(NoEventLoopError, match=r"in sync code call Tool\.run_call_sync"):
+        made.run_call(call)  # type: ignore[unused-coroutine]  # the mistake itself
+    with pytest.raises(NoEventLoopError, match=r"in sync code call Tool\.run_json_sync"):
+        made.run_json('{"city": "Lima"}')  # type: ignore[unused-coroutine]
 
 
 def test_a_tool_read_from_a_request_cannot_run() -> None:

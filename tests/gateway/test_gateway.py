@@ -9,18 +9,22 @@ URL and key. The every-client x every-upstream matrix is
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
 import logging
 import os
 import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from starlette.testclient import TestClient
 from support.asgi_server import serving
 from support.recordings import FIXTURES
 
@@ -29,7 +33,7 @@ from streamkit.client.keys import ApiKey
 from streamkit.gateway import GatewayConfigError, create_app, load_config
 from streamkit.gateway.callers import caller_key, is_allowed
 from streamkit.gateway.config import parse_config
-from streamkit.testing import ReplayServer, ThreadedReplayServer
+from streamkit.testing import ReplayServer, Reply, ThreadedReplayServer
 
 openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
@@ -91,6 +95,10 @@ def test_a_config_file_is_read_with_keys_from_the_environment(tmp_path: Path) ->
     ({"gateway": {"keys": ["k"]}}, "serves no model"),
     ({"gateway": {"keys": ["k"]}, "models": {"m": {"model": "gpt-4o"}}}, "'provider:model'"),
     ({"gateway": {"keys": ["k"]}, "models": {"m": {"model": "nope:x"}}}, "nope"),
+    ({"gateway": {"keys": ["k"]},
+      "models": {"m": {"model": "openai:x", "fallbacks": ["antropic:y"]}}},
+     r"\[models\.m\] 'antropic:y': no provider is called 'antropic' "
+     r"\(did you mean 'anthropic'\?\)"),
     ({"gateway": {"keys": ["k"], "port": 1}, "models": {"m": {"model": "openai:x"}}}, "'port'"),
     ({"gateway": {"keys_env": "UNSET_VAR"}, "models": {"m": {"model": "openai:x"}}},
      "UNSET_VAR"),
@@ -252,6 +260,38 @@ def test_the_caller_going_away_closes_the_upstream_stream(gateway: str, upstream
     assert time.monotonic() - began < 5
 
 
+def test_create_app_without_its_lifespan_leaves_no_upstream_connection_open(
+        upstream: Any) -> None:
+    """The gateway page's usage (``httpx.ASGITransport`` runs no lifespan), and
+    ``TestClient`` without ``with`` (each call in a new event loop): every call
+    answers, and nothing is left for the garbage collector to warn about."""
+    _, answer = replay((FIXTURES / "anthropic" / "text-basic.sse").read_bytes(), "anthropic")
+    streamed = Reply.file(FIXTURES / "anthropic" / "tool-use.sse")
+    upstream.add_sequence("/v1/messages", [
+        streamed, Reply(json.dumps(encode_response("anthropic", answer)).encode(),
+                        content_type="application/json"), streamed, streamed])
+    headers = {"authorization": f"Bearer {CALLER_KEY}"}
+    body = {"model": "fast", "messages": [{"role": "user", "content": "hi"}]}
+
+    async def through_asgi_transport() -> list[int]:
+        app = create_app(_config(upstream.url))
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app),
+                                     base_url="http://gateway") as http:
+            return [(await http.post("/v1/chat/completions", json={**body, "stream": stream},
+                                     headers=headers)).status_code for stream in (True, False)]
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        statuses = asyncio.run(through_asgi_transport())
+        test_client = TestClient(create_app(_config(upstream.url)))
+        statuses += [test_client.post("/v1/chat/completions", json={**body, "stream": True},
+                                      headers=headers).status_code for _ in range(2)]
+        del test_client
+        gc.collect()
+    assert statuses == [200, 200, 200, 200]
+    assert [str(warning.message) for warning in caught] == []
+
+
 # ---------------------------------------------------------------- the log line
 
 
@@ -282,6 +322,40 @@ def test_one_log_line_per_request_says_what_happened(
     assert (line["status"], line["input_tokens"], line["output_tokens"]) == (200, 377, 65)
     assert 0 <= line["ttfb_ms"] <= line["duration_ms"]
     assert UPSTREAM_KEY not in caplog.text and CALLER_KEY not in caplog.text
+
+
+def test_what_a_translation_drops_is_a_field_of_the_log_line_not_a_warning(
+        gateway: str, upstream: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """Python's warnings are process-wide, multi-line text, shown once per
+    place: the gateway keeps each call's losses for that call's JSON line."""
+    caplog.set_level(logging.INFO, logger="streamkit.gateway")
+    upstream.add_file("/v1/messages", FIXTURES / "anthropic" / "tool-use.sse")
+    with warnings.catch_warnings(record=True) as issued:
+        warnings.simplefilter("always")
+        with _openai(gateway).chat.completions.stream(
+                model="fast", messages=[{"role": "user", "content": "hi"}],
+                presence_penalty=0.5) as stream:  # Anthropic has no presence penalty
+            stream.get_final_completion()
+        line = _log_line(caplog)
+    assert line["status"] == 200
+    assert line["warnings"] == ["anthropic cannot hold openai-chat's option(s) presence_penalty: "
+                                "they are openai-chat's own fields; dropped"]
+    assert [str(warning.message) for warning in issued] == []
+
+
+def test_a_missing_upstream_key_names_the_setting_of_the_config_file(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not the client's Python argument (``api_key=``): the file's key or the variable."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    config = parse_config({"gateway": {"open": True},
+                           "models": {"fast": {"model": "openai:gpt-4o-mini",
+                                               "fallbacks": ["anthropic:claude-haiku-4-5"]}},
+                           "providers": {"openai": {"api_key": "sk-upstream-0123456789"}}})
+    with pytest.raises(GatewayConfigError) as raised:
+        create_app(config)
+    assert str(raised.value) == (
+        "[models.fast]: no API key for Anthropic: set ANTHROPIC_API_KEY in the environment, "
+        "or api_key_env (or api_key) in [providers.anthropic]")
 
 
 # ---------------------------------------------------------------- the command

@@ -8,9 +8,10 @@ disconnects are observable, and it scales to many concurrent streams.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import anyio
@@ -18,7 +19,15 @@ import httpx
 import pytest
 from support.recordings import FIXTURES
 
-from streamkit.testing import SECRET_HEADERS, RecordedRequest, ReplayServer, Reply, load_recording
+from streamkit.model.errors import ProviderError
+from streamkit.testing import (
+    SECRET_HEADERS,
+    FakeProvider,
+    RecordedRequest,
+    ReplayServer,
+    Reply,
+    load_recording,
+)
 
 OPENAI_TEXT = FIXTURES / "openai-chat" / "text-with-usage-chunk.sse"
 ANTHROPIC_CHUNKS = FIXTURES / "anthropic" / "tool-no-args.chunks.jsonl"
@@ -467,7 +476,42 @@ async def test_url_and_port() -> None:
         _ = server.url
 
 
+def _fail(error: ProviderError) -> None:
+    """Raise ``error`` one frame below the test, so its traceback shows where."""
+    raise error
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("server", [ReplayServer, lambda: FakeProvider([])],
+                         ids=["ReplayServer", "FakeProvider"])
+async def test_an_exception_in_the_body_comes_out_as_itself(
+        server: Callable[[], ReplayServer | FakeProvider]) -> None:
+    """Not wrapped in the server's task group's ExceptionGroup: the ``except``
+    and ``pytest.raises`` around the block match it, traceback and all."""
+    raised = ProviderError("from the body", status=503)
+    with pytest.raises(ProviderError) as caught:
+        async with server():
+            _fail(raised)
+    assert caught.value is raised and raised.__context__ is None
+    assert caught.traceback[-1].name == "_fail"
+
+
 # -------------------------------------------------------------------- threaded
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+@pytest.mark.parametrize("in_thread", [ReplayServer.in_thread,
+                                       lambda backend: FakeProvider.in_thread([], backend=backend)],
+                         ids=["ReplayServer", "FakeProvider"])
+def test_an_exception_in_the_thread_forms_body_comes_out_as_itself(
+        in_thread: Callable[..., contextlib.AbstractContextManager[object]],
+        backend: str) -> None:
+    raised = ProviderError("from the body", status=503)
+    with pytest.raises(ProviderError) as caught, in_thread(backend=backend):
+        _fail(raised)
+    assert caught.value is raised and raised.__context__ is None
+    assert caught.traceback[-1].name == "_fail"
+
 
 
 @pytest.mark.parametrize("backend", ["asyncio", "trio"])
