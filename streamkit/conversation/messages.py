@@ -32,10 +32,13 @@ they came from.
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from ..model.blocks import ContentBlock, DataBlock, RawBlock, TextBlock
+from ..model.errors import InvalidMessageError
 from ..model.response import ChatResponse
 
 UserContent = TextBlock | DataBlock | RawBlock
@@ -137,6 +140,10 @@ class FunctionExecutionResultMessage:
     content: list[FunctionExecutionResult]
     metadata: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        check_items(self.content, FunctionExecutionResult, "FunctionExecutionResultMessage.content",
+                    "a FunctionExecutionResult")
+
 
 Message = (
     SystemMessage
@@ -152,3 +159,27 @@ def as_assistant(message: AssistantMessage | ChatResponse) -> AssistantMessage:
     if isinstance(message, ChatResponse):
         return AssistantMessage.from_response(message)
     return message
+
+
+def check_items(items: Iterable[object], expected: type | Any, where: str, what: str) -> None:
+    """Refuse, naming its place, the first of ``items`` that is not ``expected``
+    (a class or a union; ``what`` says it in words): a wire's builder would
+    fail on it far from the mistake, or write it wrong."""
+    for index, item in enumerate(items):
+        if not isinstance(item, expected):
+            raise _not_expected(item, f"{where}[{index}]", what)
+
+
+def _not_expected(item: object, place: str, what: str) -> InvalidMessageError:
+    """The error for ``item`` at ``place``, where ``what`` belongs; an
+    awaitable is an async call not awaited (``tool.run_call(call)`` in sync
+    code), said as such."""
+    if not inspect.isawaitable(item):
+        return InvalidMessageError(f"{place} holds a {type(item).__name__} object, "
+                                   f"where {what} belongs")
+    name = getattr(item, "__qualname__", type(item).__name__)
+    if inspect.iscoroutine(item):
+        item.close()  # it never runs: no "never awaited" warning on top of this error
+    twin = f"; in sync code call {name}_sync instead" if name.startswith("Tool.run_") else ""
+    return InvalidMessageError(f"{place} holds {name}(...) not awaited, where {what} "
+                               f"belongs: await it in async code{twin}")

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from .messages import Message
+from .messages import Message, check_items
 from .tools import Tool
 
 if TYPE_CHECKING:  # pydantic is imported where a model is used, not by `import streamkit`
@@ -96,4 +96,7 @@ class Request:
     json_output: bool | JsonSchemaOutput | None = None
     stream: bool | None = None
     options: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_items(self.messages, Message, "messages", "a message")
 

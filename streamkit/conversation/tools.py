@@ -50,12 +50,12 @@ import functools
 import inspect
 import re
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from ..model.blocks import DataBlock, TextBlock, ToolCallBlock
-from ..model.errors import NoEventLoopError, ToolDefinitionError
+from ..model.errors import ToolDefinitionError
 from ..model.limits import MAX_JSON_DEPTH, shorten
 from ..model.partial_json import PartialJSONError
 from ..model.tool_arguments import decode_arguments
@@ -68,51 +68,6 @@ if TYPE_CHECKING:  # pydantic is imported where it is used: not by ``import stre
     import pydantic
 
 __all__ = ["Tool", "inline_refs", "result_content", "strict_schema", "tool"]
-
-_Parameters = ParamSpec("_Parameters")
-_Result = TypeVar("_Result")
-_AsyncMethod = Callable[_Parameters, Coroutine[Any, Any, _Result]]
-
-
-def _needs_event_loop(twin: str) -> Callable[[_AsyncMethod[_Parameters, _Result]],
-                                             _AsyncMethod[_Parameters, _Result]]:
-    """An async method that refuses at once to be called where no event loop
-    runs, naming its sync ``twin``: in sync code, ``tool.run_call(call)``
-    without ``await`` would return a coroutine that never runs and fails far
-    away (the next request reads it as a tool result). Awaited in async code,
-    it is the method as written."""
-
-    def decorate(method: _AsyncMethod[_Parameters, _Result]) -> _AsyncMethod[_Parameters, _Result]:
-        @functools.wraps(method)
-        def checked(*args: _Parameters.args, **kwargs: _Parameters.kwargs,
-                    ) -> Coroutine[Any, Any, _Result]:
-            if not _event_loop_running():
-                raise NoEventLoopError(
-                    f"Tool.{method.__name__} is async and no event loop runs in this thread to "
-                    f"await it: in sync code call Tool.{twin} (same arguments, same result); "
-                    f"in async code, await Tool.{method.__name__}")
-            return method(*args, **kwargs)
-
-        return checked
-
-    return decorate
-
-
-def _event_loop_running() -> bool:
-    """Whether this thread runs an event loop: asyncio's (in a task or a
-    callback), or another one anyio knows (trio)."""
-    import asyncio
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        import anyio
-
-        try:
-            anyio.get_cancelled_exc_class()  # asks sniffio; raises where no loop runs
-        except RuntimeError:
-            return False
-    return True
 
 
 @dataclass
@@ -142,7 +97,6 @@ class Tool:
                                                              compare=False)
     _binding: Binding | None = field(default=None, init=False, repr=False, compare=False)
 
-    @_needs_event_loop("run_json_sync")
     async def run_json(self, arguments: str | dict[str, Any] | None, *,
                        call_id: str = "") -> FunctionExecutionResult:
         """Validate the model's ``arguments`` (JSON text or a parsed object) and
@@ -150,9 +104,7 @@ class Tool:
 
         A sync function runs in a worker thread (``anyio.to_thread``), an async
         one is awaited. Cancellation propagates; any other exception becomes an
-        ``is_error`` result. Called where no event loop runs (sync code), it
-        raises :class:`~streamkit.NoEventLoopError` at once: use
-        :meth:`run_json_sync` there.
+        ``is_error`` result.
         """
         prepared = self._prepared(arguments, call_id)
         if isinstance(prepared, FunctionExecutionResult):
@@ -176,11 +128,8 @@ class Tool:
             return self._failure(call_id, exc)
         return self._success(call_id, value)
 
-    @_needs_event_loop("run_call_sync")
     async def run_call(self, call: ToolCallBlock) -> FunctionExecutionResult:
-        """Run a tool call block of a response (its arguments, its id). In sync
-        code (no event loop), :meth:`run_call_sync`: this one raises
-        :class:`~streamkit.NoEventLoopError` there."""
+        """Run a tool call block of a response (its arguments, its id)."""
         if call.incomplete:
             return self._cut_off(call)
         return await self.run_json(call.input, call_id=call.id)

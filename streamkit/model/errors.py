@@ -19,8 +19,8 @@ else::
     │   ├── ToolArgumentsError, ToolDefinitionError, StructuredOutputError,
     │   │   StrictSchemaError (streamkit.conversation.strict)
     │   ├── PartialJSONError (streamkit.model.partial_json)
+    │   ├── InvalidMessageError     a conversation holds what is no message (an unawaited call)
     │   └── BlockConflictError, MediaTypeError, DeltaMismatchError (streamkit.model.merge)
-    └── NoEventLoopError            an async method called where no event loop runs (sync code)
 
     LossyTranslationWarning (a UserWarning): a conversation crossed to a wire
     that cannot hold part of it, and that part was dropped
@@ -55,10 +55,10 @@ __all__ = [
     "IncompleteStreamError",
     "InvalidBase64Error",
     "InvalidBodyError",
+    "InvalidMessageError",
     "LimitExceeded",
     "LossyTranslationWarning",
     "MediaTypeError",
-    "NoEventLoopError",
     "NoResponseError",
     "ProtocolError",
     "ProviderConfigError",
@@ -377,11 +377,13 @@ class ToolArgumentsError(StreamkitError, ValueError):
         self.text = text
 
 
-class NoEventLoopError(StreamkitError, RuntimeError):
-    """An async method was called where no event loop runs (plain sync code):
-    the coroutine it returns would never run, and fail far from here when
-    used as its result. Raised at the call; the message names the method's
-    ``_sync`` twin, which runs in the calling thread. A ``RuntimeError``."""
+class InvalidMessageError(StreamkitError, TypeError):
+    """A conversation holds something that is not a message, or a tool result
+    message something that is not a result. Raised when the
+    :class:`~streamkit.Request` or the message is made, naming the place and
+    what is there, instead of failing in a wire's builder. A coroutine there
+    is an async call not awaited (``tool.run_call(call)`` in sync code): the
+    message says to await it, or to call its ``_sync`` twin."""
 
 
 class ToolDefinitionError(StreamkitError, TypeError):

@@ -28,14 +28,17 @@ from streamkit import (
     ChatResponse,
     DataBlock,
     FinishReason,
+    FunctionExecutionResultMessage,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
+    UserMessage,
+    build_request,
 )
 from streamkit.conversation.messages import FunctionExecutionResult
 from streamkit.conversation.request import JsonSchemaOutput
 from streamkit.conversation.tools import Tool, inline_refs, strict_schema, tool
-from streamkit.model.errors import NoEventLoopError, StructuredOutputError, ToolDefinitionError
+from streamkit.model.errors import InvalidMessageError, StructuredOutputError, ToolDefinitionError
 
 # ---------------------------------------------------------------- OpenAI's strict rules, checked
 
@@ -608,14 +611,24 @@ def test_run_call_takes_a_tool_call_block() -> None:
     assert result.is_error and "cut off" in result.text and result.call_id == "toolu_2"
 
 
-def test_the_async_runs_called_in_sync_code_name_their_sync_twins_at_once() -> None:
-    """Not a coroutine that never runs and fails at the next request."""
+def test_a_result_not_awaited_is_refused_where_it_lands_naming_the_sync_twin() -> None:
+    """``tool.run_call(call)`` in sync code is a coroutine: put in a result
+    message, or in the conversation, it is refused at once, naming the sync
+    twin (it failed at the next request, reading ``call_id`` off a coroutine);
+    anything else that is no message is refused by its place and type. The
+    coroutine itself stays usable where awaiting it is right (asyncio.run)."""
     made = tool(get_weather)
     call = ToolCallBlock("toolu_1", "get_weather", '{"city": "Lima"}')
-    with pytest.raises(NoEventLoopError, match=r"in sync code call Tool\.run_call_sync"):
-        made.run_call(call)  # type: ignore[unused-coroutine]  # the mistake itself
-    with pytest.raises(NoEventLoopError, match=r"in sync code call Tool\.run_json_sync"):
-        made.run_json('{"city": "Lima"}')  # type: ignore[unused-coroutine]
+    with pytest.raises(InvalidMessageError, match=r"content\[0\] holds Tool\.run_call\(\.\.\.\) "
+                       r"not awaited.*in sync code call Tool\.run_call_sync instead"):
+        FunctionExecutionResultMessage([made.run_call(call)])
+    with pytest.raises(InvalidMessageError, match=r"messages\[1\] holds Tool\.run_json\(\.\.\.\) "
+                       r"not awaited.*Tool\.run_json_sync"):
+        build_request("anthropic", [UserMessage("hi"), made.run_json("{}")], model="m")
+    with pytest.raises(InvalidMessageError, match=r"messages\[0\] holds a dict object, where "
+                       r"a message belongs"):
+        build_request("gemini", [{"role": "user", "content": "hi"}], model="m")
+    assert asyncio.run(made.run_call(call)).call_id == "toolu_1"
 
 
 def test_a_tool_read_from_a_request_cannot_run() -> None:
