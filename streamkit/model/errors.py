@@ -12,15 +12,15 @@ else::
     │   ├── IncompleteStreamError   the transport broke
     │   │   └── NoResponseError     ... before any response came
     │   └── LimitExceeded
-    ├── the ValueError / TypeError kin: a bad value you passed or asked about
-    │   ├── UnsupportedFeatureError a wire format cannot express what you asked
-    │   ├── InvalidBodyError        a request or response body is not its wire's shape
-    │   ├── ProviderConfigError     a client cannot be made as asked (streamkit.model.vendors)
-    │   ├── ToolArgumentsError, ToolDefinitionError, StructuredOutputError,
-    │   │   StrictSchemaError (streamkit.conversation.strict)
-    │   ├── PartialJSONError (streamkit.model.partial_json)
-    │   ├── InvalidMessageError     a conversation holds what is no message (an unawaited call)
-    │   └── BlockConflictError, MediaTypeError, DeltaMismatchError (streamkit.model.merge)
+    └── the ValueError / TypeError kin: a bad value you passed or asked about
+        ├── UnsupportedFeatureError a wire format cannot express what you asked
+        ├── InvalidBodyError        a request or response body is not its wire's shape
+        ├── InvalidMessageError     a conversation holds what is no message (an unawaited call)
+        ├── ProviderConfigError     a client cannot be made as asked (streamkit.model.vendors)
+        ├── ToolArgumentsError, ToolDefinitionError, StructuredOutputError,
+        │   StrictSchemaError (streamkit.conversation.strict)
+        ├── PartialJSONError (streamkit.model.partial_json)
+        └── BlockConflictError, MediaTypeError, DeltaMismatchError (streamkit.model.merge)
 
     LossyTranslationWarning (a UserWarning): a conversation crossed to a wire
     that cannot hold part of it, and that part was dropped
