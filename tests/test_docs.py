@@ -4,17 +4,12 @@ README and of ``docs/`` runs.
 Each page's Python blocks run in order in one namespace (a block may use what
 an earlier one defined), top-level ``await`` allowed, from a scratch folder;
 the page's awaiting blocks share one event loop, as in a notebook (a server or
-client one block enters is still open in the next). A
-block that needs a model API says so in an HTML comment just above it, which
-a reader of the page never sees::
-
-    <!-- test: serve anthropic tool-use.sse text-basic.sse -->
-
-which points the ``anthropic`` provider (its registry entry and its key
-variable) at a :class:`~streamkit.testing.ReplayServer` answering each
-request with the next recording of the list (under ``tests/fixtures``, or a
-bare name from ``streamkit/demo_data``): the block's own code is what runs,
-over real sockets. ``<!-- test: skip REASON -->`` marks a block that cannot
+client one block enters is still open in the next). No server is hidden from
+the reader: a block that needs a model API starts the fake one it uses
+(:class:`~streamkit.testing.FakeProvider` or
+:class:`~streamkit.testing.ReplayServer`) in its own code, over real sockets,
+and a page with an awaiting block says once how to run it (:data:`AWAIT_NOTE`).
+``<!-- test: skip REASON -->`` marks a block that cannot
 run here (it is still compiled); they are counted and kept rare. Shell
 blocks are checked line by line: ``make`` targets exist, ``pip install``
 extras exist, ``python -m streamkit`` command lines parse, and anything else
@@ -33,22 +28,18 @@ import sys
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import anyio
 import anyio.from_thread
 import pytest
-from support.recordings import FIXTURES
 
 from streamkit.__about__ import DISTRIBUTION, __version__
 from streamkit.model import vendors as registry
-from streamkit.testing import ReplayServer, Reply
 
 ROOT = Path(__file__).parent.parent
 DOCS = ROOT / "docs"
 PAGES = [ROOT / "README.md", *sorted(p for p in DOCS.rglob("*.md") if "hooks" not in p.parts)]
-DEMO_DATA = ROOT / "streamkit" / "demo_data"
 
 #: Most blocks that may be marked ``skip`` over all pages.
 MAX_SKIPPED = 3
@@ -119,43 +110,18 @@ def test_every_block_has_a_language_and_few_are_skipped() -> None:
     skipped = [b.where for b in ALL_BLOCKS if b.directive.startswith("skip")]
     assert len(skipped) <= MAX_SKIPPED, f"too many blocks that do not run: {skipped}"
     assert sum(b.lang == "python" for b in ALL_BLOCKS) >= 30
-    for block in ALL_BLOCKS:
-        if block.directive and not block.directive.startswith(("skip ", "serve ")):
+    for block in ALL_BLOCKS:  # `skip` is the only one: no directive serves a hidden API
+        if block.directive and not block.directive.startswith("skip "):
             pytest.fail(f"{block.where}: unknown directive {block.directive!r}")
 
 
 # ---------------------------------------------------------------- Python blocks
 
 
-def replies_for(names: list[str]) -> list[Reply]:
-    """Recordings by name: under tests/fixtures, or in streamkit/demo_data."""
-    out = []
-    for name in names:
-        path = FIXTURES / name if (FIXTURES / name).exists() else DEMO_DATA / name
-        assert path.exists(), f"no recording {name!r} in tests/fixtures or streamkit/demo_data"
-        out.append(Reply.file(path, chunk_size=256))
-    return out
-
-
-def run_python(block: Block, namespace: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
-               loop: PageLoop) -> None:
+def run_python(block: Block, namespace: dict[str, Any], loop: PageLoop) -> None:
     code = compile(block.source, block.where, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     if block.directive.startswith("skip"):
         return  # compiled, not run
-    if block.directive.startswith("serve "):
-        provider, *names = block.directive.split()[1:]
-        with ReplayServer.in_thread() as server:
-            server.add_sequence("*", replies_for(names))
-            entry = registry.PROVIDERS[provider]
-            patched = dict(registry.PROVIDERS)
-            patched[provider] = entry.replace(base_url=server.url + "/v1")
-            with monkeypatch.context() as patch:
-                patch.setattr(registry, "PROVIDERS", MappingProxyType(patched))
-                for key in entry.env_keys[:1]:
-                    patch.setenv(key, "sk-docs-test-key")
-                execute(code, namespace, loop)
-            assert not server.errors
-        return
     execute(code, namespace, loop)
 
 
@@ -214,16 +180,15 @@ def test_every_python_block_of_the_page_runs(page: Path, tmp_path: Path,
         try:
             for block in blocks_of(page):
                 if block.lang == "python":
-                    run_block(block, namespace, monkeypatch, loop)
+                    run_block(block, namespace, loop)
         finally:
             loop.close()
 
 
-def run_block(block: Block, namespace: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
-              loop: PageLoop) -> None:
+def run_block(block: Block, namespace: dict[str, Any], loop: PageLoop) -> None:
     """Run one block; its failure says where it is."""
     try:
-        run_python(block, namespace, monkeypatch, loop)
+        run_python(block, namespace, loop)
     except Exception as exc:
         while isinstance(exc, ExceptionGroup) and len(exc.exceptions) == 1:
             exc = exc.exceptions[0]  # an event loop's group of one: say what it holds
@@ -238,6 +203,30 @@ def test_getting_started_shows_its_example_file_as_it_is() -> None:
     first = next(b for b in blocks_of(DOCS / "getting-started.md") if b.lang == "python")
     example = (ROOT / "examples" / "getting_started.py").read_text(encoding="utf-8")
     assert first.source.strip("\n") == example.strip("\n")
+
+
+#: How a page's examples run, said once, before its first block that awaits, on
+#: every page that has one: pasted into a file, top-level ``await`` is a SyntaxError.
+AWAIT_NOTE = ("The examples use top-level `await` (as in `python -m asyncio` or Jupyter); in a "
+              "file, put them in `async def main()` and run `asyncio.run(main())`.")
+
+
+def awaits(block: Block) -> bool:
+    """Whether a Python block awaits at top level (``await``, ``async with``, ``async for``)."""
+    code = compile(block.source, block.where, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    return bool(code.co_flags & inspect.CO_COROUTINE)
+
+
+def test_a_page_with_top_level_await_says_once_how_to_run_it() -> None:
+    missing = []
+    for page in PAGES:
+        awaiting = [b.line for b in blocks_of(page) if b.lang == "python" and awaits(b)]
+        lines = page.read_text(encoding="utf-8").splitlines()
+        before = " ".join(" ".join(lines[:awaiting[0] - 1]).split()) if awaiting else ""
+        if awaiting and (" ".join(" ".join(lines).split()).count(AWAIT_NOTE) != 1
+                         or AWAIT_NOTE not in before):
+            missing.append(f"{page_id(page)} (before line {awaiting[0]})")
+    assert not missing, f"say once how the examples run ({AWAIT_NOTE!r}): {missing}"
 
 
 # ---------------------------------------------------------------- shell blocks

@@ -1,7 +1,8 @@
 """mkdocs hooks of the documentation site (mkdocs.yml ``hooks:``).
 
 - The front page is the README: ``index.md`` is made from README.md at build
-  time, its ``docs/...`` links made relative to the site, so the two never drift.
+  time, its ``docs/...`` links made relative to the site, so the two never drift;
+  a page's ``../README.md`` links (which GitHub follows) lead to it on the site.
 - The providers table is generated from ``streamkit.PROVIDERS`` wherever a page
   holds the marker ``<!-- providers-table -->``: never written by hand.
 """
@@ -54,6 +55,7 @@ def providers_table() -> str:
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    markdown = re.sub(r"\]\(\.\./README\.md(?=[#)])", "](index.md", markdown)
     if MARKER in markdown:
         markdown = markdown.replace(MARKER, providers_table())
     return markdown

@@ -19,6 +19,7 @@ some models' templates send in place of the object.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import textwrap
@@ -43,7 +44,7 @@ from streamkit.providers.codec import build_request
 from streamkit.testing import ReplayServer, load_recording
 
 README = ROOT / "README.md"
-README_CLIENT = 'streamkit.Client("anthropic:claude-sonnet-4-5")'
+README_MODEL = "anthropic:claude-sonnet-4-5"
 SECRET = "sk-test-tool-loop"
 
 #: What ``run_call`` tells the model, per case.
@@ -107,18 +108,27 @@ def anyio_backend() -> str:
 
 def readme_loop() -> ReadmeLoop:
     """The README's two-turn tool loop, as written there, made a function of
-    the client it opens (the only change: the ``streamkit.Client(...)`` it
-    builds comes from the test); it returns the conversation."""
+    the client it opens: the loop's ``async with`` opens ``make_client()``
+    from the test instead of the README's client on its fake, and the
+    statements about that fake (it, and the asserts on its answers) are left
+    out; it returns the conversation."""
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
     code, = [block for block in blocks if "run_call(call)" in block]
-    assert code.count(README_CLIENT) == 1, "the README's tool loop changed: update this test"
-    body = code.replace(README_CLIENT, "make_client()")
-    source = ("async def readme_loop(make_client):\n" + textwrap.indent(body, "    ")
-              + "    return messages\n")
+    tree = ast.parse(code)
+    loop, = [node for node in tree.body if isinstance(node, ast.AsyncWith)]
+    assert README_MODEL in ast.unparse(loop.items[-1]), "the README's tool loop changed"
+    loop.items = [ast.withitem(ast.parse("make_client()", mode="eval").body,
+                               ast.Name("client", ast.Store()))]
+    kept = [node for node in tree.body if node is loop or not (
+        isinstance(node, ast.Assert) or "fake" in {n.id for n in ast.walk(node)
+                                                   if isinstance(n, ast.Name)})]
+    source = ("async def readme_loop(make_client):\n"
+              + textwrap.indent(ast.unparse(ast.Module(kept, [])), "    ")
+              + "\n    return messages\n")
     namespace: dict[str, Any] = {}
     exec(compile(source, str(README), "exec"), namespace)
-    loop: ReadmeLoop = namespace["readme_loop"]
-    return loop
+    loop_function: ReadmeLoop = namespace["readme_loop"]
+    return loop_function
 
 
 def environ(provider: str) -> dict[str, str]:
