@@ -20,7 +20,9 @@ module. From here:
   :class:`DataDelta`, :class:`TranscriptDelta`, :class:`CitationDelta`);
 - talking back: the messages, :func:`build_request`, :func:`parse_request`,
   :func:`parse_response`, :class:`Request`, ``ToolChoice``, ``JsonOutput``,
-  :class:`JsonSchemaOutput`, :func:`tool`, :class:`Tool`;
+  :class:`JsonSchemaOutput`, :func:`tool`, :class:`Tool`, :class:`Workbench`,
+  :class:`StaticWorkbench` and :func:`run_calls` (a response's calls run by
+  whatever tools the request was given);
 - answering as a provider: :func:`encode_stream` (events or a response -> the
   provider's stream bytes), :func:`encode_response` (its non-streamed body)
   and :func:`encode_error` (its HTTP error answer);
@@ -51,6 +53,7 @@ from .conversation.messages import (
 from .conversation.request import JsonOutput, JsonSchemaOutput, Request, ToolChoice
 from .conversation.strict import StrictSchemaError
 from .conversation.tools import Tool, tool
+from .conversation.workbench import StaticWorkbench, Workbench, run_calls
 from .model.accumulate import Accumulator
 from .model.blocks import (
     Block,
@@ -196,6 +199,7 @@ __all__ = [
     "ResponseEnd",
     "ResponseStart",
     "RetryPolicy",
+    "StaticWorkbench",
     "Stream",
     "StreamError",
     "StreamkitError",
@@ -221,6 +225,7 @@ __all__ = [
     "UnsupportedFeatureError",
     "UsageUpdate",
     "UserMessage",
+    "Workbench",
     "__version__",
     "build_request",
     "encode_error",
@@ -229,6 +234,7 @@ __all__ = [
     "parse_request",
     "parse_response",
     "replay",
+    "run_calls",
     "stream",
     "tool",
 ]

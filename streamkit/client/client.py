@@ -86,11 +86,11 @@ import httpx
 from ..conversation.messages import Message
 from ..conversation.request import JsonOutput, Request, ToolChoice
 from ..conversation.tools import Tool
+from ..conversation.workbench import AnyTools, listed_tools, without_workbenches
 from ..model.response import ChatResponse
 from ..reading.options import OnError, ReadOptions
 from ..reading.stream import Stream, SyncStream
 from .bodies import AsyncDeadlineBody, SyncDeadlineBody, forget_locals, left, total_passed
-from .core import Tools
 from .fallbacks import Chain
 from .orchestration import create_call, stream_call
 from .retry import SyncTiming, Timing
@@ -129,13 +129,14 @@ class Client(Shell[httpx.AsyncClient, Timing]):
 
     # ------------------------------------------------------------ calls
 
-    async def create(self, messages: Sequence[Message] | Request, *, tools: Tools | None = None,
+    async def create(self, messages: Sequence[Message] | Request, *, tools: AnyTools | None = None,
                      tool_choice: ToolChoice | Tool | None = None,
                      json_output: JsonOutput | None = None, **options: Any) -> ChatResponse:
         """One non-streamed answer, parsed by :func:`streamkit.parse_response`
-        (from a fallback when this client's model cannot be reached)."""
+        (from a fallback when this client's model cannot be reached). A
+        workbench in ``tools`` is asked for its tools now, for this request."""
         return await self._create(self._chain(
-            messages, stream=False, tools=tools, tool_choice=tool_choice,
+            messages, stream=False, tools=await listed_tools(tools), tool_choice=tool_choice,
             json_output=json_output, options=options))
 
     async def create_body(self, body: dict[str, Any]) -> ChatResponse:
@@ -144,7 +145,7 @@ class Client(Shell[httpx.AsyncClient, Timing]):
         return await self._create(self._only(body, stream=False))
 
     @contextlib.asynccontextmanager
-    async def stream(self, messages: Sequence[Message] | Request, *, tools: Tools | None = None,
+    async def stream(self, messages: Sequence[Message] | Request, *, tools: AnyTools | None = None,
                      tool_choice: ToolChoice | Tool | None = None,
                      json_output: JsonOutput | None = None, on_error: OnError = "raise",
                      think_tags: bool | tuple[str, str] | None = None,
@@ -152,9 +153,10 @@ class Client(Shell[httpx.AsyncClient, Timing]):
         """``async with client.stream(messages) as events:`` a streamed answer as
         today's :class:`~streamkit.Stream` (same events, final response and errors).
         Leaving the block closes the connection. From a fallback when this
-        client's model cannot be reached before the answer begins."""
-        chain = self._chain(messages, stream=True, tools=tools, tool_choice=tool_choice,
-                            json_output=json_output, options=options)
+        client's model cannot be reached before the answer begins. A
+        workbench in ``tools`` is asked for its tools now, for this request."""
+        chain = self._chain(messages, stream=True, tools=await listed_tools(tools),
+                            tool_choice=tool_choice, json_output=json_output, options=options)
         async with self._stream(chain, ReadOptions(on_error, think_tags=think_tags)) as events:
             yield events
 
@@ -282,14 +284,14 @@ class SyncClient(Shell[httpx.Client, SyncTiming]):
 
     # ------------------------------------------------------------ calls
 
-    def create(self, messages: Sequence[Message] | Request, *, tools: Tools | None = None,
+    def create(self, messages: Sequence[Message] | Request, *, tools: AnyTools | None = None,
                tool_choice: ToolChoice | Tool | None = None,
                json_output: JsonOutput | None = None, **options: Any) -> ChatResponse:
         """One non-streamed answer, parsed by :func:`streamkit.parse_response`
         (from a fallback when this client's model cannot be reached)."""
         return self._create(self._chain(
-            messages, stream=False, tools=tools, tool_choice=tool_choice,
-            json_output=json_output, options=options))
+            messages, stream=False, tools=without_workbenches(tools, "SyncClient.create()"),
+            tool_choice=tool_choice, json_output=json_output, options=options))
 
     def create_body(self, body: dict[str, Any]) -> ChatResponse:
         """Send a request body built elsewhere as it is, for one non-streamed
@@ -297,7 +299,7 @@ class SyncClient(Shell[httpx.Client, SyncTiming]):
         return self._create(self._only(body, stream=False))
 
     @contextlib.contextmanager
-    def stream(self, messages: Sequence[Message] | Request, *, tools: Tools | None = None,
+    def stream(self, messages: Sequence[Message] | Request, *, tools: AnyTools | None = None,
                tool_choice: ToolChoice | Tool | None = None,
                json_output: JsonOutput | None = None, on_error: OnError = "raise",
                think_tags: bool | tuple[str, str] | None = None,
@@ -306,8 +308,9 @@ class SyncClient(Shell[httpx.Client, SyncTiming]):
         :class:`~streamkit.SyncStream`; leaving the block closes the connection.
         From a fallback when this client's model cannot be reached before the
         answer begins."""
-        chain = self._chain(messages, stream=True, tools=tools, tool_choice=tool_choice,
-                            json_output=json_output, options=options)
+        chain = self._chain(messages, stream=True,
+                            tools=without_workbenches(tools, "SyncClient.stream()"),
+                            tool_choice=tool_choice, json_output=json_output, options=options)
         with self._stream(chain, ReadOptions(on_error, think_tags=think_tags)) as events:
             yield events
 

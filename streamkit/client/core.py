@@ -40,6 +40,7 @@ import msgspec
 from ..conversation.messages import Message
 from ..conversation.request import JsonOutput, Request, ToolChoice
 from ..conversation.tools import Tool
+from ..conversation.workbench import ListedTool
 from ..model.cost import CostTotals
 from ..model.errors import LimitExceeded, ProviderConfigError, StreamError
 from ..model.finish import FinishReason
@@ -71,7 +72,9 @@ _ENCODE = msgspec.json.encode
 
 _NO_HEADERS: Mapping[str, str] = MappingProxyType({})
 
-Tools = Sequence[Tool | Callable[..., Any] | dict[str, Any]]
+#: What a request body is built with: tools, functions and raw tool dicts
+#: (a client's workbenches are listed first).
+Tools = Sequence[ListedTool]
 
 #: Where the core reads the time from (its ``sleep`` is the shell's to call).
 Clock = Timing | SyncTiming

@@ -42,7 +42,6 @@ from collections.abc import (
     AsyncGenerator,
     AsyncIterable,
     AsyncIterator,
-    Callable,
     Iterable,
     Iterator,
     Mapping,
@@ -55,6 +54,7 @@ import msgspec
 from ..conversation.messages import Message
 from ..conversation.request import JsonOutput, JsonSchemaOutput, Request, ToolChoice
 from ..conversation.tools import Tool, tool
+from ..conversation.workbench import ListedTool, without_workbenches
 from ..model.errors import (
     InvalidBodyError,
     ProtocolError,
@@ -75,7 +75,7 @@ if TYPE_CHECKING:
 __all__ = ["EncodedError", "EncodedStream", "build_request", "encode_error", "encode_response",
            "encode_stream", "parse_request", "parse_response"]
 
-Tools = Sequence[Tool | Callable[..., Any] | dict[str, Any]]
+Tools = Sequence[ListedTool]
 
 
 class _Unsaid:
@@ -94,7 +94,8 @@ def _vendor(provider: str) -> ProviderEntry:
 def _tools(tools: Tools | None) -> list[Tool | dict[str, Any]] | None:
     if tools is None:
         return None
-    return [t if isinstance(t, (Tool, dict)) else tool(t) for t in tools]
+    listed = without_workbenches(tools, "build_request() (sans-IO)") or []
+    return [t if isinstance(t, (Tool, dict)) else tool(t) for t in listed]
 
 
 def _json_output(json_output: JsonOutput | None) -> bool | JsonSchemaOutput | None:
