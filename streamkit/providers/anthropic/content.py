@@ -44,6 +44,7 @@ from ...model.ids import StreamIds
 from ..coerce import Wire, as_str
 from ..lossless import read_part, unread, write_user_part
 from ..media import base_media_type
+from ..tool_media import result_blocks
 from .citations import read_citations, write_citations
 from .wire import NAME
 
@@ -166,7 +167,7 @@ def tool_result(result: FunctionExecutionResult) -> Wire:
     if isinstance(result.content, str):
         out["content"] = result.content
     elif result.content:
-        out["content"] = [user_part(block) for block in result.content]
+        out["content"] = [user_part(block) for block in result_blocks(result, data_part, NAME)]
     if result.is_error:
         out["is_error"] = True
     out.update(own_extras(result))

@@ -94,6 +94,7 @@ from ..coerce import as_str
 from ..function_tools import arguments_as_object
 from ..lossless import ABSENT, unread, with_extras
 from ..media import base_media_type, read_data_url
+from ..tool_media import result_blocks
 from ..turns import (
     ForeignWriters,
     add_result,
@@ -271,8 +272,9 @@ def call_entry(block: ToolCallBlock, *, own: bool) -> dict[str, Any]:
 
 
 def _tool_result(result: FunctionExecutionResult, calls: _Calls) -> dict[str, Any]:
-    texts = [block.text for block in result.blocks if isinstance(block, TextBlock)]
-    images = [image_text(block) for block in result.blocks if isinstance(block, DataBlock)]
+    blocks = result_blocks(result, image_text, NAME)
+    texts = [block.text for block in blocks if isinstance(block, TextBlock)]
+    images = [image_text(block) for block in blocks if isinstance(block, DataBlock)]
     wire: dict[str, Any] = {"role": "tool", "content": "\n".join(texts)}
     if images:
         wire["images"] = images

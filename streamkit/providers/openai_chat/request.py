@@ -82,6 +82,7 @@ reads of one body are ``==``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -102,6 +103,7 @@ from ..coerce import Wire
 from ..function_tools import read_schema_output, schema_fields
 from ..lossless import put_back, take, take_list, unread, with_extras
 from ..options import budget_as_effort, finished_body, prepared_options, refuse_or_drop, set_field
+from ..tool_media import result_blocks
 from ..turns import add_result, refuse_orphan_results, write_messages
 from .assistant import RESERVED, assistant_message, patch, read_assistant
 from .content import data_part, own, read_text_part, read_user_part, text_part, user_part
@@ -238,6 +240,8 @@ def _tool_results(message: FunctionExecutionResultMessage, context: BuildContext
     out: list[Wire] = []
     attached: list[Wire] = []
     for result in message.content:
+        if not isinstance(result.content, str):
+            result = dataclasses.replace(result, content=result_blocks(result, data_part, NAME))
         out.append(_tool_message(result, context))
         data = [block for block in result.blocks if isinstance(block, DataBlock)]
         if data:

@@ -115,6 +115,7 @@ from ..coerce import Wire, as_list, as_str
 from ..function_tools import arguments_as_text
 from ..lossless import read_part, tagged, unread, write_user_part
 from ..media import base_media_type, data_url, read_data_url
+from ..tool_media import result_blocks
 from ..turns import ForeignWriters, foreign_parts
 from .citations import annotations_of
 from .items import CLIENT_CALLS, ItemReader
@@ -237,7 +238,7 @@ def tool_output(result: FunctionExecutionResult, calls: Calls) -> Wire:
     metadata = own(result.metadata)
     custom = metadata.pop(CUSTOM, False) or result.call_id in calls.custom
     output: Any = result.content if isinstance(result.content, str) else [
-        user_part(block) for block in result.content]
+        user_part(block) for block in result_blocks(result, data_part, NAME)]
     out: Wire = {"type": "custom_tool_call_output" if custom else "function_call_output",
                  "call_id": calls.call_ids.get(result.call_id, result.call_id),
                  "output": output}
