@@ -67,12 +67,14 @@ async def test_a_changing_workbench_and_a_function_through_three_turns(wire: str
     run = await run_loop(WIRES[wire], [GrowingWorkbench(), shout], turns)
     assert [run.tool_names(n) for n in range(3)] == [
         ["add", "shout"], ["add", "chart", "shout"], ["add", "chart", "shout"]]
-    first_results = run.messages[2].content  # type: ignore[union-attr]
-    assert [result.text for result in first_results] == ["5", "HI"]
+    first_results = run.messages[2]
+    assert isinstance(first_results, streamkit.FunctionExecutionResultMessage)
+    assert [result.text for result in first_results.content] == ["5", "HI"]
     assert run.images(2) == [PNG]  # the chart's image went out on the third request
     for number in range(3):
         sdk_valid(wire, run.body(number))
-    assert run.messages[-1].text == "Done."  # type: ignore[union-attr]
+    last = run.messages[-1]
+    assert isinstance(last, streamkit.ChatResponse) and last.text == "Done."
 
 
 async def test_run_calls_answers_a_name_nobody_has_with_an_error_result() -> None:
@@ -86,8 +88,8 @@ def test_a_workbench_is_refused_where_its_tools_cannot_be_listed() -> None:
         streamkit.build_request("openai", [streamkit.UserMessage("hi")], model="m",
                                 tools=[workbench])  # type: ignore[list-item]
     client = streamkit.SyncClient("openai:model", api_key="sk-fake", base_url="http://127.0.0.1:9")
-    with pytest.raises(streamkit.ToolDefinitionError, match="streamkit.Client"):
+    with pytest.raises(streamkit.ToolDefinitionError, match=r"streamkit\.Client"):
         client.create([streamkit.UserMessage("hi")], tools=[workbench])
-    with pytest.raises(streamkit.ToolDefinitionError, match="SyncClient.stream"), \
+    with pytest.raises(streamkit.ToolDefinitionError, match=r"SyncClient\.stream"), \
             client.stream([streamkit.UserMessage("hi")], tools=[workbench]):
         pass

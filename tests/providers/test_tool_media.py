@@ -12,8 +12,16 @@ import pytest
 from support.request_oracles import sdk_valid
 
 import streamkit
-from streamkit import (ChatResponse, DataBlock, FunctionExecutionResult,
-                       FunctionExecutionResultMessage, TextBlock, ToolCallBlock, UserMessage)
+from streamkit import (
+    ChatResponse,
+    DataBlock,
+    FunctionExecutionResult,
+    FunctionExecutionResultMessage,
+    TextBlock,
+    ToolCallBlock,
+    UserMessage,
+)
+from streamkit.conversation.messages import Message
 from streamkit.model.data_sources import Base64Source, URLSource
 
 WAV = DataBlock(source=Base64Source(b"RIFF0000WAVE", "audio/wav"))
@@ -30,8 +38,9 @@ CASES = {
 def test_media_a_wire_cannot_take_in_a_tool_result_is_left_out_with_a_warning(wire: str) -> None:
     provider, block = CASES[wire]
     result = FunctionExecutionResult("call_1", [TextBlock("Here:"), block], name="fetch")
-    messages = [UserMessage("go"), ChatResponse(content=[ToolCallBlock("call_1", "fetch", "{}")]),
-                FunctionExecutionResultMessage([result])]
+    call = ToolCallBlock("call_1", "fetch", "{}")
+    messages: list[Message] = [UserMessage("go"), ChatResponse(content=[call]),
+                               FunctionExecutionResultMessage([result])]
     with pytest.warns(streamkit.LossyTranslationWarning, match="in a tool result"):
         body = streamkit.build_request(provider, messages, model="m", max_tokens=10)
     assert f"{block.media_type} content left out" in json.dumps(body)
