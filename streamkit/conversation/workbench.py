@@ -262,8 +262,11 @@ async def run_calls(calls: Sequence[ToolCallBlock], *, tools: AnyTools,
     given) that has its name, the first one when several do; the calls of one
     turn run concurrently. A name nothing has is an ``is_error`` result naming
     the tools there are; a tool with no function (a raw dict, a tool read from
-    a request) raises ``TypeError``, as :meth:`Tool.run_json` does."""
+    a request) raises ``TypeError``, as :meth:`Tool.run_json` does; what a
+    workbench raises (its connection lost) is raised as it is, the other calls
+    of the turn cancelled."""
     import anyio
+    import anyio.abc
 
     from .tools import tool
 
@@ -277,13 +280,20 @@ async def run_calls(calls: Sequence[ToolCallBlock], *, tools: AnyTools,
         for name in names:
             owners.setdefault(name, item)
     results: list[FunctionExecutionResult | None] = [None] * len(calls)
+    failures: list[Exception] = []
 
-    async def run(index: int, call: ToolCallBlock) -> None:
-        results[index] = await _run_one(call, owners.get(call.name), owners)
+    async def run(index: int, call: ToolCallBlock, group: anyio.abc.TaskGroup) -> None:
+        try:
+            results[index] = await _run_one(call, owners.get(call.name), owners)
+        except Exception as failure:  # the first one is raised as it is, not in a group
+            failures.append(failure)
+            group.cancel_scope.cancel()
 
     async with anyio.create_task_group() as group:
         for index, call in enumerate(calls):
-            group.start_soon(run, index, call)
+            group.start_soon(run, index, call, group)
+    if failures:
+        raise failures[0]
     return [result for result in results if result is not None]
 
 

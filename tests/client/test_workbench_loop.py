@@ -82,6 +82,24 @@ async def test_run_calls_answers_a_name_nobody_has_with_an_error_result() -> Non
     assert result.is_error and "no tool named 'nope'" in result.text and "add" in result.text
 
 
+class Broken(GrowingWorkbench):
+    """A workbench whose connection is gone: its calls raise."""
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None, *,
+                        call_id: str = "") -> FunctionExecutionResult:
+        raise ConnectionError("the server is gone")
+
+
+async def test_run_calls_raises_a_workbench_failure_as_it_is_not_in_a_group() -> None:
+    raw = {"type": "function", "function": {"name": "mine", "parameters": {}}}
+    with pytest.raises(TypeError, match="raw tool dict"):
+        await streamkit.run_calls([call("c1", "mine"), call("c2", "shout", '{"text": "a"}')],
+                                  tools=[raw, shout])
+    with pytest.raises(ConnectionError, match="gone"):
+        await streamkit.run_calls([call("c1", "add"), call("c2", "shout", '{"text": "a"}')],
+                                  tools=[Broken(), shout])
+
+
 def test_a_workbench_is_refused_where_its_tools_cannot_be_listed() -> None:
     workbench = StaticWorkbench([add])
     with pytest.raises(streamkit.ToolDefinitionError, match=r"await workbench.list_tools\(\)"):
