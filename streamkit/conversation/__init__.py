@@ -5,6 +5,8 @@
   model's calls; :mod:`.signature`, a function's parameters as a JSON schema;
   :mod:`.strict`, OpenAI's strict mode; :mod:`.docstrings`, parameter
   descriptions read from a docstring;
+- :mod:`.workbench`: workbenches (autogen's), sets of tools with a lifecycle
+  and state, given to a client beside functions; :func:`~streamkit.run_calls`;
 - :mod:`.request`: :class:`~streamkit.Request`, what every wire format's request
   body stands for.
 
