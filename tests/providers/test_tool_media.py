@@ -1,8 +1,9 @@
 """Media a tool returned that a wire has no place for in a tool result (audio
 on Anthropic, Responses and Ollama, a file by URL on OpenAI Chat, an image by
-URL on Ollama) is left out with a LossyTranslationWarning and a note in its
-place, and the body stays valid for the wire's SDK: the tool loop goes on.
-The same block in the user's own message is still refused."""
+URL on Ollama, an image by a URL naming no media type on Gemini) is left out
+with a LossyTranslationWarning and a note in its place, and the body stays
+valid for the wire's SDK: the tool loop goes on. The same block in the user's
+own message is still refused."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ CASES = {
     "ollama": ("ollama", DataBlock(source=URLSource("https://example.com/chart.png", "image/png"))),
     "openai-chat": ("openai", DataBlock(source=URLSource("https://example.com/r.pdf",
                                                          "application/pdf"))),
+    "gemini": ("gemini", DataBlock(source=URLSource("https://example.com/chart", "image/*"))),
 }
 
 

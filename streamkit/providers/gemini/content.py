@@ -102,6 +102,7 @@ supplies the writers):
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -129,6 +130,7 @@ from ..coerce import Wire, as_str
 from ..function_tools import arguments_as_object
 from ..lossless import ABSENT, exactly, raw_part, unread, write_user_part
 from ..media import is_placeholder, read_data_url, url_media_type
+from ..tool_media import result_blocks
 from ..turns import ForeignWriters, OwnWriter, is_own_block, turn_parts
 from .spelling import SNAKE_CASE, Spelling, camel
 from .wire import NAME, decode_base64
@@ -323,6 +325,8 @@ def user_parts(blocks: Iterable[UserContent]) -> list[Wire]:
 def result_part(result: FunctionExecutionResult, *, name: str, write_id: bool) -> Wire:
     """``{"functionResponse": {"id"?, "name", "response", "parts"?}}`` (see the
     module docstring for ``response``)."""
+    if not isinstance(result.content, str):
+        result = dataclasses.replace(result, content=result_blocks(result, data_part, NAME))
     own = extras_for(result.metadata, NAME)
     spelling = Spelling.of(own)
     part_extras, response_extras = _wire_fields(own)
