@@ -389,7 +389,9 @@ class InvalidMessageError(StreamkitError, TypeError):
 class ToolDefinitionError(StreamkitError, TypeError):
     """A function cannot become a tool: a parameter has no JSON form (``*args``,
     no annotation, a ``Callable``...) or the name is not one every provider
-    accepts. Raised when the tool is defined, naming the parameter."""
+    accepts. Raised when the tool is defined, naming the parameter. Also a
+    workbench given where its tools cannot be listed (sans-IO
+    :func:`~streamkit.build_request`, the :class:`~streamkit.SyncClient`)."""
 
 
 class StructuredOutputError(StreamkitError, ValueError):

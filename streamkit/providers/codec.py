@@ -128,7 +128,9 @@ def build_request(
     ``stream=`` win (a client or a gateway sends another wire's request its own
     way), ``options`` fill in what the request does not say (a client's
     defaults, such as asking for usage in a stream). ``tools`` take Python
-    functions too (see :func:`streamkit.tool`); ``json_output`` is ``True`` (any
+    functions too (see :func:`streamkit.tool`); a workbench is refused (its
+    tools are async to list: pass ``await workbench.list_tools()``, or let
+    :class:`~streamkit.Client` list them); ``json_output`` is ``True`` (any
     JSON object), a pydantic model or a JSON schema.
     """
     from . import wire_format
