@@ -143,7 +143,7 @@ class StaticWorkbench(Workbench):
         found = self._tools.get(name)
         if found is None:
             return FunctionExecutionResult(call_id, f"no tool named {name!r} in this workbench; "
-                                           f"it has {', '.join(sorted(self._tools))}",
+                                           f"it has {', '.join(sorted(self._tools)) or 'none'}",
                                            is_error=True, name=name)
         await self._first_use()
         return await found.run_json(dict(arguments or {}), call_id=call_id)
