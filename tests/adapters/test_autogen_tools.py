@@ -1,0 +1,342 @@
+"""autogen's workbenches and streamkit's, each as the other
+(:mod:`streamkit.adapters.autogen_tools`).
+
+Each direction starts from a workbench native to its side (autogen's own
+``StaticWorkbench`` and a picture-taking one written to autogen's ABC;
+streamkit's ``StaticWorkbench`` and a stateful one written to ours), and the
+agent tests run autogen's real ``AssistantAgent`` with streamkit's
+``ChatCompletionClient`` over a :class:`~streamkit.testing.FakeProvider`
+speaking the Anthropic wire, which carries images inside tool results.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+from autogen_agentchat.agents import AssistantAgent
+from autogen_agentchat.base import TaskResult
+from autogen_agentchat.messages import TextMessage
+from autogen_core import CancellationToken, Image
+from autogen_core.tools import FunctionTool, ImageResultContent, TextResultContent, ToolResult
+from autogen_core.tools import StaticWorkbench as AutogenStaticWorkbench
+from autogen_core.tools import Workbench as AutogenWorkbench
+from PIL import Image as PILImage
+
+from streamkit import (
+    ChatResponse,
+    DataBlock,
+    FunctionExecutionResult,
+    FunctionExecutionResultMessage,
+    TextBlock,
+    Tool,
+    ToolCallBlock,
+    tool,
+)
+from streamkit.adapters.autogen import (
+    StreamkitChatCompletionClient,
+    from_autogen_workbench,
+    to_autogen_workbench,
+)
+from streamkit.adapters.autogen_tools import result_content_of_text, to_tool_result
+from streamkit.conversation.workbench import StaticWorkbench, Workbench
+from streamkit.model.data_sources import Base64Source
+from streamkit.model.errors import LossyTranslationWarning
+from streamkit.testing import FakeProvider
+
+CAPABLE = {"vision": True, "function_calling": True, "json_output": True,
+           "structured_output": True}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"  # autogen runs on asyncio
+
+
+def red_square() -> PILImage.Image:
+    return PILImage.new("RGB", (3, 2), (255, 0, 0))
+
+
+def png_of(picture: PILImage.Image) -> bytes:
+    buffer = io.BytesIO()
+    picture.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def pixels(data: bytes | PILImage.Image) -> list[Any]:
+    """A picture's size and pixels: what must survive a PNG re-encoding."""
+    picture = PILImage.open(io.BytesIO(data)) if isinstance(data, bytes) else data
+    return [picture.size, picture.convert("RGB").tobytes()]
+
+
+def image_pixels(block: TextBlock | DataBlock) -> list[Any]:
+    assert isinstance(block, DataBlock) and block.media_type == "image/png"
+    assert isinstance(block.source, Base64Source)
+    return pixels(block.source.raw)
+
+
+def get_weather(location: str) -> str:
+    """The current weather in a city."""
+    return f"Sunny, 21 °C in {location}"
+
+
+def broken(location: str) -> str:
+    """Always fails."""
+    raise RuntimeError(f"no weather station in {location}")
+
+
+class AutogenCamera(AutogenWorkbench):
+    """An autogen-native workbench answering with a text and a picture, that
+    counts its shots (its state) and fails on a dark room."""
+
+    def __init__(self) -> None:
+        self.shots = 0
+        self.running = False
+
+    async def list_tools(self) -> list[Any]:
+        return [{"name": "snap", "description": "Take a picture.", "strict": True,
+                 "parameters": {"type": "object", "properties": {"room": {"type": "string"}},
+                                "required": ["room"], "additionalProperties": False}}]
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None,
+                        cancellation_token: CancellationToken | None = None,
+                        call_id: str | None = None) -> ToolResult:
+        if (arguments or {}).get("room") == "cellar":
+            return ToolResult(name=name, is_error=True,
+                              result=[TextResultContent(content="too dark")])
+        self.shots += 1
+        return ToolResult(name=name, result=[TextResultContent(content="a red square"),
+                                             ImageResultContent(content=Image(red_square()))])
+
+    async def start(self) -> None:
+        self.running = True
+
+    async def stop(self) -> None:
+        self.running = False
+
+    async def reset(self) -> None:
+        self.shots = 0
+
+    async def save_state(self) -> Mapping[str, Any]:
+        return {"shots": self.shots}
+
+    async def load_state(self, state: Mapping[str, Any]) -> None:
+        self.shots = state["shots"]
+
+
+class Darkroom(Workbench):
+    """A streamkit-native workbench: ``develop`` answers with a text and a
+    picture, and ``print`` is listed only once something was developed (a
+    tool list that changes after a call, as an MCP server's may)."""
+
+    def __init__(self) -> None:
+        self.developed = 0
+        self.calls: list[str] = []
+        self.running = False
+
+    async def list_tools(self) -> list[Tool]:
+        found = [Tool("develop", "Develop the film.")]
+        return [*found, Tool("print", "Print what was developed.")] if self.developed else found
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None, *,
+                        call_id: str = "") -> FunctionExecutionResult:
+        self.calls.append(name)
+        if name == "develop":
+            self.developed += 1
+            return FunctionExecutionResult(call_id, [TextBlock("a red square"), DataBlock(
+                source=Base64Source(png_of(red_square()), "image/png"))], name=name)
+        return FunctionExecutionResult(call_id, f"printed {self.developed}", name=name)
+
+    async def start(self) -> None:
+        self.running = True
+
+    async def stop(self) -> None:
+        self.running = False
+
+    async def reset(self) -> None:
+        self.developed = 0
+
+    async def save_state(self) -> Mapping[str, Any]:
+        return {"developed": self.developed}
+
+    async def load_state(self, state: Mapping[str, Any]) -> None:
+        self.developed = state["developed"]
+
+
+# ================================================================= autogen's as ours
+
+
+@pytest.mark.anyio
+async def test_an_autogen_static_workbench_lists_and_runs_as_ours() -> None:
+    weather = FunctionTool(get_weather, description="The current weather in a city.",
+                           strict=True)
+    ours = from_autogen_workbench(AutogenStaticWorkbench([weather]))
+    assert await ours.list_tools() == [Tool("get_weather", "The current weather in a city.",
+                                            dict(weather.schema["parameters"]), strict=True)]
+    assert await ours.call_tool("get_weather", {"location": "Paris"}, call_id="c1") == \
+        FunctionExecutionResult("c1", "Sunny, 21 °C in Paris", name="get_weather")
+    missing = await ours.run_call(ToolCallBlock("c2", "get_rain", '{"location": "Paris"}'))
+    assert (missing.call_id, missing.is_error, missing.content) == \
+        ("c2", True, "Tool get_rain not found.")
+
+
+@pytest.mark.anyio
+async def test_an_autogen_image_result_is_text_and_a_png_block() -> None:
+    camera = AutogenCamera()
+    ours = from_autogen_workbench(camera)
+    [snap] = await ours.list_tools()
+    assert snap.strict is True and snap.parameters["required"] == ["room"]
+    result = await ours.call_tool("snap", {"room": "hall"}, call_id="c1")
+    text, image = result.blocks
+    assert (result.call_id, result.name, result.is_error) == ("c1", "snap", False)
+    assert isinstance(text, TextBlock) and text.text == "a red square"
+    assert image_pixels(image) == pixels(red_square())
+    failed = await ours.call_tool("snap", {"room": "cellar"})
+    assert (failed.is_error, failed.content) == (True, "too dark")
+
+
+# ================================================================= ours as autogen's
+
+
+@pytest.mark.anyio
+async def test_our_static_workbench_lists_and_runs_as_autogen_s() -> None:
+    weather = tool(get_weather, strict=True)
+    theirs = to_autogen_workbench(StaticWorkbench([weather, broken]))
+    listed = await theirs.list_tools()
+    assert listed[0] == {"name": "get_weather", "description": "The current weather in a city.",
+                         "parameters": weather.parameters, "strict": True}
+    assert listed[1]["name"] == "broken"
+    answered = await theirs.call_tool("get_weather", {"location": "Paris"}, call_id="c1")
+    assert answered == ToolResult(name="get_weather",
+                                  result=[TextResultContent(content="Sunny, 21 °C in Paris")])
+    failed = await theirs.call_tool("broken", {"location": "Paris"})
+    assert failed.is_error and "no weather station in Paris" in failed.to_text()
+
+
+@pytest.mark.anyio
+async def test_our_image_result_is_an_autogen_picture_and_other_data_a_named_text() -> None:
+    theirs = to_autogen_workbench(Darkroom())
+    text, image = (await theirs.call_tool("develop")).result
+    assert text == TextResultContent(content="a red square")
+    assert isinstance(image, ImageResultContent) and pixels(image.content.image) == \
+        pixels(red_square())
+    pdf = DataBlock(source=Base64Source(b"%PDF-1.7", "application/pdf"), name="report.pdf")
+    with pytest.warns(LossyTranslationWarning, match="application/pdf"):
+        described = to_tool_result(FunctionExecutionResult("c1", [pdf], name="read"))
+    assert described.result == [TextResultContent(content="[application/pdf report.pdf: "
+                                                           "not shown]")]
+
+
+# ================================================================= both ways
+
+
+@pytest.mark.anyio
+async def test_lifecycle_and_state_go_through_both_ways() -> None:
+    darkroom, camera = Darkroom(), AutogenCamera()
+    theirs, ours = to_autogen_workbench(darkroom), from_autogen_workbench(camera)
+    for wrapper, native, tool_name in ((theirs, darkroom, "develop"), (ours, camera, "snap")):
+        async with wrapper:
+            assert native.running
+            await wrapper.call_tool(tool_name, {"room": "hall"})
+            saved = await wrapper.save_state()
+            await wrapper.call_tool(tool_name, {"room": "hall"})
+            await wrapper.load_state(saved)
+            assert await wrapper.save_state() == saved != {}
+            await wrapper.reset()
+            assert await wrapper.save_state() != saved
+        assert not native.running
+    assert from_autogen_workbench(theirs) is darkroom and to_autogen_workbench(ours) is camera
+
+
+def test_the_agent_s_text_of_an_image_result_is_the_image_again() -> None:
+    """autogen's ``AssistantAgent`` sends ``ToolResult.to_text()``: the image is
+    base64 in the text; the client sends it as an image."""
+    result = ToolResult(name="snap", result=[
+        TextResultContent(content="before\n"), ImageResultContent(content=Image(red_square())),
+        TextResultContent(content="after")])
+    content = result_content_of_text(result.to_text())
+    assert isinstance(content, list)
+    before, image, after = content
+    assert isinstance(before, TextBlock) and isinstance(after, TextBlock)
+    assert (before.text, after.text) == ("before\n", "after")
+    assert image_pixels(image) == pixels(red_square())
+    assert result_content_of_text("[Image: bm90IGEgcGljdHVyZQ==]") == \
+        "[Image: bm90IGEgcGljdHVyZQ==]"  # base64, but no PNG: left as it came
+
+
+# ================================================================= autogen's agent
+
+
+def calling(name: str, call_id: str) -> ChatResponse:
+    return ChatResponse(content=[ToolCallBlock(call_id, name, "{}")])
+
+
+def tool_names(request_tools: list[Tool | dict[str, Any]] | None) -> list[str]:
+    return [item.name if isinstance(item, Tool) else item["name"] for item in request_tools or []]
+
+
+def sent_results(fake: FakeProvider, number: int) -> list[FunctionExecutionResult]:
+    """The tool results the ``number``-th request sent, as the fake read them."""
+    return [result for message in fake.requests[number].messages
+            if isinstance(message, FunctionExecutionResultMessage) for result in message.content]
+
+
+def final_text(result: TaskResult) -> str:
+    """The agent's last message, which must be its text answer."""
+    final = result.messages[-1]
+    assert isinstance(final, TextMessage)
+    return final.content
+
+
+def model_on(fake: FakeProvider) -> StreamkitChatCompletionClient:
+    return StreamkitChatCompletionClient("anthropic:claude-sonnet-4-5", api_key="sk-fake",
+                                         base_url=fake.base_url("anthropic"), model_info=CAPABLE)
+
+
+@pytest.mark.anyio
+async def test_assistant_agent_runs_a_call_through_our_static_workbench() -> None:
+    ran: list[str] = []
+
+    def photograph(subject: str) -> list[TextBlock | DataBlock]:
+        """Take a picture of the subject."""
+        ran.append(subject)
+        return [TextBlock(f"a picture of {subject}"),
+                DataBlock(source=Base64Source(png_of(red_square()), "image/png"))]
+
+    answers = [ChatResponse(content=[ToolCallBlock("call_1", "photograph",
+                                                   '{"subject": "a red square"}')]),
+               ChatResponse(content=[TextBlock("It is a red square.")])]
+    async with FakeProvider(answers) as fake:
+        model = model_on(fake)
+        agent = AssistantAgent("assistant", model_client=model, reflect_on_tool_use=True,
+                               workbench=to_autogen_workbench(StaticWorkbench([photograph])))
+        result = await agent.run(task="What is in the picture?")
+        await model.close()
+    assert ran == ["a red square"]
+    assert final_text(result) == "It is a red square."
+    [sent] = sent_results(fake, 1)
+    _, image = sent.blocks
+    assert (sent.call_id, sent.text) == ("call_1", "a picture of a red square")
+    assert image_pixels(image) == pixels(red_square())
+    assert not fake.errors
+
+
+@pytest.mark.anyio
+async def test_assistant_agent_sees_the_workbench_s_tool_list_change() -> None:
+    darkroom = Darkroom()
+    answers = [calling("develop", "call_1"), calling("print", "call_2"),
+               ChatResponse(content=[TextBlock("Printed.")])]
+    async with FakeProvider(answers) as fake:
+        model = model_on(fake)
+        agent = AssistantAgent("assistant", model_client=model, reflect_on_tool_use=True,
+                               max_tool_iterations=2, workbench=to_autogen_workbench(darkroom))
+        result = await agent.run(task="Develop and print the film.")
+        await model.close()
+    assert darkroom.calls == ["develop", "print"]
+    assert [tool_names(request.request.tools) for request in fake.requests if request.request] \
+        == [["develop"], ["develop", "print"], ["develop", "print"]]
+    assert [result.content for result in sent_results(fake, 2)][1] == "printed 1"
+    assert final_text(result) == "Printed."
+    assert not fake.errors
