@@ -62,7 +62,8 @@ something the model said).
 Token counts are a best effort, documented as such: :meth:`count_tokens` takes
 about :data:`CHARS_PER_TOKEN` characters per token of the text, reasoning,
 calls, results and tool schemas that would be sent, plus
-:data:`TOKENS_PER_MESSAGE` per message and, for an image, its pixels / 750 up to
+:data:`TOKENS_PER_MESSAGE` per message and, for an image (a tool result's too),
+its pixels / 750 up to
 :data:`MAX_IMAGE_TOKENS` (Anthropic's published estimate). No tokenizer is
 loaded: streamkit serves many vendors' models and ships none of their
 vocabularies. :meth:`remaining_tokens` needs the context window, which no
@@ -130,6 +131,7 @@ from .autogen_tools import (
     cancellable,
     from_autogen_workbench,
     image_block,
+    picture_of,
     result_content_of_text,
     schema_of,
     to_autogen_workbench,
@@ -401,22 +403,34 @@ def estimate_tokens(messages: Sequence[LLMMessage], tools: Sequence[AutogenTool 
     tokens = 0
     for message in messages:
         tokens += TOKENS_PER_MESSAGE
-        if isinstance(message, AutogenSystemMessage):
-            characters += len(message.content)
-        elif isinstance(message, AutogenUserMessage):
-            parts = [message.content] if isinstance(message.content, str) else message.content
-            for part in parts:
-                if isinstance(part, str):
-                    characters += len(part)
-                else:
-                    tokens += _image_tokens(part)
-        elif isinstance(message, AutogenAssistantMessage):
+        if isinstance(message, AutogenAssistantMessage):
             remembered = memory.recall(message, touch=False) if memory is not None else None
             characters += (_response_characters(remembered) if remembered is not None
                            else _assistant_characters(message))
-        else:
-            characters += sum(len(result.content) for result in message.content)
+            continue
+        for part in _counted_parts(message):
+            if isinstance(part, str):
+                characters += len(part)
+            else:
+                tokens += _image_tokens(part)
     return tokens + math.ceil(characters / CHARS_PER_TOKEN)
+
+
+def _counted_parts(message: AutogenSystemMessage | AutogenUserMessage | AutogenResultMessage,
+                   ) -> list[str | Image]:
+    """The texts and pictures of a message as they will be sent: an image in a
+    tool result's text (the agent's ``[Image: ...]``) counts as the picture."""
+    if isinstance(message, AutogenSystemMessage):
+        return [message.content]
+    if isinstance(message, AutogenUserMessage):
+        return [message.content] if isinstance(message.content, str) else list(message.content)
+    parts: list[str | Image] = []
+    for result in message.content:
+        content = result_content_of_text(result.content)
+        parts += [content] if isinstance(content, str) else [
+            block.text if isinstance(block, TextBlock) else picture_of(block)
+            for block in content]
+    return parts
 
 
 def _image_tokens(image: Image) -> int:

@@ -68,6 +68,7 @@ __all__ = [
     "StreamkitBackedWorkbench",
     "from_autogen_workbench",
     "image_block",
+    "picture_of",
     "result_content_of_text",
     "to_autogen_workbench",
     "to_function_result",
@@ -124,6 +125,16 @@ def image_block(image: Image) -> DataBlock:
     return DataBlock(source=Base64Source(buffer.getvalue(), "image/png"))
 
 
+def picture_of(block: DataBlock) -> Image:
+    """An inline image block as autogen's ``Image`` (PIL's ``UnidentifiedImageError``
+    or ``OSError`` when its bytes are no picture)."""
+    if not isinstance(block.source, Base64Source):
+        raise ValueError(f"only an inline image is a picture, not one at {block.source.url}")
+    picture = PILImage.open(io.BytesIO(block.source.raw))
+    picture.load()
+    return Image(picture)
+
+
 # ================================================================= results
 
 
@@ -158,11 +169,9 @@ def _result_part(block: TextBlock | DataBlock) -> TextResultContent | ImageResul
     if not isinstance(block.source, Base64Source):
         return TextResultContent(content=f"[image: {block.source.url}]")
     try:
-        picture = PILImage.open(io.BytesIO(block.source.raw))
-        picture.load()
+        return ImageResultContent(content=picture_of(block))
     except (UnidentifiedImageError, OSError) as error:
         return _described(block, f"its bytes are no picture PIL can read ({error})")
-    return ImageResultContent(content=Image(picture))
 
 
 def _described(block: DataBlock, why: str) -> TextResultContent:

@@ -11,15 +11,19 @@ speaking the Anthropic wire, which carries images inside tool results.
 
 from __future__ import annotations
 
+import asyncio
 import io
 from collections.abc import Mapping
 from typing import Any
 
+import anyio
 import pytest
 from autogen_agentchat.agents import AssistantAgent
 from autogen_agentchat.base import TaskResult
 from autogen_agentchat.messages import TextMessage
 from autogen_core import CancellationToken, Image
+from autogen_core.models import FunctionExecutionResult as AutogenResult
+from autogen_core.models import FunctionExecutionResultMessage as AutogenResultMessage
 from autogen_core.tools import FunctionTool, ImageResultContent, TextResultContent, ToolResult
 from autogen_core.tools import StaticWorkbench as AutogenStaticWorkbench
 from autogen_core.tools import Workbench as AutogenWorkbench
@@ -36,13 +40,14 @@ from streamkit import (
     tool,
 )
 from streamkit.adapters.autogen import (
+    TOKENS_PER_MESSAGE,
     StreamkitChatCompletionClient,
     from_autogen_workbench,
     to_autogen_workbench,
 )
 from streamkit.adapters.autogen_tools import result_content_of_text, to_tool_result
 from streamkit.conversation.workbench import StaticWorkbench, Workbench
-from streamkit.model.data_sources import Base64Source
+from streamkit.model.data_sources import Base64Source, URLSource
 from streamkit.model.errors import LossyTranslationWarning
 from streamkit.testing import FakeProvider
 
@@ -222,11 +227,42 @@ async def test_our_image_result_is_an_autogen_picture_and_other_data_a_named_tex
     assert text == TextResultContent(content="a red square")
     assert isinstance(image, ImageResultContent) and pixels(image.content.image) == \
         pixels(red_square())
+    jpeg = io.BytesIO()
+    red_square().save(jpeg, format="JPEG", quality=100)
+    at_url = DataBlock(source=URLSource("https://example.com/a.png", "image/png"))
     pdf = DataBlock(source=Base64Source(b"%PDF-1.7", "application/pdf"), name="report.pdf")
     with pytest.warns(LossyTranslationWarning, match="application/pdf"):
-        described = to_tool_result(FunctionExecutionResult("c1", [pdf], name="read"))
-    assert described.result == [TextResultContent(content="[application/pdf report.pdf: "
-                                                           "not shown]")]
+        converted = to_tool_result(FunctionExecutionResult("c1", [
+            DataBlock(source=Base64Source(jpeg.getvalue(), "image/jpeg")), at_url, pdf],
+            name="read"))
+    picture, url, described = converted.result
+    assert isinstance(picture, ImageResultContent) and picture.content.image.size == (3, 2)
+    assert url == TextResultContent(content="[image: https://example.com/a.png]")
+    assert described == TextResultContent(content="[application/pdf report.pdf: not shown]")
+
+
+@pytest.mark.anyio
+async def test_a_cancelled_token_cancels_our_call_under_way() -> None:
+    started, cancelled = asyncio.Event(), asyncio.Event()
+
+    class Stalling(Darkroom):
+        async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None, *,
+                            call_id: str = "") -> FunctionExecutionResult:
+            started.set()
+            try:
+                await asyncio.Event().wait()
+            finally:
+                cancelled.set()
+            raise AssertionError("never reached")
+
+    token = CancellationToken()
+    call = asyncio.ensure_future(to_autogen_workbench(Stalling()).call_tool(
+        "develop", cancellation_token=token))
+    await started.wait()
+    token.cancel()
+    with pytest.raises(asyncio.CancelledError), anyio.fail_after(5):  # a guard, never waited
+        await call
+    assert cancelled.is_set()
 
 
 # ================================================================= both ways
@@ -264,6 +300,17 @@ def test_the_agent_s_text_of_an_image_result_is_the_image_again() -> None:
     assert image_pixels(image) == pixels(red_square())
     assert result_content_of_text("[Image: bm90IGEgcGljdHVyZQ==]") == \
         "[Image: bm90IGEgcGljdHVyZQ==]"  # base64, but no PNG: left as it came
+
+
+def test_an_image_in_a_result_s_text_counts_as_the_picture_sent() -> None:
+    """The client sends the agent's ``[Image: <base64>]`` as a picture, so its
+    token estimate counts a picture (3 x 2 pixels: 1 token), not the base64."""
+    model = StreamkitChatCompletionClient("anthropic:claude-sonnet-4-5", api_key="sk-fake")
+    text = ToolResult(name="snap", result=[TextResultContent(content="a red square"),
+                                           ImageResultContent(content=Image(red_square()))])
+    results = AutogenResultMessage(content=[AutogenResult(content=text.to_text(),
+                                                          call_id="c1", name="snap")])
+    assert model.count_tokens([results]) == TOKENS_PER_MESSAGE + 3 + 1
 
 
 # ================================================================= autogen's agent
