@@ -62,11 +62,10 @@ something the model said).
 Token counts are a best effort, documented as such: :meth:`count_tokens` takes
 about :data:`CHARS_PER_TOKEN` characters per token of the text, reasoning,
 calls, results and tool schemas that would be sent, plus
-:data:`TOKENS_PER_MESSAGE` per message and, for an image (a tool result's too),
-its pixels / 750 up to
-:data:`MAX_IMAGE_TOKENS` (Anthropic's published estimate). No tokenizer is
-loaded: streamkit serves many vendors' models and ships none of their
-vocabularies. :meth:`remaining_tokens` needs the context window, which no
+:data:`TOKENS_PER_MESSAGE` per message and, for an image (a tool result's
+too), its pixels / 750 up to :data:`MAX_IMAGE_TOKENS` (Anthropic's published
+estimate). No tokenizer is loaded: streamkit serves many vendors' models and
+ships none of their vocabularies. :meth:`remaining_tokens` needs the context window, which no
 registry entry knows: pass ``context_window=`` (or a ``"context_window"`` key in
 ``model_info=``).
 """
