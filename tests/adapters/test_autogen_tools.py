@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import io
+import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -28,6 +30,7 @@ from autogen_core.tools import FunctionTool, ImageResultContent, TextResultConte
 from autogen_core.tools import StaticWorkbench as AutogenStaticWorkbench
 from autogen_core.tools import Workbench as AutogenWorkbench
 from PIL import Image as PILImage
+from support.mcp_server import PNG as MCP_PNG
 
 from streamkit import (
     ChatResponse,
@@ -47,10 +50,12 @@ from streamkit.adapters.autogen import (
 )
 from streamkit.adapters.autogen_tools import result_content_of_text, to_tool_result
 from streamkit.conversation.workbench import StaticWorkbench, Workbench
+from streamkit.mcp import McpWorkbench
 from streamkit.model.data_sources import Base64Source, URLSource
 from streamkit.model.errors import LossyTranslationWarning
 from streamkit.testing import FakeProvider
 
+MCP_SERVER = Path(__file__).parent.parent / "support" / "mcp_server.py"
 CAPABLE = {"vision": True, "function_calling": True, "json_output": True,
            "structured_output": True}
 
@@ -371,19 +376,25 @@ async def test_assistant_agent_runs_a_call_through_our_static_workbench() -> Non
 
 
 @pytest.mark.anyio
-async def test_assistant_agent_sees_the_workbench_s_tool_list_change() -> None:
-    darkroom = Darkroom()
-    answers = [calling("develop", "call_1"), calling("print", "call_2"),
-               ChatResponse(content=[TextBlock("Printed.")])]
-    async with FakeProvider(answers) as fake:
+async def test_assistant_agent_runs_an_mcp_server_s_changing_tools_and_sees_its_image() -> None:
+    """autogen's agent over an MCP server written with the official SDK (stdio):
+    ``unlock`` adds ``chart`` to the list, and the agent's next request has it;
+    ``chart``'s image reaches the provider as a picture."""
+    server = McpWorkbench.stdio(sys.executable, str(MCP_SERVER))
+    answers = [calling("unlock", "call_1"),
+               ChatResponse(content=[ToolCallBlock("call_2", "chart", '{"title": "Paris"}')]),
+               ChatResponse(content=[TextBlock("Here is the chart.")])]
+    async with server, FakeProvider(answers) as fake:
         model = model_on(fake)
         agent = AssistantAgent("assistant", model_client=model, reflect_on_tool_use=True,
-                               max_tool_iterations=2, workbench=to_autogen_workbench(darkroom))
-        result = await agent.run(task="Develop and print the film.")
+                               max_tool_iterations=2, workbench=to_autogen_workbench(server))
+        result = await agent.run(task="Unlock the chart and draw one for Paris.")
         await model.close()
-    assert darkroom.calls == ["develop", "print"]
-    assert [tool_names(request.request.tools) for request in fake.requests if request.request] \
-        == [["develop"], ["develop", "print"], ["develop", "print"]]
-    assert [result.content for result in sent_results(fake, 2)][1] == "printed 1"
-    assert final_text(result) == "Printed."
+    first, second, _ = (tool_names(request.request.tools if request.request else None)
+                        for request in fake.requests)
+    assert "chart" not in first and "chart" in second
+    unlocked, chart = sent_results(fake, 2)
+    assert (unlocked.text, chart.text) == ("chart unlocked", "chart: Paris")
+    assert image_pixels(chart.blocks[1]) == pixels(MCP_PNG)
+    assert final_text(result) == "Here is the chart."
     assert not fake.errors
