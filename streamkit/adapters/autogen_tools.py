@@ -47,7 +47,7 @@ import binascii
 import io
 import re
 from collections.abc import Awaitable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from autogen_core import CancellationToken, Image
 from autogen_core.tools import ImageResultContent, TextResultContent, ToolResult, ToolSchema
@@ -229,23 +229,22 @@ async def cancellable(awaitable: Awaitable[_T], token: CancellationToken | None)
 # ================================================================= workbenches
 
 
-class AutogenBackedWorkbench(Workbench):
-    """An autogen ``Workbench`` as a :class:`streamkit.Workbench`
-    (:func:`from_autogen_workbench`). Every call goes to :attr:`workbench`."""
+class _Lifecycle(Protocol):
+    """What both kinds of workbench have besides their tools."""
 
-    def __init__(self, workbench: AutogenWorkbench) -> None:
-        self.workbench = workbench
+    async def start(self) -> None: ...
+    async def stop(self) -> None: ...
+    async def reset(self) -> None: ...
+    async def save_state(self) -> Mapping[str, Any]: ...
+    async def load_state(self, state: Mapping[str, Any]) -> None: ...
 
-    def __repr__(self) -> str:
-        return f"from_autogen_workbench({self.workbench!r})"
 
-    async def list_tools(self) -> list[Tool]:
-        return [to_streamkit_tool(schema) for schema in await self.workbench.list_tools()]
+class _HandedOn:
+    """Start, stop, reset and the state handed to the workbench wrapped: a
+    wrapper holds nothing of its own. First among a wrapper's bases, so these
+    stand for the abstract ones of either side."""
 
-    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None, *,
-                        call_id: str = "") -> FunctionExecutionResult:
-        result = await self.workbench.call_tool(name, arguments, call_id=call_id or None)
-        return to_function_result(result, call_id)
+    workbench: _Lifecycle
 
     async def start(self) -> None:
         await self.workbench.start()
@@ -263,11 +262,34 @@ class AutogenBackedWorkbench(Workbench):
         await self.workbench.load_state(state)
 
 
-class StreamkitBackedWorkbench(AutogenWorkbench):
+class AutogenBackedWorkbench(_HandedOn, Workbench):
+    """An autogen ``Workbench`` as a :class:`streamkit.Workbench`
+    (:func:`from_autogen_workbench`). Every call goes to :attr:`workbench`."""
+
+    workbench: AutogenWorkbench
+
+    def __init__(self, workbench: AutogenWorkbench) -> None:
+        self.workbench = workbench
+
+    def __repr__(self) -> str:
+        return f"from_autogen_workbench({self.workbench!r})"
+
+    async def list_tools(self) -> list[Tool]:
+        return [to_streamkit_tool(schema) for schema in await self.workbench.list_tools()]
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None, *,
+                        call_id: str = "") -> FunctionExecutionResult:
+        result = await self.workbench.call_tool(name, arguments, call_id=call_id or None)
+        return to_function_result(result, call_id)
+
+
+class StreamkitBackedWorkbench(_HandedOn, AutogenWorkbench):
     """A :class:`streamkit.Workbench` as an autogen ``Workbench``
     (:func:`to_autogen_workbench`). Every call goes to :attr:`workbench`; a
     call's ``CancellationToken`` cancels it. It is no autogen component: an
     agent holding it cannot be saved with ``dump_component()``."""
+
+    workbench: Workbench
 
     def __init__(self, workbench: Workbench) -> None:
         self.workbench = workbench
@@ -284,21 +306,6 @@ class StreamkitBackedWorkbench(AutogenWorkbench):
         result = await cancellable(self.workbench.call_tool(name, arguments, call_id=call_id or ""),
                                    cancellation_token)
         return to_tool_result(result, name)
-
-    async def start(self) -> None:
-        await self.workbench.start()
-
-    async def stop(self) -> None:
-        await self.workbench.stop()
-
-    async def reset(self) -> None:
-        await self.workbench.reset()
-
-    async def save_state(self) -> Mapping[str, Any]:
-        return await self.workbench.save_state()
-
-    async def load_state(self, state: Mapping[str, Any]) -> None:
-        await self.workbench.load_state(state)
 
 
 def from_autogen_workbench(workbench: AutogenWorkbench) -> Workbench:
