@@ -47,10 +47,16 @@ import binascii
 import io
 import re
 from collections.abc import Awaitable, Mapping
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 from autogen_core import CancellationToken, Image
-from autogen_core.tools import ImageResultContent, TextResultContent, ToolResult, ToolSchema
+from autogen_core.tools import (
+    ImageResultContent,
+    ParametersSchema,
+    TextResultContent,
+    ToolResult,
+    ToolSchema,
+)
 from autogen_core.tools import Tool as AutogenTool
 from autogen_core.tools import Workbench as AutogenWorkbench
 from PIL import Image as PILImage
@@ -111,7 +117,7 @@ def _to_tool_schema(tool: Tool) -> ToolSchema:
     """A streamkit tool as the ``ToolSchema`` an autogen workbench lists;
     ``strict`` only when the tool says (absent is autogen's "not stated")."""
     schema = ToolSchema(name=tool.name, description=tool.description,
-                        parameters=tool.parameters)  # type: ignore[typeddict-item]
+                        parameters=cast(ParametersSchema, tool.parameters))
     if tool.strict is not None:
         schema["strict"] = tool.strict
     return schema
