@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.paths import ROOT, TESTS
 from support.asgi_server import serving
 from support.mcp_loop import RAW_SERVER
 from support.mcp_server import make_server
+from support.paths import ROOT, TESTS
 from support.recordings import FIXTURES, sse_body
 
 from streamkit import ChatResponse, TextBlock, Tool, ToolCallBlock
@@ -228,6 +228,19 @@ def test_an_mcp_server_that_does_not_start_is_one_line_and_exit_2(
                  "/no/such/mcp-server --flag", "hi"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "'/no/such/mcp-server --flag' could not be started" in err
+
+
+def test_an_mcp_server_that_dies_mid_call_is_one_line_and_exit_1(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    crash = [ChatResponse(content=[ToolCallBlock("call_1", "crash", "{}")])]
+    with FakeProvider.in_thread(crash) as fake:
+        code = main(["chat", "--model", "anthropic:claude-test", "--base-url",
+                     fake.base_url("anthropic"), "--mcp",
+                     shlex.join([sys.executable, str(RAW_SERVER)]), "Crash."])
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("\n") == 1
+    assert "ToolServerError: the MCP server stdio" in err and "went away" in err
 
 
 def test_whole_sends_all_of_stdin_as_one_prompt() -> None:
