@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import anyio
+import httpx2
 import mcp_types
 import pydantic
 from mcp import Client, StdioServerParameters
@@ -52,7 +53,7 @@ logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
 #: What a transport raises when the server is gone (or never came).
-_LOST: tuple[type[Exception], ...] = (OSError, anyio.BrokenResourceError,
+_LOST: tuple[type[Exception], ...] = (OSError, httpx2.HTTPError, anyio.BrokenResourceError,
                                       anyio.ClosedResourceError, anyio.EndOfStream)
 
 #: Pages of ``tools/list`` read at most (a server whose cursor never ends cannot hang a call).
@@ -151,8 +152,6 @@ class McpWorkbench(Workbench):
         if self._stdio is not None:
             server: Any = self._stdio
         else:
-            import httpx2
-
             http = await stack.enter_async_context(httpx2.AsyncClient(
                 headers=self._headers, timeout=httpx2.Timeout(30.0, read=300.0)))
             server = streamable_http_client(self._url or "", http_client=http)
@@ -160,8 +159,11 @@ class McpWorkbench(Workbench):
             client = await stack.enter_async_context(Client(
                 server, message_handler=self._on_message, cache=None,
                 read_timeout_seconds=self.timeout))
-        except (*_LOST, MCPError) as error:
-            raise self._failed("starting the session", None, error) from None
+        except Exception as error:  # the SDK's task groups wrap it: one exception in groups
+            cause = _leaf(error)
+            if not (_is_lost(cause) or isinstance(cause, MCPError)):
+                raise
+            raise self._failed("starting the session", None, cause) from None
         await self._listen(client, stack)
         return client
 
@@ -233,18 +235,18 @@ class McpWorkbench(Workbench):
 
     async def _within(self, step: Awaitable[_T], doing: str, tool: str | None) -> _T:
         """``step`` within the timeout; a timeout or a lost server as a
-        :class:`ToolServerError` (a JSON-RPC error of the server's own passes)."""
+        :class:`ToolServerError` (a JSON-RPC error of the server's own passes,
+        unwrapped from the SDK's exception groups)."""
         try:
             with anyio.fail_after(self.timeout if self.timeout is not None else math.inf):
                 return await step
-        except TimeoutError as error:
-            raise self._failed(doing, tool, error) from None
-        except MCPError as error:
-            if error.code not in (mcp_types.CONNECTION_CLOSED, mcp_types.REQUEST_TIMEOUT):
+        except Exception as error:
+            cause = _leaf(error)
+            if _is_lost(cause):
+                raise self._failed(doing, tool, cause) from None
+            if cause is error or not isinstance(cause, Exception):
                 raise
-            raise self._failed(doing, tool, error) from None
-        except _LOST as error:
-            raise self._failed(doing, tool, error) from None
+            raise cause from None
 
     def _failed(self, doing: str, tool: str | None, error: BaseException) -> ToolServerError:
         """The error for a server that did not answer in time, or is gone."""
@@ -264,6 +266,20 @@ def _said(error: BaseException) -> str:
     """An error's own words, short (its type when it has none)."""
     text = error.message if isinstance(error, MCPError) else str(error)
     return shorten(text, 500) if text.strip() else type(error).__name__
+
+
+def _is_lost(error: BaseException) -> bool:
+    """Whether ``error`` says the server did not answer in time or is gone."""
+    if isinstance(error, MCPError):
+        return error.code in (mcp_types.CONNECTION_CLOSED, mcp_types.REQUEST_TIMEOUT)
+    return isinstance(error, (TimeoutError, *_LOST))
+
+
+def _leaf(error: BaseException) -> BaseException:
+    """The exception an exception group (of task groups within task groups) holds first."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
 
 
 def _first(error: pydantic.ValidationError) -> str:
