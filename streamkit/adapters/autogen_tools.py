@@ -67,7 +67,7 @@ from ..conversation.tools import Tool
 from ..conversation.workbench import Workbench
 from ..model.blocks import DataBlock, TextBlock
 from ..model.data_sources import Base64Source
-from ..model.errors import warn_lossy
+from ..model.errors import StreamkitError, warn_lossy
 
 __all__ = [
     "AutogenBackedWorkbench",
@@ -292,8 +292,14 @@ class AutogenBackedWorkbench(_HandedOn, Workbench):
 class StreamkitBackedWorkbench(_HandedOn, AutogenWorkbench):
     """A :class:`streamkit.Workbench` as an autogen ``Workbench``
     (:func:`to_autogen_workbench`). Every call goes to :attr:`workbench`; a
-    call's ``CancellationToken`` cancels it. It is no autogen component: an
-    agent holding it cannot be saved with ``dump_component()``."""
+    call's ``CancellationToken`` cancels it.
+
+    The workbench's own failure (a :class:`~streamkit.model.errors.StreamkitError`
+    such as a ``ToolServerError``: a server gone or too slow) is an ``is_error``
+    result saying so, as autogen's own workbenches answer: autogen's agent has
+    recorded the calls before running them, and an exception would leave them
+    unanswered in its history. It is no autogen component: an agent holding it
+    cannot be saved with ``dump_component()``."""
 
     workbench: Workbench
 
@@ -309,8 +315,13 @@ class StreamkitBackedWorkbench(_HandedOn, AutogenWorkbench):
     async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None,
                         cancellation_token: CancellationToken | None = None,
                         call_id: str | None = None) -> ToolResult:
-        result = await cancellable(self.workbench.call_tool(name, arguments, call_id=call_id or ""),
-                                   cancellation_token)
+        try:
+            result = await cancellable(
+                self.workbench.call_tool(name, arguments, call_id=call_id or ""),
+                cancellation_token)
+        except StreamkitError as error:  # a ToolServerError: a server gone, or too slow
+            return ToolResult(name=name, is_error=True,
+                              result=[TextResultContent(content=str(error))])
         return to_tool_result(result, name)
 
 

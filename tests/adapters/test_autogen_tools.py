@@ -247,6 +247,15 @@ async def test_our_image_result_is_an_autogen_picture_and_other_data_a_named_tex
 
 
 @pytest.mark.anyio
+async def test_our_workbench_s_own_failure_is_an_is_error_result_for_autogen() -> None:
+    """autogen's agent records the calls before running them: a raise would
+    leave them unanswered, so a ``ToolServerError`` is an ``is_error`` result."""
+    never_started = McpWorkbench.stdio("python", "server.py")
+    failed = await to_autogen_workbench(never_started).call_tool("get_weather", {"city": "x"})
+    assert failed.is_error and "before the session started" in failed.to_text()
+
+
+@pytest.mark.anyio
 async def test_a_cancelled_token_cancels_our_call_under_way() -> None:
     started, cancelled = asyncio.Event(), asyncio.Event()
 
