@@ -30,6 +30,9 @@ parameters, strict)                      (the same four; no parameters is an
 ``call_tool(..., call_id=)``             ``call_tool(..., call_id=)``, the result's
                                          ``call_id``
 ``CancellationToken``                    cancels the streamkit call under way
+``is_error`` result of the failure       a workbench's own failure (a
+                                         ``ToolServerError``), which streamkit
+                                         raises
 =======================================  =========================================
 
 autogen's ``AssistantAgent`` sends a workbench's result back to its model as
