@@ -1,7 +1,7 @@
 """autogen's tools and workbenches and streamkit's, each usable as the other.
 
 :func:`from_autogen_workbench` makes an autogen ``Workbench`` (its
-``StaticWorkbench``, ``McpWorkbench``, your own) a
+``StaticWorkbench``, your own) a
 :class:`streamkit.Workbench`, for a :class:`streamkit.Client`'s ``tools=`` and
 its tool loop; :func:`to_autogen_workbench` makes a streamkit workbench
 (:class:`~streamkit.conversation.workbench.StaticWorkbench`, an MCP one, your
