@@ -9,6 +9,8 @@ module. From here:
   :class:`Fallback`, :class:`Timeouts`, :class:`RetryPolicy`, :class:`Attempt`,
   :class:`ModelInfo`, :class:`ProviderEntry` (imported on first use: ``import streamkit`` loads
   neither httpx nor pydantic);
+- tools from MCP servers: :class:`McpWorkbench` (imported on first use, with the ``mcp``
+  extra);
 - the answer: :class:`ChatResponse`, :class:`ChatUsage`, :class:`FinishReason`,
   the blocks (:class:`TextBlock`, :class:`ThinkingBlock`,
   :class:`ToolCallBlock`, :class:`DataBlock`, ...) and :class:`Accumulator`,
@@ -85,6 +87,7 @@ from .model.errors import (
     StructuredOutputError,
     ToolArgumentsError,
     ToolDefinitionError,
+    ToolServerError,
     UnsupportedFeatureError,
 )
 from .model.events import (
@@ -128,6 +131,7 @@ logging.getLogger("streamkit").addHandler(logging.NullHandler())
 if TYPE_CHECKING:  # the client, imported when first used: it loads httpx
     from .client import Attempt, Client, Fallback, SyncClient, Timeouts
     from .client.retry import RetryPolicy
+    from .mcp import McpWorkbench
     from .model.vendors import PROVIDERS, ModelInfo, ProviderEntry
 
 #: Names imported on first use (``import streamkit`` stays free of httpx).
@@ -136,6 +140,7 @@ _LAZY = {
     "Fallback": ".client",
     "PROVIDERS": ".model.vendors", "ModelInfo": ".model.vendors",
     "ProviderEntry": ".model.vendors", "RetryPolicy": ".client.retry",
+    "McpWorkbench": ".mcp",  # needs the mcp extra: streamkit/mcp/__init__.py says so if missing
 }
 
 
@@ -184,6 +189,7 @@ __all__ = [
     "JsonSchemaOutput",
     "LimitExceeded",
     "LossyTranslationWarning",
+    "McpWorkbench",
     "MediaTypeError",
     "Message",
     "ModelInfo",
@@ -220,6 +226,7 @@ __all__ = [
     "ToolDefinitionError",
     "ToolInputDelta",
     "ToolResultBlock",
+    "ToolServerError",
     "TranscriptDelta",
     "URLSource",
     "UnsupportedFeatureError",

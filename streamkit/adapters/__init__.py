@@ -10,7 +10,9 @@ One module per framework, each importing its framework at the top: importing
 - :mod:`streamkit.adapters.pydantic_ai`: pydantic-ai ``ModelResponse`` parts;
 - :mod:`streamkit.adapters.aiohttp`: an ``aiohttp.ClientResponse`` as a stream source;
 - :mod:`streamkit.adapters.autogen`: ``StreamkitChatCompletionClient``, autogen_core's
-  ``ChatCompletionClient`` over :class:`streamkit.Client`.
+  ``ChatCompletionClient`` over :class:`streamkit.Client`;
+- :mod:`streamkit.adapters.autogen_tools`: autogen workbenches as streamkit's and
+  streamkit's as autogen's (``from_autogen_workbench`` / ``to_autogen_workbench``).
 
 Each module's docstring has the table of what maps where and what, if anything,
 the other side has no place for.

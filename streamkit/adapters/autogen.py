@@ -5,6 +5,8 @@ autogen agent (``AssistantAgent(model_client=...)``) and reaches every provider
 of :data:`streamkit.PROVIDERS` with streamkit's parsing: ids set once, parallel
 calls kept apart, usage counted once. Tested against autogen-core and
 autogen-agentchat 0.7.5 (``pip install 'streamkit-llm[autogen]'``).
+Workbenches go both ways with :func:`to_autogen_workbench` and
+:func:`from_autogen_workbench` (:mod:`streamkit.adapters.autogen_tools`).
 
 =======================================  =========================================
 autogen_core.models                      streamkit
@@ -18,7 +20,10 @@ autogen_core.models                      streamkit
 returned                                 came from, every block as it came back
 other ``AssistantMessage``               an :class:`AssistantMessage`: text, or
                                          ``thought`` as text then the calls
-``FunctionExecutionResultMessage``       the same, ``is_error`` ``None`` as false
+``FunctionExecutionResultMessage``       the same, ``is_error`` ``None`` as false;
+                                         a workbench's image, which the agent
+                                         writes as ``[Image: <base64 PNG>]``, as
+                                         a PNG :class:`DataBlock` again
 ``Tool`` / ``ToolSchema``                :class:`~streamkit.conversation.tools.Tool` (name,
                                          description, parameters, strict); autogen
                                          runs it, streamkit only describes it
@@ -57,23 +62,21 @@ something the model said).
 Token counts are a best effort, documented as such: :meth:`count_tokens` takes
 about :data:`CHARS_PER_TOKEN` characters per token of the text, reasoning,
 calls, results and tool schemas that would be sent, plus
-:data:`TOKENS_PER_MESSAGE` per message and, for an image, its pixels / 750 up to
-:data:`MAX_IMAGE_TOKENS` (Anthropic's published estimate). No tokenizer is
-loaded: streamkit serves many vendors' models and ships none of their
-vocabularies. :meth:`remaining_tokens` needs the context window, which no
+:data:`TOKENS_PER_MESSAGE` per message and, for an image (a tool result's
+too), its pixels / 750 up to :data:`MAX_IMAGE_TOKENS` (Anthropic's published
+estimate). No tokenizer is loaded: streamkit serves many vendors' models and
+ships none of their vocabularies. :meth:`remaining_tokens` needs the context window, which no
 registry entry knows: pass ``context_window=`` (or a ``"context_window"`` key in
 ``model_info=``).
 """
 
 from __future__ import annotations
 
-import asyncio
-import io
 import json
 import math
 import warnings
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Hashable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, Self, TypeVar, cast
@@ -117,13 +120,22 @@ from ..conversation.messages import (
     UserMessage,
 )
 from ..conversation.tools import Tool
-from ..model.blocks import ContentBlock, DataBlock, TextBlock, ThinkingBlock, ToolCallBlock
-from ..model.data_sources import Base64Source
+from ..model.blocks import ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from ..model.finish import FinishReason
 from ..model.response import ChatResponse
 from ..model.usage import ChatUsage, inclusive_input
 from ..model.vendors import ModelInfo as StreamkitModelInfo
 from ..providers import wire_format
+from .autogen_tools import (
+    cancellable,
+    from_autogen_workbench,
+    image_block,
+    picture_of,
+    result_content_of_text,
+    schema_of,
+    to_autogen_workbench,
+    to_streamkit_tool,
+)
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -137,8 +149,10 @@ __all__ = [
     "autogen_model_info",
     "estimate_tokens",
     "finish_reason",
+    "from_autogen_workbench",
     "image_block",
     "request_usage",
+    "to_autogen_workbench",
     "to_create_result",
     "to_streamkit_message",
     "to_streamkit_tool",
@@ -180,23 +194,6 @@ AutogenToolChoice = AutogenTool | Literal["auto", "required", "none"]
 
 
 # ================================================================= tools
-
-
-def to_streamkit_tool(tool: AutogenTool | ToolSchema) -> Tool:
-    """An autogen tool (or its bare schema) as the streamkit :class:`Tool` that
-    describes it to the model. It has no function: autogen's agent runs its own
-    tools with the calls of :class:`CreateResult`."""
-    schema = _schema(tool)
-    parameters = schema.get("parameters")
-    return Tool(name=schema["name"], description=schema.get("description") or "",
-                parameters=(dict(parameters) if parameters is not None
-                            else {"type": "object", "properties": {}}),
-                strict=schema.get("strict"))
-
-
-def _schema(tool: AutogenTool | ToolSchema) -> Mapping[str, Any]:
-    """The schema of an autogen tool, or the bare schema itself."""
-    return tool if isinstance(tool, Mapping) else tool.schema
 
 
 def _tool_choice(choice: AutogenToolChoice, tools: Sequence[Tool]) -> str:
@@ -322,7 +319,8 @@ def to_streamkit_message(message: LLMMessage, memory: ResponseMemory | None = No
         return remembered if remembered is not None else _lossy_assistant(message)
     if isinstance(message, AutogenResultMessage):
         return FunctionExecutionResultMessage([
-            FunctionExecutionResult(call_id=result.call_id, content=result.content,
+            FunctionExecutionResult(call_id=result.call_id,
+                                    content=result_content_of_text(result.content),
                                     is_error=bool(result.is_error), name=result.name)
             for result in message.content])
     raise TypeError(f"not an autogen message: {type(message).__name__}")
@@ -332,14 +330,6 @@ def _user_content(content: str | list[str | Image]) -> str | list[UserContent]:
     if isinstance(content, str):
         return content
     return [TextBlock(part) if isinstance(part, str) else image_block(part) for part in content]
-
-
-def image_block(image: Image) -> DataBlock:
-    """An autogen image as an inline PNG block: autogen holds a decoded picture
-    (PIL), and sends it as PNG too (``Image.to_base64``)."""
-    buffer = io.BytesIO()
-    image.image.save(buffer, format="PNG")
-    return DataBlock(source=Base64Source(buffer.getvalue(), "image/png"))
 
 
 def _lossy_assistant(message: AutogenAssistantMessage) -> AssistantMessage:
@@ -408,26 +398,38 @@ def estimate_tokens(messages: Sequence[LLMMessage], tools: Sequence[AutogenTool 
     """A best-effort count of the prompt these messages and tools make (see the
     module docstring for the rule). A remembered assistant turn counts as the
     response that will be sent, its reasoning included."""
-    characters = sum(len(json.dumps(_schema(tool))) for tool in tools)
+    characters = sum(len(json.dumps(schema_of(tool))) for tool in tools)
     tokens = 0
     for message in messages:
         tokens += TOKENS_PER_MESSAGE
-        if isinstance(message, AutogenSystemMessage):
-            characters += len(message.content)
-        elif isinstance(message, AutogenUserMessage):
-            parts = [message.content] if isinstance(message.content, str) else message.content
-            for part in parts:
-                if isinstance(part, str):
-                    characters += len(part)
-                else:
-                    tokens += _image_tokens(part)
-        elif isinstance(message, AutogenAssistantMessage):
+        if isinstance(message, AutogenAssistantMessage):
             remembered = memory.recall(message, touch=False) if memory is not None else None
             characters += (_response_characters(remembered) if remembered is not None
                            else _assistant_characters(message))
-        else:
-            characters += sum(len(result.content) for result in message.content)
+            continue
+        for part in _counted_parts(message):
+            if isinstance(part, str):
+                characters += len(part)
+            else:
+                tokens += _image_tokens(part)
     return tokens + math.ceil(characters / CHARS_PER_TOKEN)
+
+
+def _counted_parts(message: AutogenSystemMessage | AutogenUserMessage | AutogenResultMessage,
+                   ) -> list[str | Image]:
+    """The texts and pictures of a message as they will be sent: an image in a
+    tool result's text (the agent's ``[Image: ...]``) counts as the picture."""
+    if isinstance(message, AutogenSystemMessage):
+        return [message.content]
+    if isinstance(message, AutogenUserMessage):
+        return [message.content] if isinstance(message.content, str) else list(message.content)
+    parts: list[str | Image] = []
+    for result in message.content:
+        content = result_content_of_text(result.content)
+        parts += [content] if isinstance(content, str) else [
+            block.text if isinstance(block, TextBlock) else picture_of(block)
+            for block in content]
+    return parts
 
 
 def _image_tokens(image: Image) -> int:
@@ -455,16 +457,6 @@ def _response_characters(response: ChatResponse) -> int:
 
 
 # ================================================================= cancellation
-
-
-async def _cancellable(awaitable: Awaitable[_T], token: CancellationToken | None) -> _T:
-    """Await ``awaitable`` as a future the token cancels, the way autogen's own
-    clients link their calls (autogen runs on asyncio)."""
-    if token is None:
-        return await awaitable
-    future = asyncio.ensure_future(awaitable)
-    token.link_future(future)
-    return await future
 
 
 async def _next_text(texts: AsyncIterator[str]) -> str | None:
@@ -555,7 +547,7 @@ class StreamkitChatCompletionClient(ChatCompletionClient, Component[StreamkitCli
         """One answer (not streamed), as a ``CreateResult``; the response behind
         it is remembered, to be sent back whole."""
         request = self._request(messages, tools, tool_choice, json_output, extra_create_args)
-        response = await _cancellable(self._client.create(request.messages, **request.arguments),
+        response = await cancellable(self._client.create(request.messages, **request.arguments),
                                       cancellation_token)
         return self._result(response)
 
@@ -578,7 +570,7 @@ class StreamkitChatCompletionClient(ChatCompletionClient, Component[StreamkitCli
         request = self._request(messages, tools, tool_choice, json_output, extra_create_args)
         async with self._client.stream(request.messages, **request.arguments) as events:
             texts = events.text_stream.__aiter__()
-            while (text := await _cancellable(_next_text(texts), cancellation_token)) is not None:
+            while (text := await cancellable(_next_text(texts), cancellation_token)) is not None:
                 yield text
             response = await events.final()
         yield self._result(response)

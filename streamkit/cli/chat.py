@@ -12,7 +12,10 @@ Where the prompts come from:
 
 ``--system`` sets a system prompt; ``--tool module:function`` (repeatable)
 gives the model a Python function as a tool: its calls run here, their
-results go back, until the model answers (the tool loop). ``--stats`` says
+results go back, until the model answers (the tool loop). ``--mcp`` (repeatable)
+gives it the tools of an MCP server (the ``mcp`` extra): ``--mcp "command args"``
+starts one over stdio for the conversation, ``--mcp URL`` (``http://`` or
+``https://``) talks to one over streamable HTTP. ``--stats`` says
 after each answer of the model (each round of the tool loop is one) what it
 used, how fast it came and what it cost, on one line
 (:func:`~streamkit.observability.summary.summary_line`): dimmed under the answer on a
@@ -32,17 +35,21 @@ stderr, the key in none. Exit codes (:data:`EXIT_CODES`): 0 every prompt was
 answered; 1 a provider or transport error (piped input stops there, a
 terminal conversation goes on and still ends 0 unless the last turn failed);
 2 the command cannot run as asked (a missing key, an unknown provider or
-model string, a ``--tool`` that does not import, an option the provider
-cannot take); 130 interrupted (Ctrl-C).
+model string, a ``--tool`` that does not import, an ``--mcp`` server that
+does not start, an option the provider cannot take); 130 interrupted (Ctrl-C).
+A tool server that fails mid-conversation (no answer in time, gone) is an
+error like a provider's (1), and the conversation is kept as it was.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
+import shlex
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol, TextIO
 
 import anyio
@@ -55,15 +62,17 @@ from ..conversation.messages import (
     UserMessage,
 )
 from ..conversation.tools import Tool, tool
+from ..conversation.workbench import Workbench
 from ..model.blocks import Block, TextBlock, ThinkingBlock, ToolCallBlock
-from ..model.errors import StreamError, ToolDefinitionError
+from ..model.errors import StreamError, ToolDefinitionError, ToolServerError
 from ..model.events import BlockDelta, BlockEnd, BlockStart, TextDelta
 from ..model.response import ChatResponse
 from ..model.vendors import ProviderConfigError
 from ..observability.summary import summary_line
 from .terminal import terminal_safe
 
-__all__ = ["EXIT_CODES", "ChatSession", "add_chat_command", "load_tool", "run_chat_command"]
+__all__ = ["EXIT_CODES", "ChatSession", "add_chat_command", "load_mcp", "load_tool",
+           "run_chat_command"]
 
 _PROG = "python -m streamkit chat"
 
@@ -72,7 +81,8 @@ EXIT_CODES = {
     0: "every prompt was answered",
     1: "a provider or transport error (the error is one line on stderr)",
     2: "the command cannot run as asked: a missing key, an unknown provider, a --tool that "
-       "does not import, an option the provider cannot take",
+       "does not import, an --mcp server that does not start, an option the provider cannot "
+       "take",
     130: "interrupted (Ctrl-C)",
 }
 
@@ -106,6 +116,10 @@ def add_chat_command(sub: Any) -> None:
     chat.add_argument("--tool", action="append", default=[], metavar="MODULE:FUNCTION",
                       help="a Python function the model may call (repeatable); the module is "
                            "imported from the current directory or the installed packages")
+    chat.add_argument("--mcp", action="append", default=[], metavar="COMMAND_OR_URL",
+                      help="the tools of an MCP server (repeatable; the mcp extra): a command "
+                           "line started over stdio (quoted: \"npx -y some-server\"), or the "
+                           "http:// or https:// URL of a streamable HTTP server")
     chat.add_argument("--whole", action="store_true",
                       help="send the whole of stdin as one prompt instead of one per line")
     chat.add_argument("--timeout", type=float, default=None,
@@ -147,15 +161,40 @@ def load_tool(spec: str) -> Tool:
         raise UsageError(f"--tool {spec!r}: {exc}") from None
 
 
-async def run_calls(calls: Sequence[ToolCallBlock],
-                    tools: Sequence[Tool]) -> list[FunctionExecutionResult]:
-    """Each call run by its tool, in order; a call to no known tool is an
-    ``is_error`` result the model can read (a tool's own failure is one too)."""
+def load_mcp(spec: str) -> Workbench:
+    """``--mcp`` -> an :class:`~streamkit.McpWorkbench`: an ``http://`` or
+    ``https://`` URL is a streamable HTTP server, anything else a command line
+    (split as a shell would) started over stdio. Without the ``mcp`` extra, a
+    :class:`UsageError` saying how to install it."""
+    try:
+        from ..mcp import McpWorkbench
+    except ModuleNotFoundError as missing:  # its message names the extra to install
+        raise UsageError(f"--mcp: {missing}") from None
+    if spec.startswith(("http://", "https://")):
+        return McpWorkbench.http(spec)
+    try:
+        words = shlex.split(spec)
+    except ValueError as error:
+        raise UsageError(f"--mcp {spec!r}: {error}") from None
+    if not words:
+        raise UsageError("--mcp '': expected a command line or an http(s) URL")
+    return McpWorkbench.stdio(*words)
+
+
+async def run_calls(calls: Sequence[ToolCallBlock], tools: Sequence[Tool],
+                    servers: Mapping[str, Workbench] | None = None
+                    ) -> list[FunctionExecutionResult]:
+    """Each call run by its tool, in order (``servers``: the workbench that has
+    each of the other tools); a call to no known tool is an ``is_error``
+    result the model can read (a tool's own failure is one too)."""
     by_name = {t.name: t for t in tools}
     results = []
     for call in calls:
         chosen = by_name.get(call.name)
-        if chosen is None:
+        server = (servers or {}).get(call.name)
+        if chosen is None and server is not None:
+            results.append(await server.run_call(call))
+        elif chosen is None:
             results.append(FunctionExecutionResult(call.id, f"no tool named {call.name!r}",
                                                    is_error=True, name=call.name))
         else:
@@ -338,12 +377,15 @@ class ChatSession:
     one prompt through the tool loop; commands change the session."""
 
     def __init__(self, model: str, *, make_client: Callable[[str], Any], system: str | None,
-                 tools: Sequence[Tool], renderer: ChatRenderer, stats: bool = False) -> None:
+                 tools: Sequence[Tool], renderer: ChatRenderer, stats: bool = False,
+                 workbenches: Sequence[Workbench] = ()) -> None:
         self.make_client = make_client
         self.stats = stats  # a summary line after each answer
         self.client = make_client(model)
         self.system = system
         self.tools = list(tools)
+        self.workbenches = list(workbenches)  # started by the conversation (_converse)
+        self._servers: dict[str, Workbench] = {}  # which workbench has each tool offered
         self.renderer = renderer
         self.messages: list[Message] = []
         self.reset()
@@ -393,7 +435,7 @@ class ChatSession:
                 self.messages.append(response)
                 if not response.tool_calls:
                     return response
-                results = await run_calls(response.tool_calls, self.tools)
+                results = await run_calls(response.tool_calls, self.tools, self._servers)
                 for result in results:
                     self.renderer.tool_result(result)
                 self.messages.append(FunctionExecutionResultMessage(results))
@@ -403,12 +445,23 @@ class ChatSession:
             del self.messages[kept:]
             raise
 
+    async def _offered(self) -> list[Tool]:
+        """The ``--tool`` functions and each workbench's tools of this moment
+        (an MCP server's list may change after a call)."""
+        offered, self._servers = list(self.tools), {}
+        for workbench in self.workbenches:
+            for listed in await workbench.list_tools():
+                offered.append(listed)
+                self._servers[listed.name] = workbench
+        return offered
+
     async def _turn(self) -> ChatResponse:
+        tools = await self._offered()
         renderer = self.renderer
         renderer.start()
         final: ChatResponse | None = None
         try:
-            async with self.client.stream(self.messages, tools=self.tools or None) as events:
+            async with self.client.stream(self.messages, tools=tools or None) as events:
                 async for item in events:
                     if isinstance(item, BlockStart | BlockDelta | BlockEnd):
                         renderer.event(item, events.block(item))
@@ -448,34 +501,47 @@ def _terminal_prompts(renderer: ChatRenderer) -> Iterator[str]:
 
 
 async def _converse(session: ChatSession, prompts: Iterator[str], *, interactive: bool) -> int:
-    """Every prompt in turn; the exit status."""
-    status = 0
+    """Every prompt in turn, the MCP servers started for them; the exit status."""
     try:
-        for prompt in prompts:
-            if prompt.startswith("/"):
-                try:
-                    if not await session.command(prompt):
-                        break
-                except ProviderConfigError as error:
-                    _error(f"error: {_config_reason(error)}")
-                    if not interactive:
-                        return 2
-                continue
+        async with contextlib.AsyncExitStack() as servers:
             try:
-                await session.ask(prompt)
-                status = 0
-            except StreamError as error:
-                _error(f"{type(error).__name__}: {terminal_safe(str(error))[:2000]}")
-                status = 1
-                if not interactive:
-                    return 1
-            except ValueError as error:  # an option or tool the wire format cannot express
+                for workbench in session.workbenches:
+                    await servers.enter_async_context(workbench)
+            except ToolServerError as error:
                 _error(f"error: {terminal_safe(str(error))[:2000]}")
-                status = 2
-                if not interactive:
-                    return 2
+                return 2
+            return await _each_prompt(session, prompts, interactive=interactive)
     finally:
         await session.close()
+
+
+async def _each_prompt(session: ChatSession, prompts: Iterator[str], *,
+                       interactive: bool) -> int:
+    """Every prompt in turn; the exit status."""
+    status = 0
+    for prompt in prompts:
+        if prompt.startswith("/"):
+            try:
+                if not await session.command(prompt):
+                    break
+            except ProviderConfigError as error:
+                _error(f"error: {_config_reason(error)}")
+                if not interactive:
+                    return 2
+            continue
+        try:
+            await session.ask(prompt)
+            status = 0
+        except (StreamError, ToolServerError) as error:
+            _error(f"{type(error).__name__}: {terminal_safe(str(error))[:2000]}")
+            status = 1
+            if not interactive:
+                return 1
+        except ValueError as error:  # an option or tool the wire format cannot express
+            _error(f"error: {terminal_safe(str(error))[:2000]}")
+            status = 2
+            if not interactive:
+                return 2
     return status
 
 
@@ -500,9 +566,11 @@ def run_chat_command(args: argparse.Namespace) -> int:
 
     try:
         tools = [load_tool(spec) for spec in args.tool]
+        workbenches = [load_mcp(spec) for spec in args.mcp]
         renderer = _renderer(args.plain)
         session = ChatSession(args.model, make_client=make_client, system=args.system,
-                              tools=tools, renderer=renderer, stats=args.stats)
+                              tools=tools, renderer=renderer, stats=args.stats,
+                              workbenches=workbenches)
     except UsageError as error:
         _error(f"error: {error}")
         return 2

@@ -12,6 +12,7 @@ else::
     │   ├── IncompleteStreamError   the transport broke
     │   │   └── NoResponseError     ... before any response came
     │   └── LimitExceeded
+    ├── ToolServerError             a tool server (MCP) failed: no answer in time, gone
     └── the ValueError / TypeError kin: a bad value you passed or asked about
         ├── UnsupportedFeatureError a wire format cannot express what you asked
         ├── InvalidBodyError        a request or response body is not its wire's shape
@@ -68,6 +69,7 @@ __all__ = [
     "StructuredOutputError",
     "ToolArgumentsError",
     "ToolDefinitionError",
+    "ToolServerError",
     "UnsupportedFeatureError",
     "collecting_losses",
     "warn_lossy",
@@ -235,6 +237,27 @@ class LimitExceeded(StreamError):
         self.limit = limit
         self.value = value
         self.observed = observed
+
+
+class ToolServerError(StreamkitError):
+    """A tool server (an MCP server of :class:`~streamkit.McpWorkbench`) could
+    not answer a call: it gave no result within the workbench's timeout, it
+    could not be started or reached, or it went away (a process that exited
+    mid-call, a connection that closed). Not a tool's own failure, which is an
+    ``is_error`` result the model reads; this one stops the loop, and the
+    conversation is as it was before the call.
+
+    ``server`` names the server without its secrets (the command, or the URL
+    without credentials or query; never an environment value or a header),
+    ``tool`` the tool being called (``None`` outside a call), ``timed_out``
+    whether the time ran out."""
+
+    def __init__(self, message: str, *, server: str, tool: str | None = None,
+                 timed_out: bool = False) -> None:
+        super().__init__(message)
+        self.server = server
+        self.tool = tool
+        self.timed_out = timed_out
 
 
 class UnsupportedFeatureError(StreamkitError, ValueError):

@@ -14,6 +14,7 @@ import os
 import pty
 import re
 import select
+import shlex
 import subprocess
 import sys
 import time
@@ -21,12 +22,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.asgi_server import serving
+from support.mcp_loop import RAW_SERVER
+from support.mcp_server import make_server
 from support.paths import ROOT, TESTS
 from support.recordings import FIXTURES, sse_body
 
+from streamkit import ChatResponse, TextBlock, Tool, ToolCallBlock
 from streamkit.cli import main
 from streamkit.cli.chat import EXIT_CODES
-from streamkit.testing import ReplayServer, Reply, ThreadedReplayServer
+from streamkit.testing import FakeProvider, ReplayServer, Reply, ThreadedReplayServer
 
 SECRET = "sk-cli-test-0123456789-SECRET"
 TOOL_USE = FIXTURES / "anthropic/tool-use.sse"  # text, then get_weather({"location": "Paris"})
@@ -192,6 +197,50 @@ def test_parallel_tool_calls_are_one_line_each_and_a_failing_tool_answers_an_err
     ], done.stdout
     assert "NASDAQ is closed" in results[1]["content"]
     assert [r["role"] for r in results] == ["tool", "tool"]
+
+
+def test_mcp_servers_over_http_and_stdio_answer_the_models_calls(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    fake_replies = [ChatResponse(content=[ToolCallBlock("call_1", "weather", '{"city": "Paris"}'),
+                                          ToolCallBlock("call_2", "secret", "{}")]),
+                    ChatResponse(content=[TextBlock("Sunny.")])]
+    stdio = shlex.join([sys.executable, str(RAW_SERVER)])
+    with (serving(make_server().streamable_http_app(), lifespan="on") as mcp_url,
+          FakeProvider.in_thread(fake_replies) as fake):
+        code = main(["chat", "--model", "anthropic:claude-test", "--base-url",
+                     fake.base_url("anthropic"), "--mcp", mcp_url + "/mcp", "--mcp", stdio,
+                     "Weather in Paris?"])
+        offered = [[tool.name for tool in request.request.tools or []
+                    if isinstance(tool, Tool)] for request in fake.requests]
+    out = capsys.readouterr().out
+    assert code == 0 and not fake.errors
+    assert {"weather", "unlock", "secret", "crash"} <= set(offered[0]) and offered[0] == offered[1]
+    assert out.splitlines() == ['[tool call] weather({"city": "Paris"})', "[tool call] secret({})",
+                                "[tool result] weather: Sunny, 21 °C in Paris",
+                                "[tool result] secret: a token of 0 characters", "Sunny."]
+
+
+def test_an_mcp_server_that_does_not_start_is_one_line_and_exit_2(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    assert main(["chat", "--model", "anthropic:claude-test", "--mcp",
+                 "/no/such/mcp-server --flag", "hi"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'/no/such/mcp-server --flag' could not be started" in err
+
+
+def test_an_mcp_server_that_dies_mid_call_is_one_line_and_exit_1(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    crash = [ChatResponse(content=[ToolCallBlock("call_1", "crash", "{}")])]
+    with FakeProvider.in_thread(crash) as fake:
+        code = main(["chat", "--model", "anthropic:claude-test", "--base-url",
+                     fake.base_url("anthropic"), "--mcp",
+                     shlex.join([sys.executable, str(RAW_SERVER)]), "Crash."])
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("\n") == 1
+    assert "ToolServerError: the MCP server stdio" in err and "went away" in err
 
 
 def test_whole_sends_all_of_stdin_as_one_prompt() -> None:
