@@ -6,8 +6,11 @@ protocol, the transports). What this module adds:
 
 - the tool list is asked for once and kept until the server says it changed
   (``notifications/tools/list_changed``; on a 2026-07-28 connection the
-  workbench opens the ``subscriptions/listen`` stream that carries it), so the
-  next :meth:`McpWorkbench.list_tools` after a change gives the new list;
+  workbench opens the ``subscriptions/listen`` stream that carries it), or
+  until a call to a server whose list may change (``listChanged`` in its
+  capabilities): the notice of a change the call made may come after its
+  result (on HTTP it comes on another connection), so the next
+  :meth:`McpWorkbench.list_tools` after a change always gives the new list;
 - every request has a deadline (``timeout``): a server that does not answer,
   cannot be started or goes away mid-call is a
   :class:`~streamkit.model.errors.ToolServerError`, never a hang, and a call
@@ -86,6 +89,7 @@ class McpWorkbench(Workbench):
         self._client: Client | None = None
         self._stack: contextlib.AsyncExitStack | None = None
         self._tools: list[Tool] | None = None
+        self._changing = False  # the server says its list may change (listChanged)
 
     @classmethod
     def stdio(cls, command: str, *args: str, env: Mapping[str, str] | None = None,
@@ -172,8 +176,8 @@ class McpWorkbench(Workbench):
         ``subscriptions/listen`` stream it opened: open one when the server
         says its list may change (the events reach :meth:`_on_message`)."""
         capabilities = client.server_capabilities.tools
-        if (client.protocol_version in MODERN_PROTOCOL_VERSIONS and capabilities is not None
-                and capabilities.list_changed):
+        self._changing = capabilities is not None and bool(capabilities.list_changed)
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS and self._changing:
             await stack.enter_async_context(client.listen(tools_list_changed=True))
 
     async def _on_message(self, message: Any) -> None:
@@ -221,6 +225,9 @@ class McpWorkbench(Workbench):
             return FunctionExecutionResult(call_id, f"the MCP server's result for tool {name!r} "
                                            f"is not an MCP tool result: {_first(error)}",
                                            is_error=True, name=name)
+        finally:
+            if self._changing:  # the call may have changed the list; its notice may come late
+                self._tools = None
         return result_from_mcp(result, call_id=call_id, name=name,
                                max_chars=self.max_result_chars)
 

@@ -9,6 +9,7 @@ import logging
 import sys
 import time
 
+import anyio
 import pytest
 from support.mcp_loop import RAW_SERVER, tool_loop
 from support.mcp_server import PNG
@@ -78,6 +79,20 @@ async def test_a_three_turn_loop_where_a_call_unlocks_a_tool_that_returns_an_ima
     assert isinstance(image, DataBlock) and (image.media_type, image.data) == ("image/png", PNG)
     sent = str(third.messages[2:])  # the turns after the question, as the wire carried them
     assert "chart: Paris" in sent and "Base64Source(<70 bytes>, media_type='image/png')" in sent
+
+
+async def test_a_change_another_session_makes_reaches_the_list_by_its_notification(
+        http_url: str) -> None:
+    async with (McpWorkbench.http(http_url, timeout=20) as watching,
+                McpWorkbench.http(http_url, timeout=20) as changing):
+        assert "chart" not in {tool.name for tool in await watching.list_tools()}  # kept
+        await changing.call_tool("unlock")
+        try:
+            with anyio.fail_after(10):  # the notice comes on the watcher's listen stream
+                while "chart" not in {tool.name for tool in await watching.list_tools()}:
+                    await anyio.sleep(0.01)
+        finally:
+            await changing.call_tool("lock")
 
 
 # ---------------------------------------------------------------- tools and results
