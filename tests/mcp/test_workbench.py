@@ -52,7 +52,11 @@ def _tool_names(request: object) -> list[str]:
 # ---------------------------------------------------------------- the loop
 
 
-@pytest.mark.parametrize("wire", WIRE_NAMES)
+#: Every wire over stdio; HTTP on the wire that puts a result's image beside it.
+LOOPS = [*(("stdio", wire) for wire in WIRE_NAMES), ("http", "openai-chat")]
+
+
+@pytest.mark.parametrize(("workbench", "wire"), LOOPS, indirect=["workbench"])
 async def test_a_three_turn_loop_where_a_call_unlocks_a_tool_that_returns_an_image(
         workbench: McpWorkbench, wire: str) -> None:
     fake = FakeProvider([
