@@ -135,8 +135,8 @@ class McpWorkbench(Workbench):
         try:
             client = await self._open(stack)
         except BaseException:
-            with anyio.CancelScope(shield=True):
-                await stack.aclose()
+            with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+                await stack.aclose()  # what was started; its own teardown noise is not the error
             raise
         self._stack, self._client, self._tools = stack, client, None
 

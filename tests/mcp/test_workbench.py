@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import subprocess
 import sys
 import time
 
@@ -222,3 +223,16 @@ async def test_env_and_header_values_are_in_no_repr_error_or_log(
     assert not [text for text in ours if SECRET in text or IN_URL in text]
     assert SECRET not in caplog.text  # (httpx2 logs a URL whole: a token belongs in a header)
     assert "MCP_TOKEN" in repr(stdio) and "Authorization" in repr(http)
+
+
+# ---------------------------------------------------------------- the extra
+
+
+def test_import_streamkit_loads_no_mcp_and_without_it_the_error_names_the_extra() -> None:
+    code = ("import sys, streamkit; print('mcp' in sys.modules); sys.modules['mcp'] = None\n"
+            "try:\n    streamkit.McpWorkbench\nexcept ModuleNotFoundError as error:\n"
+            "    print(error)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.splitlines() == ["False", "streamkit.McpWorkbench needs the mcp package, which "
+                                "is not installed: pip install 'streamkit-llm[mcp]'"]
