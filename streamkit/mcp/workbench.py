@@ -89,6 +89,7 @@ class McpWorkbench(Workbench):
         self._client: Client | None = None
         self._stack: contextlib.AsyncExitStack | None = None
         self._tools: list[Tool] | None = None
+        self._forgotten = 0  # how often the list kept was forgotten (a list read meanwhile is old)
         self._changing = False  # the server says its list may change (listChanged)
 
     @classmethod
@@ -149,7 +150,7 @@ class McpWorkbench(Workbench):
 
     async def reset(self) -> None:
         """Forget the tool list kept: the next :meth:`list_tools` asks the server."""
-        self._tools = None
+        self._forget()
 
     async def _open(self, stack: contextlib.AsyncExitStack) -> Client:
         """The entered SDK client, listening for tool list changes."""
@@ -183,10 +184,15 @@ class McpWorkbench(Workbench):
     async def _on_message(self, message: Any) -> None:
         """The SDK's message handler: a tool list change forgets the list kept."""
         if isinstance(message, mcp_types.ToolListChangedNotification):
-            self._tools = None
-        elif isinstance(message, Exception):
-            logger.warning("the MCP server %s sent what could not be read: %s", self.server,
-                           shorten(str(message), 200))
+            self._forget()
+        elif isinstance(message, Exception):  # its words may quote a URL: its kind alone
+            logger.warning("the MCP server %s: a transport error (%s)", self.server,
+                           type(message).__name__)
+
+    def _forget(self) -> None:
+        """Forget the list kept, and any list being read now (it may predate the change)."""
+        self._tools = None
+        self._forgotten += 1
 
     # ------------------------------------------------------------- tools
 
@@ -194,9 +200,13 @@ class McpWorkbench(Workbench):
         """The server's tools, asked for once and kept until it says the list
         changed."""
         client = self._session("list_tools")
-        if self._tools is None:
-            self._tools = await self._within(self._list_all(client), "listing its tools", None)
-        return list(self._tools)
+        if self._tools is not None:
+            return list(self._tools)
+        forgotten = self._forgotten
+        tools = await self._within(self._list_all(client), "listing its tools", None)
+        if forgotten == self._forgotten:  # no change was said while it was read
+            self._tools = tools
+        return list(tools)
 
     async def _list_all(self, client: Client) -> list[Tool]:
         tools: list[Tool] = []
@@ -227,7 +237,7 @@ class McpWorkbench(Workbench):
                                            is_error=True, name=name)
         finally:
             if self._changing:  # the call may have changed the list; its notice may come late
-                self._tools = None
+                self._forget()
         return result_from_mcp(result, call_id=call_id, name=name,
                                max_chars=self.max_result_chars)
 
@@ -270,7 +280,12 @@ class McpWorkbench(Workbench):
 
 
 def _said(error: BaseException) -> str:
-    """An error's own words, short (its type when it has none)."""
+    """An error's own words, short (its type when it has none); an HTTP error
+    by its kind and status alone, as its words quote the URL whole."""
+    if isinstance(error, httpx2.HTTPStatusError):
+        return f"HTTP {error.response.status_code}"
+    if isinstance(error, httpx2.HTTPError):
+        return type(error).__name__
     text = error.message if isinstance(error, MCPError) else str(error)
     return shorten(text, 500) if text.strip() else type(error).__name__
 
