@@ -68,7 +68,7 @@ def test_test_modules_import_no_other_test_module() -> None:
 def test_conftest_holds_fixtures_and_hooks_only() -> None:
     for path in sorted(TESTS.rglob("conftest.py")):
         for node in ast.parse(path.read_text()).body:
-            if isinstance(node, ast.FunctionDef):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):  # async fixtures too
                 fixture = any("fixture" in ast.unparse(decorator)
                               for decorator in node.decorator_list)
                 assert fixture or node.name.startswith("pytest_"), (path, node.name)

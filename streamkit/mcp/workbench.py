@@ -6,8 +6,11 @@ protocol, the transports). What this module adds:
 
 - the tool list is asked for once and kept until the server says it changed
   (``notifications/tools/list_changed``; on a 2026-07-28 connection the
-  workbench opens the ``subscriptions/listen`` stream that carries it), so the
-  next :meth:`McpWorkbench.list_tools` after a change gives the new list;
+  workbench opens the ``subscriptions/listen`` stream that carries it), or
+  until a call to a server whose list may change (``listChanged`` in its
+  capabilities): the notice of a change the call made may come after its
+  result (on HTTP it comes on another connection), so the next
+  :meth:`McpWorkbench.list_tools` after a change always gives the new list;
 - every request has a deadline (``timeout``): a server that does not answer,
   cannot be started or goes away mid-call is a
   :class:`~streamkit.model.errors.ToolServerError`, never a hang, and a call
@@ -86,6 +89,8 @@ class McpWorkbench(Workbench):
         self._client: Client | None = None
         self._stack: contextlib.AsyncExitStack | None = None
         self._tools: list[Tool] | None = None
+        self._forgotten = 0  # how often the list kept was forgotten (a list read meanwhile is old)
+        self._changing = False  # the server says its list may change (listChanged)
 
     @classmethod
     def stdio(cls, command: str, *args: str, env: Mapping[str, str] | None = None,
@@ -131,8 +136,8 @@ class McpWorkbench(Workbench):
         try:
             client = await self._open(stack)
         except BaseException:
-            with anyio.CancelScope(shield=True):
-                await stack.aclose()
+            with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+                await stack.aclose()  # what was started; its own teardown noise is not the error
             raise
         self._stack, self._client, self._tools = stack, client, None
 
@@ -145,7 +150,7 @@ class McpWorkbench(Workbench):
 
     async def reset(self) -> None:
         """Forget the tool list kept: the next :meth:`list_tools` asks the server."""
-        self._tools = None
+        self._forget()
 
     async def _open(self, stack: contextlib.AsyncExitStack) -> Client:
         """The entered SDK client, listening for tool list changes."""
@@ -172,17 +177,22 @@ class McpWorkbench(Workbench):
         ``subscriptions/listen`` stream it opened: open one when the server
         says its list may change (the events reach :meth:`_on_message`)."""
         capabilities = client.server_capabilities.tools
-        if (client.protocol_version in MODERN_PROTOCOL_VERSIONS and capabilities is not None
-                and capabilities.list_changed):
+        self._changing = capabilities is not None and bool(capabilities.list_changed)
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS and self._changing:
             await stack.enter_async_context(client.listen(tools_list_changed=True))
 
     async def _on_message(self, message: Any) -> None:
         """The SDK's message handler: a tool list change forgets the list kept."""
         if isinstance(message, mcp_types.ToolListChangedNotification):
-            self._tools = None
-        elif isinstance(message, Exception):
-            logger.warning("the MCP server %s sent what could not be read: %s", self.server,
-                           shorten(str(message), 200))
+            self._forget()
+        elif isinstance(message, Exception):  # its words may quote a URL: its kind alone
+            logger.warning("the MCP server %s: a transport error (%s)", self.server,
+                           type(message).__name__)
+
+    def _forget(self) -> None:
+        """Forget the list kept, and any list being read now (it may predate the change)."""
+        self._tools = None
+        self._forgotten += 1
 
     # ------------------------------------------------------------- tools
 
@@ -190,9 +200,13 @@ class McpWorkbench(Workbench):
         """The server's tools, asked for once and kept until it says the list
         changed."""
         client = self._session("list_tools")
-        if self._tools is None:
-            self._tools = await self._within(self._list_all(client), "listing its tools", None)
-        return list(self._tools)
+        if self._tools is not None:
+            return list(self._tools)
+        forgotten = self._forgotten
+        tools = await self._within(self._list_all(client), "listing its tools", None)
+        if forgotten == self._forgotten:  # no change was said while it was read
+            self._tools = tools
+        return list(tools)
 
     async def _list_all(self, client: Client) -> list[Tool]:
         tools: list[Tool] = []
@@ -221,6 +235,9 @@ class McpWorkbench(Workbench):
             return FunctionExecutionResult(call_id, f"the MCP server's result for tool {name!r} "
                                            f"is not an MCP tool result: {_first(error)}",
                                            is_error=True, name=name)
+        finally:
+            if self._changing:  # the call may have changed the list; its notice may come late
+                self._forget()
         return result_from_mcp(result, call_id=call_id, name=name,
                                max_chars=self.max_result_chars)
 
@@ -263,7 +280,12 @@ class McpWorkbench(Workbench):
 
 
 def _said(error: BaseException) -> str:
-    """An error's own words, short (its type when it has none)."""
+    """An error's own words, short (its type when it has none); an HTTP error
+    by its kind and status alone, as its words quote the URL whole."""
+    if isinstance(error, httpx2.HTTPStatusError):
+        return f"HTTP {error.response.status_code}"
+    if isinstance(error, httpx2.HTTPError):
+        return type(error).__name__
     text = error.message if isinstance(error, MCPError) else str(error)
     return shorten(text, 500) if text.strip() else type(error).__name__
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import copy
 import logging
+import subprocess
 import sys
 import time
 
+import anyio
 import pytest
 from support.mcp_loop import RAW_SERVER, tool_loop
 from support.mcp_server import PNG
@@ -51,7 +53,11 @@ def _tool_names(request: object) -> list[str]:
 # ---------------------------------------------------------------- the loop
 
 
-@pytest.mark.parametrize("wire", WIRE_NAMES)
+#: Every wire over stdio; HTTP on the wire that puts a result's image beside it.
+LOOPS = [*(("stdio", wire) for wire in WIRE_NAMES), ("http", "openai-chat")]
+
+
+@pytest.mark.parametrize(("workbench", "wire"), LOOPS, indirect=["workbench"])
 async def test_a_three_turn_loop_where_a_call_unlocks_a_tool_that_returns_an_image(
         workbench: McpWorkbench, wire: str) -> None:
     fake = FakeProvider([
@@ -78,6 +84,20 @@ async def test_a_three_turn_loop_where_a_call_unlocks_a_tool_that_returns_an_ima
     assert isinstance(image, DataBlock) and (image.media_type, image.data) == ("image/png", PNG)
     sent = str(third.messages[2:])  # the turns after the question, as the wire carried them
     assert "chart: Paris" in sent and "Base64Source(<70 bytes>, media_type='image/png')" in sent
+
+
+async def test_a_change_another_session_makes_reaches_the_list_by_its_notification(
+        http_url: str) -> None:
+    async with (McpWorkbench.http(http_url, timeout=20) as watching,
+                McpWorkbench.http(http_url, timeout=20) as changing):
+        assert "chart" not in {tool.name for tool in await watching.list_tools()}  # kept
+        await changing.call_tool("unlock")
+        try:
+            with anyio.fail_after(10):  # the notice comes on the watcher's listen stream
+                while "chart" not in {tool.name for tool in await watching.list_tools()}:
+                    await anyio.sleep(0.01)
+        finally:
+            await changing.call_tool("lock")
 
 
 # ---------------------------------------------------------------- tools and results
@@ -203,3 +223,16 @@ async def test_env_and_header_values_are_in_no_repr_error_or_log(
     assert not [text for text in ours if SECRET in text or IN_URL in text]
     assert SECRET not in caplog.text  # (httpx2 logs a URL whole: a token belongs in a header)
     assert "MCP_TOKEN" in repr(stdio) and "Authorization" in repr(http)
+
+
+# ---------------------------------------------------------------- the extra
+
+
+def test_import_streamkit_loads_no_mcp_and_without_it_the_error_names_the_extra() -> None:
+    code = ("import sys, streamkit; print('mcp' in sys.modules); sys.modules['mcp'] = None\n"
+            "try:\n    streamkit.McpWorkbench\nexcept ModuleNotFoundError as error:\n"
+            "    print(error)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.splitlines() == ["False", "streamkit.McpWorkbench needs the mcp package, which "
+                                "is not installed: pip install 'streamkit-llm[mcp]'"]
