@@ -53,8 +53,8 @@ def _tool_names(request: object) -> list[str]:
 # ---------------------------------------------------------------- the loop
 
 
-#: Every wire over stdio; HTTP on the wire that puts a result's image beside it.
-LOOPS = [*(("stdio", wire) for wire in WIRE_NAMES), ("http", "openai-chat")]
+#: Every wire over each transport.
+LOOPS = [(transport, wire) for transport in ("stdio", "http") for wire in WIRE_NAMES]
 
 
 @pytest.mark.parametrize(("workbench", "wire"), LOOPS, indirect=["workbench"])
