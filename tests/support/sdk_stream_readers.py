@@ -117,18 +117,8 @@ def read_openai_responses(server: ThreadedReplayServer, clients: dict[str, Any],
                 "calls": [(call_id, name, arguments_of(arguments[key]))
                           for key, (call_id, name) in calls.items()],
                 "finish": FinishReason.UNKNOWN, "output_tokens": None, "input_tokens": None}
-    texts, refusals, thoughts, done_calls = [], [], [], []
-    for item in final.output:
-        if item.type == "message":
-            texts += [part.text for part in item.content if part.type == "output_text"]
-            refusals += [part.refusal for part in item.content if part.type == "refusal"]
-        elif item.type == "reasoning":
-            thoughts += [part.text for part in item.summary]
-            thoughts += [part.text for part in item.content or ()]
-        elif item.type == "function_call":
-            done_calls.append((item.call_id, item.name, arguments_of(item.arguments)))
-        elif item.type == "custom_tool_call":
-            done_calls.append((item.call_id, item.name, arguments_of(item.input)))
+    texts, refusals, thoughts, raw_calls = responses_output(final)
+    done_calls = [(call_id, name, arguments_of(raw)) for call_id, name, raw in raw_calls]
     assert "".join(texts) == text  # the events and the final response agree
     word = final.incomplete_details.reason if final.incomplete_details else final.status
     finish = _word(RESPONSES_WORDS, word)
@@ -139,6 +129,29 @@ def read_openai_responses(server: ThreadedReplayServer, clients: dict[str, Any],
             "refusal": "".join(refusals) or None, "calls": done_calls, "finish": finish,
             "output_tokens": None if usage is None else usage.output_tokens,
             "input_tokens": None if usage is None else usage.input_tokens}
+
+
+def responses_output(final: Any) -> tuple[list[str], list[str], list[str],
+                                           list[tuple[str, str, str]]]:
+    """What the openai SDK's final Responses object holds, item by item: the
+    output texts, the refusals, the reasoning (summaries and texts) and the
+    calls as (call id, name, raw argument text), custom tools' input included."""
+    texts: list[str] = []
+    refusals: list[str] = []
+    thoughts: list[str] = []
+    calls: list[tuple[str, str, str]] = []
+    for item in final.output:
+        if item.type == "message":
+            texts += [part.text for part in item.content if part.type == "output_text"]
+            refusals += [part.refusal for part in item.content if part.type == "refusal"]
+        elif item.type == "reasoning":
+            thoughts += [part.text for part in item.summary]
+            thoughts += [part.text for part in item.content or ()]
+        elif item.type == "function_call":
+            calls.append((item.call_id, item.name, item.arguments))
+        elif item.type == "custom_tool_call":
+            calls.append((item.call_id, item.name, item.input))
+    return texts, refusals, thoughts, calls
 
 
 def read_anthropic(server: ThreadedReplayServer, clients: dict[str, Any], case: str,

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from support.comparing import comparable, fresh_ids
 from support.recordings import FIXTURES, body, fixture_id, recordings
+from support.sdk_stream_readers import responses_output
 
 import streamkit
 from streamkit import (
@@ -258,18 +259,7 @@ def _expected(response: ChatResponse) -> dict[str, Any]:
 
 
 def _got(final: Any) -> dict[str, Any]:
-    texts, refusals, thinking, calls = [], [], [], []
-    for item in final.output:
-        if item.type == "message":
-            texts += [part.text for part in item.content if part.type == "output_text"]
-            refusals += [part.refusal for part in item.content if part.type == "refusal"]
-        elif item.type == "reasoning":
-            thinking += [part.text for part in item.summary]
-            thinking += [part.text for part in item.content or ()]
-        elif item.type == "function_call":
-            calls.append((item.call_id, item.name, item.arguments))
-        elif item.type == "custom_tool_call":
-            calls.append((item.call_id, item.name, item.input))
+    texts, refusals, thinking, calls = responses_output(final)
     reason = final.incomplete_details.reason if final.incomplete_details else None
     return {"text": "".join(texts), "refusal": "".join(refusals), "thinking": "".join(thinking),
             "calls": calls, "usage": None if final.usage is None else (
