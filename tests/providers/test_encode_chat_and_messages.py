@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from support.comparing import comparable, fresh_ids
 from support.recordings import FIXTURES, body, fixture_id, recordings
+from support.scripted import two_city_answer
 from support.sdk_stream_readers import anthropic_final, openai_chat_final
 
 import streamkit
@@ -250,14 +251,7 @@ async def test_the_official_sdk_reads_the_encoded_stream(path: Path, target: str
 
 def _scripted(provider: str | None) -> ChatResponse:
     """Reasoning with its signature, text, then two parallel tool calls."""
-    return ChatResponse(
-        id="msg_scripted", model="scripted-1", provider=provider, is_last=True, terminated=True,
-        content=[ThinkingBlock("Two cities: call twice.", id="th", signature="sig-1"),
-                 TextBlock("Checking both.", id="tx"),
-                 ToolCallBlock("call_a", "weather", '{"city": "Paris"}'),
-                 ToolCallBlock("call_b", "weather", '{"city": "Rome"}')],
-        usage=ChatUsage(input_tokens=20, output_tokens=30, cached_tokens=5),
-        finished_reason=FinishReason.TOOL_CALLS, stop_reason=None)
+    return two_city_answer(provider)
 
 
 @pytest.mark.anyio

@@ -26,6 +26,7 @@ import pydantic
 import pytest
 from support.comparing import comparable, fresh_ids
 from support.recordings import EDGE, FIXTURES, body, fixture_id, recordings
+from support.scripted import two_city_answer
 
 import streamkit
 from streamkit import (
@@ -295,16 +296,8 @@ def test_the_error_recording_is_the_error_line_after_the_text() -> None:
 
 def _scripted(provider: str | None) -> ChatResponse:
     """Reasoning with a signature, text, two parallel tool calls, an image."""
-    return ChatResponse(
-        id="msg_scripted", model="scripted-1", provider=provider, is_last=True, terminated=True,
-        content=[ThinkingBlock("Two cities: call twice.", id="th", signature="sig-1"),
-                 TextBlock("Checking both.", id="tx"),
-                 ToolCallBlock("call_a", "weather", '{"city": "Paris"}'),
-                 ToolCallBlock("call_b", "weather", '{"city": "Rome"}'),
-                 DataBlock("img", media_type="image/png",
-                           source=Base64Source(_PNG, "image/png"))],
-        usage=ChatUsage(input_tokens=20, output_tokens=30, cached_tokens=5),
-        finished_reason=FinishReason.TOOL_CALLS, stop_reason=None)
+    return two_city_answer(provider, DataBlock("img", media_type="image/png",
+                                               source=Base64Source(_PNG, "image/png")))
 
 
 @pytest.mark.anyio
