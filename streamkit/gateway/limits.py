@@ -34,7 +34,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import resource
 from collections import Counter
 from typing import Any, ClassVar
 
@@ -63,15 +62,22 @@ REQUEST_TIMEOUT = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; c
 #: socket, the interpreter's own files).
 RESERVED_FILES = 64
 
+#: The cap where the process has no file limit to read it from (Windows), or an unlimited one.
+UNLIMITED_CONNECTIONS = 10_000
+
 
 def default_connections() -> int:
     """The connection cap when the config sets none: half the process's file
     limit after a reserve, since each caller's stream holds two descriptors
     (its socket and its upstream's). A cap under the limit is what keeps
     ``accept`` from failing with EMFILE for everybody."""
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit to keep under
+        return UNLIMITED_CONNECTIONS
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
-        return 10_000
+        return UNLIMITED_CONNECTIONS
     return max((soft - RESERVED_FILES) // 2, 16)
 
 

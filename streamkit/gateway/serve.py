@@ -64,9 +64,11 @@ def worker_protocol(**arguments: Any) -> GuardedProtocol:
 
 
 def server_options(limits: CallerLimits, http: Any) -> dict[str, Any]:
-    """uvicorn's settings for the gateway's edge (see the module docstring);
-    ``http``: the protocol, a class or its import path."""
-    return {"http": http, "access_log": False,
+    """uvicorn's settings for the gateway's edge (see the module docstring;
+    no WebSocket: the gateway serves none, and an upgraded connection would
+    leave the protocol that keeps the time); ``http``: the protocol, a class
+    or its import path."""
+    return {"http": http, "ws": "none", "access_log": False,
             "timeout_keep_alive": max(1, math.ceil(limits.keep_alive))}
 
 
