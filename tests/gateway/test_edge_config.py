@@ -4,6 +4,7 @@ set refused as the caller's own 400."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -78,6 +79,19 @@ def test_an_upstream_that_stays_silent_past_the_files_read_timeout_is_a_502() ->
     assert answer.status_code == 502
 
 
+@pytest.fixture(scope="module")
+def versioned_gateway() -> Iterator[tuple[str, Any]]:
+    """A gateway whose Anthropic upstream's version header is its settings'."""
+    with ReplayServer().in_thread() as upstream:
+        config = parse_config({
+            "gateway": {"keys": ["sk-edge-caller-0123"]},
+            "models": {"fast": {"model": "anthropic:claude-upstream"}},
+            "providers": {"anthropic": {"base_url": upstream.url + "/v1", "api_key": "k",
+                                        "headers": {"anthropic-version": "2023-06-01"}}}})
+        with serving(create_app(config)) as url:
+            yield url, upstream
+
+
 @pytest.mark.parametrize(("path", "headers", "body"), [
     ("/v1/chat/completions", {"authorization": "Bearer sk-edge-caller-0123"},
      {"model": "fast", "messages": [{"role": "user", "content": "hi"}]}),
@@ -87,19 +101,13 @@ def test_an_upstream_that_stays_silent_past_the_files_read_timeout_is_a_502() ->
      {"model": "fast", "stream": False, "messages": [{"role": "user", "content": "hi"}]}),
 ])
 def test_a_callers_api_version_is_its_own_400_naming_it_not_the_gateways_settings(
-        path: str, headers: dict[str, str], body: dict[str, Any]) -> None:
+        versioned_gateway: tuple[str, Any], path: str, headers: dict[str, str],
+        body: dict[str, Any]) -> None:
     """Through an Anthropic upstream whose version header the gateway sets, a
     caller's ``api_version`` was a 502 quoting that header and its value."""
-    with ReplayServer().in_thread() as upstream:
-        config = parse_config({
-            "gateway": {"keys": ["sk-edge-caller-0123"]},
-            "models": {"fast": {"model": "anthropic:claude-upstream"}},
-            "providers": {"anthropic": {"base_url": upstream.url + "/v1", "api_key": "k",
-                                        "headers": {"anthropic-version": "2023-06-01"}}}})
-        with serving(create_app(config)) as url:
-            answer = httpx.post(url + path, json={**body, "api_version": "2020-01-01"},
-                                headers=headers)
-        assert upstream.requests == []
+    url, upstream = versioned_gateway
+    answer = httpx.post(url + path, json={**body, "api_version": "2020-01-01"}, headers=headers)
+    assert upstream.requests == []
     assert answer.status_code == 400
     assert "api_version" in answer.text
     assert "anthropic-version" not in answer.text and "2023-06-01" not in answer.text
