@@ -302,6 +302,9 @@ def build_parser() -> argparse.ArgumentParser:
     gateway.add_argument("--host", default="127.0.0.1")
     gateway.add_argument("--port", type=int, default=8787)
     gateway.add_argument("--workers", type=int, default=1, help="worker processes")
+    gateway.add_argument("--log-level", default="info",
+                         choices=("critical", "error", "warning", "info", "debug"),
+                         help="uvicorn's and the gateway's (one JSON line per request at info)")
     rep = sub.add_parser("replay", help="print the normalised events of a recorded stream")
     rep.add_argument("file", type=Path, help="a recorded stream: .sse, .ndjson, .chunks.jsonl "
                      "(one network chunk a line) or .txt (the raw body)")
@@ -351,17 +354,18 @@ def _run(args: argparse.Namespace) -> int:
         serve(args.host, args.port)
         return 0
     if args.command == "gateway":
-        return _gateway_command(args.config, args.host, args.port, args.workers)
+        return _gateway_command(args.config, args.host, args.port, args.workers, args.log_level)
     return _replay_command(args.file, args.provider, args.json)
 
 
-def _gateway_command(config: Path, host: str, port: int, workers: int) -> int:
+def _gateway_command(config: Path, host: str, port: int, workers: int,
+                     log_level: str = "info") -> int:
     """``gateway``: serve until interrupted; 2 when the configuration is unusable
     (the message says where)."""
     from ..gateway.serve import serve
 
     try:
-        serve(config, host=host, port=port, workers=workers)
+        serve(config, host=host, port=port, workers=workers, log_level=log_level)
     except ProviderConfigError as error:
         print(f"python -m streamkit gateway: error: {error}", file=sys.stderr)
         return 2

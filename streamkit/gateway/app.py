@@ -36,7 +36,6 @@ so it scales out as worker processes behind any load balancer.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -45,13 +44,14 @@ from typing import Any
 import anyio
 import httpx
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect
 from starlette.requests import Request as HttpRequest
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from ..client.client import Client
 from ..client.fallbacks import Fallback
-from ..client.timeouts import Timeouts
 from ..conversation.request import Request
 from ..framing.encoding import json_bytes
 from ..model.errors import (
@@ -72,8 +72,10 @@ from ..providers.codec import (
     parse_request,
 )
 from ..providers.routes import ServedCall, served_call
-from .callers import caller_key, is_allowed
+from .access_log import ACCESS, AccessLog, AccessRecord
+from .callers import caller_key, config_keys, gateway_option, is_allowed
 from .config import GatewayConfig, GatewayConfigError, ModelRoute, Upstream, in_config_words
+from .limits import TIMED_OUT
 from .upstream import UpstreamTransport
 
 __all__ = ["Gateway", "create_app"]
@@ -86,6 +88,9 @@ NO_UPSTREAM_STATUS = 502
 
 #: The status logged for a stream the caller left before its end (nginx's word for it).
 CALLER_GONE_STATUS = 499
+
+#: The status logged for a request whose body did not come in time (:mod:`.limits`).
+TIMED_OUT_STATUS = 408
 
 #: Bodies by the frame writers' one JSON rule: a lone surrogate an answer holds
 #: is its escape, never a failed response.
@@ -105,7 +110,7 @@ class Gateway:
             Route("/health", self.health, methods=["GET"]),
             Route("/v1/models", self.models, methods=["GET"]),
             Route("/{path:path}", self.answer, methods=["POST"]),
-        ], lifespan=self._lifespan)
+        ], lifespan=self._lifespan, middleware=[Middleware(AccessLog, keys=config_keys(config))])
 
     def _client(self, route: ModelRoute) -> Client:
         """The client that serves ``route``: its model's upstream settings, and
@@ -126,7 +131,8 @@ class Gateway:
             fallbacks.append(Fallback(model, api_key=settings.api_key,
                                       base_url=settings.base_url, **_overrides(settings)))
         return Client(route.model, api_key=upstream.api_key, base_url=upstream.base_url,
-                      http_client=self._http, timeout=Timeouts(), fallbacks=fallbacks,
+                      http_client=self._http, timeout=self.config.upstream_timeouts,
+                      fallbacks=fallbacks,
                       **_overrides(upstream))
 
     @contextlib.asynccontextmanager
@@ -168,7 +174,7 @@ class Gateway:
     async def answer(self, request: HttpRequest) -> Response:
         """One call in any wire (see the module docstring); what its
         translation drops is kept for its log line, not issued as warnings."""
-        log = CallLog(request.url.path)
+        log = CallLog(request)
         with collecting_losses() as losses:
             log.losses = losses
             return await self._answer(request, log)
@@ -183,6 +189,9 @@ class Gateway:
         parsed = await self._read(request, call, log)
         if isinstance(parsed, Response):
             return parsed
+        option = gateway_option(parsed)
+        if option is not None:
+            return log.done(_error(call, 400, option))
         name = call.model or parsed.model
         route = self.config.models.get(name or "")
         log.model = name
@@ -199,11 +208,16 @@ class Gateway:
                     log: CallLog) -> Request | Response:
         """The caller's request, or the error answer that refuses it."""
         body = bytearray()
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > self.config.max_body_bytes:
-                return log.done(_error(call, 413, f"the request body is over "
-                                                  f"{self.config.max_body_bytes} bytes"))
+        try:
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > self.config.max_body_bytes:
+                    return log.done(_error(call, 413, f"the request body is over "
+                                                      f"{self.config.max_body_bytes} bytes"))
+        except ClientDisconnect:  # gone, or closed by the edge's timeout: nobody to answer
+            timed_out = request.scope.get(TIMED_OUT) is not None
+            return log.done(Response(status_code=TIMED_OUT_STATUS if timed_out
+                                     else CALLER_GONE_STATUS))
         try:
             return parse_request(call.provider, bytes(body))
         except InvalidBodyError as error:
@@ -303,6 +317,9 @@ def _upstream_error(call: ServedCall, error: StreamkitError) -> Response:
         return _error(call, None, error)
     if isinstance(error, UnsupportedFeatureError | InvalidBodyError):
         return _error(call, 400, error)
+    if isinstance(error, ProviderConfigError):  # the clients were made at start: the request's
+        return _error(call, 400, "the request asks for an option the gateway's upstream call "
+                                 "cannot take")
     return _error(call, NO_UPSTREAM_STATUS, error)  # NoResponseError and its kin: nothing came back
 
 
@@ -312,10 +329,10 @@ def _upstream_error(call: ServedCall, error: StreamkitError) -> Response:
 class CallLog:
     """What the one log line of a request says, gathered as it goes."""
 
-    __slots__ = ("first", "losses", "model", "path", "started", "wire")
+    __slots__ = ("access", "first", "losses", "model", "started", "wire")
 
-    def __init__(self, path: str) -> None:
-        self.path = path
+    def __init__(self, request: HttpRequest) -> None:
+        self.access: AccessRecord = request.scope[ACCESS].claim()
         self.started = time.monotonic()
         self.first: float | None = None
         self.wire: str | None = None
@@ -339,7 +356,7 @@ class CallLog:
         now = time.monotonic()
         usage = None if response is None else response.usage
         line: dict[str, Any] = {
-            "path": self.path, "wire": self.wire, "model": self.model,
+            "wire": self.wire, "model": self.model,
             "upstream": _upstream_of(response), "status": status,
             "input_tokens": None if usage is None else usage.input_tokens,
             "output_tokens": None if usage is None else usage.output_tokens,
@@ -350,7 +367,7 @@ class CallLog:
             line["error"] = type(error).__name__
         if self.losses:
             line["warnings"] = list(self.losses)
-        logger.info(json.dumps(line), extra={"gateway": line})
+        self.access.write(line)
 
 
 def _upstream_of(response: ChatResponse | None) -> str | None:

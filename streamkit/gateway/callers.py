@@ -12,12 +12,18 @@ key took to refuse says nothing of the right one.
 from __future__ import annotations
 
 import hmac
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs
 
 from ..client.keys import ApiKey
+from ..conversation.request import Request
 
-__all__ = ["KEY_HEADERS", "caller_key", "is_allowed"]
+if TYPE_CHECKING:
+    from .config import GatewayConfig
+
+__all__ = ["GATEWAY_OPTIONS", "KEY_HEADERS", "caller_key", "config_keys", "gateway_option",
+           "is_allowed"]
 
 #: The headers an SDK sends its key in, and the scheme word before the key.
 KEY_HEADERS: Mapping[str, str] = {
@@ -53,3 +59,33 @@ def is_allowed(presented: str | None, keys: Sequence[ApiKey]) -> bool:
     for key in keys:
         allowed |= hmac.compare_digest(given, key.reveal().encode())
     return allowed
+
+
+def config_keys(config: GatewayConfig) -> Iterator[str]:
+    """Every key the configuration holds, the callers' and the upstreams':
+    what no log line may show (:mod:`.access_log`)."""
+    yield from (key.reveal() for key in config.keys)
+    yield from (upstream.api_key.reveal() for upstream in config.providers.values()
+                if upstream.api_key is not None)
+
+
+#: The request options that are the gateway's to choose, not a caller's, and
+#: why: the API version of an upstream call is the version the gateway's
+#: upstream settings send (Anthropic's ``anthropic-version`` header), whatever
+#: wire the caller speaks.
+GATEWAY_OPTIONS: Mapping[str, str] = {
+    "api_version": "the API version of the upstream call is the gateway's to choose; "
+                   "leave api_version out",
+}
+
+
+def gateway_option(request: Request) -> str | None:
+    """Why the caller's ``request`` may not be served as it is (an option
+    only the gateway sets), or ``None``: said as the caller's 400, naming the
+    option and never the gateway's settings (a client would otherwise refuse
+    it in its own words, the configured header's value included, as if the
+    gateway were at fault)."""
+    for option, reason in GATEWAY_OPTIONS.items():
+        if option in request.options:
+            return f"the request's option {option} cannot be set by a caller: {reason}"
+    return None

@@ -25,6 +25,7 @@ so no repr of the configuration shows one.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tomllib
 from collections.abc import Mapping
@@ -33,16 +34,23 @@ from pathlib import Path
 from typing import Any
 
 from ..client.keys import ApiKey
+from ..client.timeouts import Timeouts
 from ..model.errors import ProviderConfigError
 from ..model.vendors import did_you_mean, provider_entry
 
-__all__ = ["GatewayConfig", "GatewayConfigError", "ModelRoute", "Upstream", "in_config_words",
-           "load_config", "parse_config"]
+__all__ = ["CallerLimits", "GatewayConfig", "GatewayConfigError", "ModelRoute", "Upstream",
+           "in_config_words", "load_config", "parse_config"]
 
 #: The keys each table may hold: anything else is a mistake, said at once.
-GATEWAY_KEYS = frozenset({"keys", "keys_env", "open", "max_body_bytes"})
+GATEWAY_KEYS = frozenset({"keys", "keys_env", "open", "max_body_bytes", "max_connections",
+                          "max_connections_per_client"})
 MODEL_KEYS = frozenset({"model", "fallbacks"})
 PROVIDER_KEYS = frozenset({"base_url", "api_key_env", "api_key", "headers"})
+#: ``[timeouts]``: each a number of seconds, and the field it sets.
+CALLER_TIMEOUTS = {"caller_headers": "headers", "caller_body": "body", "caller_idle": "idle",
+                   "keep_alive": "keep_alive"}
+UPSTREAM_TIMEOUTS = {"upstream_connect": "connect", "upstream_read": "read",
+                     "upstream_total": "total"}
 
 #: The largest request body the gateway reads (a conversation with images).
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
@@ -51,6 +59,35 @@ DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
 class GatewayConfigError(ProviderConfigError):
     """The gateway's configuration cannot be served as written; the message
     names the table and key."""
+
+
+@dataclass(frozen=True)
+class CallerLimits:
+    """How long a caller may take to send its request, and how many
+    connections one worker holds (:mod:`.limits` keeps to them). Before its
+    request is read a caller is nobody (its key is in the headers): these
+    bound what anybody can hold by connecting and sending slowly.
+
+    ``headers``: seconds from the connection (or the end of the previous
+    answer) to the request's last header; ``body``: from there to the body's
+    last byte; ``idle``: without a byte while either is being read;
+    ``keep_alive``: an idle connection between two requests. ``connections``:
+    open connections at most (``None``: from the process's file limit, see
+    :func:`.limits.default_connections`); ``per_client``: from one client
+    address at most (0: no cap, for a gateway behind a proxy that is every
+    caller's address)."""
+
+    headers: float = 10.0
+    body: float = 60.0
+    idle: float = 10.0
+    keep_alive: float = 5.0
+    connections: int | None = None
+    per_client: int = 256
+
+
+#: The upstream's timeouts unless ``[timeouts]`` says otherwise: the client's
+#: (10 s to connect, 600 s of silence: a reasoning model thinks), and an hour in all.
+UPSTREAM_DEFAULTS = Timeouts(total=3600.0)
 
 
 @dataclass(frozen=True)
@@ -81,6 +118,8 @@ class GatewayConfig:
     keys: tuple[ApiKey, ...] = ()
     open: bool = False
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    limits: CallerLimits = CallerLimits()
+    upstream_timeouts: Timeouts = UPSTREAM_DEFAULTS
 
     def upstream(self, model: str) -> Upstream:
         """The settings of the provider a ``provider:model`` string names."""
@@ -106,7 +145,7 @@ def parse_config(data: Mapping[str, Any], *,
                  environ: Mapping[str, str] | None = None) -> GatewayConfig:
     """The configuration a decoded TOML document says (see the module docstring)."""
     env = os.environ if environ is None else environ
-    _only(data, frozenset({"gateway", "models", "providers"}), "the config")
+    _only(data, frozenset({"gateway", "models", "providers", "timeouts"}), "the config")
     gateway = _table(data, "gateway")
     _only(gateway, GATEWAY_KEYS, "[gateway]")
     models = {name: _route(name, _table(_table(data, "models"), name))
@@ -115,16 +154,61 @@ def parse_config(data: Mapping[str, Any], *,
         raise GatewayConfigError("the config serves no model: add a [models.<name>] table")
     providers = {vendor_name(name): _upstream(name, _table(_table(data, "providers"), name), env)
                  for name in _table(data, "providers")}
-    keys = _caller_keys(gateway, env)
-    is_open = gateway.get("open", False) is True
+    keys, is_open = _caller_keys(gateway, env), _is_open(gateway)
     if not keys and not is_open:
         raise GatewayConfigError("[gateway] names no caller keys (keys = [...] or keys_env = "
                                  "\"VAR\"); set open = true to serve without keys")
-    max_body = gateway.get("max_body_bytes", DEFAULT_MAX_BODY_BYTES)
-    if type(max_body) is not int or max_body <= 0:
-        raise GatewayConfigError("[gateway] max_body_bytes must be a positive integer")
+    max_body = _count(gateway, "max_body_bytes", DEFAULT_MAX_BODY_BYTES)
+    timeouts = _table(data, "timeouts")
+    _only(timeouts, frozenset(CALLER_TIMEOUTS) | frozenset(UPSTREAM_TIMEOUTS), "[timeouts]")
     return GatewayConfig(models=models, providers=providers, keys=keys, open=is_open,
-                         max_body_bytes=max_body)
+                         max_body_bytes=max_body, limits=_caller_limits(gateway, timeouts),
+                         upstream_timeouts=dataclasses.replace(
+                             UPSTREAM_DEFAULTS, **_seconds(timeouts, UPSTREAM_TIMEOUTS)))
+
+
+def _is_open(gateway: Mapping[str, Any]) -> bool:
+    """``open = true``, which may not come with keys: with both, which one was
+    meant? Serving without keys by mistake is the one that cannot be undone."""
+    is_open = gateway.get("open", False)
+    if type(is_open) is not bool:
+        raise GatewayConfigError("[gateway] open must be true or false")
+    if is_open and ("keys" in gateway or "keys_env" in gateway):
+        raise GatewayConfigError("[gateway] open = true serves without keys, but keys / "
+                                 "keys_env names some: remove open, or the keys")
+    return is_open
+
+
+def _caller_limits(gateway: Mapping[str, Any], timeouts: Mapping[str, Any]) -> CallerLimits:
+    """``[gateway]``'s connection caps and ``[timeouts]``' caller timeouts."""
+    connections = gateway.get("max_connections")
+    return CallerLimits(
+        **_seconds(timeouts, CALLER_TIMEOUTS),
+        connections=None if connections is None else _count(gateway, "max_connections", 0),
+        per_client=_count(gateway, "max_connections_per_client", CallerLimits.per_client,
+                          zero=True))
+
+
+def _seconds(table: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, float]:
+    """The timeouts ``table`` sets among ``names``, by field name."""
+    chosen = {}
+    for key, field_name in names.items():
+        if key not in table:
+            continue
+        value = table[key]
+        if type(value) not in (int, float) or not 0 < value < float("inf"):
+            raise GatewayConfigError(f"[timeouts] {key} must be a positive number of seconds")
+        chosen[field_name] = float(value)
+    return chosen
+
+
+def _count(gateway: Mapping[str, Any], key: str, default: int, *, zero: bool = False) -> int:
+    """A whole number of ``[gateway]`` (``zero``: 0 allowed, meaning no cap)."""
+    value = gateway.get(key, default)
+    if type(value) is not int or value < (0 if zero else 1):
+        raise GatewayConfigError(f"[gateway] {key} must be a "
+                                 f"{'whole number (0: no cap)' if zero else 'positive integer'}")
+    return value
 
 
 #: What a provider's table sets in place of a client argument, and what is
@@ -192,28 +276,43 @@ def _upstream(name: str, table: Mapping[str, Any], env: Mapping[str, str]) -> Up
     key = None
     if "api_key_env" in table:
         variable = table["api_key_env"]
-        if type(variable) is not str or not env.get(variable):
+        if type(variable) is not str or not env.get(variable, "").strip():
             raise GatewayConfigError(f"{where} api_key_env names {variable!r}, which is not set")
         key = ApiKey(env[variable], f"${variable}")
     elif "api_key" in table:
         if type(table["api_key"]) is not str:
             raise GatewayConfigError(f"{where} api_key must be a string")
         key = ApiKey(table["api_key"], f"{where} api_key")
+    if key is not None:
+        _sendable(key, f"{where} {'api_key_env' if 'api_key_env' in table else 'api_key'}")
     return Upstream(base_url=base_url, api_key=key, headers=dict(headers))
 
 
 def _caller_keys(gateway: Mapping[str, Any], env: Mapping[str, str]) -> tuple[ApiKey, ...]:
+    """The callers' keys, each one a caller can send (a blank one, or one
+    with a space, matches nobody, or worse, an empty header)."""
     keys: list[ApiKey] = []
     listed = gateway.get("keys", [])
-    if type(listed) is not list or not all(type(key) is str and key for key in listed):
-        raise GatewayConfigError("[gateway] keys must be a list of non-empty strings")
+    if type(listed) is not list or not all(type(key) is str for key in listed):
+        raise GatewayConfigError("[gateway] keys must be a list of strings")
     keys += [ApiKey(key, "[gateway] keys") for key in listed]
     if "keys_env" in gateway:
         variable = gateway["keys_env"]
-        if type(variable) is not str or not env.get(variable):
+        if type(variable) is not str or not env.get(variable, "").strip():
             raise GatewayConfigError(f"[gateway] keys_env names {variable!r}, which is not set")
-        keys += [ApiKey(key, f"${variable}") for key in env[variable].split(",") if key.strip()]
+        keys += [ApiKey(key, f"[gateway] keys_env ${variable}")
+                 for key in env[variable].split(",")]
+    for number, key in enumerate(keys):
+        _sendable(key, f"{key.source} (key {number + 1})")
     return tuple(keys)
+
+
+def _sendable(key: ApiKey, where: str) -> None:
+    """Refuse a key no header can carry: blank, or with spaces or control
+    characters (the message says where it is, never what it is)."""
+    if not key.can_be_sent:
+        raise GatewayConfigError(f"{where}: a key is blank or holds a space or a character "
+                                 f"a header cannot carry; keys are printable ASCII without spaces")
 
 
 def _table(data: Mapping[str, Any], name: str) -> Mapping[str, Any]:

@@ -13,7 +13,6 @@ import asyncio
 import gc
 import json
 import logging
-import os
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 from support.asgi_server import serving
+from support.gateway_command import gateway_command
 from support.recordings import FIXTURES
 
 from streamkit import UnsupportedFeatureError, encode_response, replay
@@ -377,31 +377,10 @@ def test_the_command_serves_the_config_with_two_workers(
     path.write_text(f'[gateway]\nkeys = ["{CALLER_KEY}"]\n'
                     '[models.fast]\nmodel = "anthropic:claude-upstream"\n'
                     f'[providers.anthropic]\nbase_url = "{upstream.url}/v1"\napi_key = "k"\n')
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "streamkit", "gateway", "--config", str(path),
-         "--port", str(port), "--workers", "2"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ})
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(url + "/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert server.poll() is None and time.monotonic() < deadline
-            time.sleep(0.2)
-        assert "".join(choice.delta.content or "" for chunk in _ask(url, stream=True)
+    with gateway_command(path, "--workers", "2") as running:
+        assert "".join(choice.delta.content or "" for chunk in _ask(running.url, stream=True)
                        for choice in chunk.choices)
-    finally:
-        server.terminate()
-        output = server.communicate(timeout=30)[0].decode()
+    output = running.output
     assert output.count("Started server process") == 2
     assert '"status": 200' in output  # the request's log line
 

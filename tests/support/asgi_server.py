@@ -13,14 +13,15 @@ from typing import Any
 
 
 @contextlib.contextmanager
-def serving(app: Any, *, lifespan: str = "off") -> Iterator[str]:
+def serving(app: Any, *, lifespan: str = "off", **options: Any) -> Iterator[str]:
     """Serve ``app`` until the block ends; yields its base URL (``lifespan="on"``
-    for an app that starts what it serves in its lifespan, as an MCP server does)."""
+    for an app that starts what it serves in its lifespan, as an MCP server does;
+    ``options``: more of uvicorn's settings, the gateway's edge)."""
     import uvicorn
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(app, log_level="warning", lifespan=lifespan)
+    config = uvicorn.Config(app, log_level="warning", lifespan=lifespan, **options)
     instance = uvicorn.Server(config)
     thread = threading.Thread(target=instance.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
