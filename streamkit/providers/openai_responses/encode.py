@@ -222,7 +222,8 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
     def on_response_end(self, event: ResponseEnd) -> bytes:
         if event.choice != 0:
             return b""
-        out = b"".join([self._begin(), *(self.on_block_end(0, index) for index in list(self._parts)),
+        out = b"".join([self._begin(),
+                        *(self.on_block_end(0, index) for index in list(self._parts)),
                         *(self._item_done(item) for item in self._items if not item.done)])
         status, reason = end_status(event.finish_reason, event.stop_reason, own=self.own)
         if status != "incomplete":
