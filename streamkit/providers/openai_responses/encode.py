@@ -133,7 +133,7 @@ from .encode_objects import (
     part_object,
     usage_object,
 )
-from .wire import NAME, TOOL_PROGRESS
+from .wire import NAME, TOOL_PROGRESS, with_required_fields
 
 __all__ = ["OpenAIResponsesStreamEncoder", "encode_error", "encode_response"]
 
@@ -398,8 +398,7 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
             part = self._add_part(latest, index, "raw_part", block)
             part.index = count_parts(latest, MESSAGE_PARTS) - 1
             return b""
-        data = dict(block.data)
-        data.setdefault("type", block.kind)
+        data = with_required_fields({"type": block.kind, **block.data}, done=False)
         item, out = self._open_item(block.kind, str(data.get("id") or block.id), data)
         part = self._add_part(item, index, "raw", block)
         return out + self._progress(part, block.metadata.get("progress"))

@@ -17,7 +17,7 @@ from ...model.finish import FinishReason
 from ...model.usage import ChatUsage
 from ..coerce import Wire
 from ..encoder import input_tokens_for
-from .wire import END_STATUSES, FINISH_WORDS
+from .wire import END_STATUSES, FINISH_WORDS, with_required_fields
 
 __all__ = ["DELTA_EVENTS", "MESSAGE_PARTS", "RESPONSE_BOOKKEEPING", "RESPONSE_DEFAULTS", "Item",
            "Part", "block_extras", "complete_usage", "count_parts", "empty_part", "end_status",
@@ -233,7 +233,7 @@ def item_object(item: Item, *, own: bool) -> Wire:
         return {**item.added, field: first.content, "status": item.status or "completed",
                 **shared}
     if first is not None and isinstance(first.block, RawBlock):
-        return dict(first.block.data)
+        return with_required_fields({"type": first.block.kind, **first.block.data}, done=True)
     return dict(item.added)
 
 
