@@ -36,7 +36,10 @@ each event with its ``type``, a ``sequence_number`` counting from 0 and the
 - Server tool items of this wire (web search, code interpreter, MCP, image
   generation...) are written back whole (``output_item.added`` /
   ``.done``), with their progress events (``response.<tool>.<status>``) and
-  partial images; unknown events a reader kept go back as they came.
+  partial images, and with what the SDK's types require that a vendor's
+  item left out (:func:`.wire.with_required_fields`: xAI's
+  ``web_search_call`` has no ``action``); unknown events a reader kept go
+  back as they came.
 - the end: ``response.completed``; ``response.incomplete`` with
   ``incomplete_details.reason`` (``max_output_tokens`` for
   ``length``, ``content_filter``); ``response.failed`` (``error``) for a
