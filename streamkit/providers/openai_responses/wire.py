@@ -107,7 +107,8 @@ def with_required_fields(item: dict[str, Any], *, done: bool) -> dict[str, Any]:
     ``completed`` once done) when it has none: so the official SDK's types
     take it. Nothing it has is changed, so nothing is lost; read back, it has
     the added fields too."""
-    defaults = ITEM_DEFAULTS.get(item.get("type"))  # type: ignore[arg-type]
+    item_type = item.get("type")  # any JSON value: a request's item is the caller's
+    defaults = ITEM_DEFAULTS.get(item_type) if type(item_type) is str else None
     if defaults is None:
         return item
     missing = {key: copy.deepcopy(value) for key, value in defaults.items() if key not in item}
