@@ -211,9 +211,11 @@ class StreamEncoder:
         block: ContentBlock = event.block  # type: ignore[assignment]
         self._sent[event.choice, event.index] = 0
         out = self.on_block_start(event.choice, event.index, shell_of(block))
-        for delta in deltas_of(block):
-            out += self._feed_delta(event.choice, event.index, delta)
-        return out
+        deltas = deltas_of(block)
+        if not deltas:
+            return out
+        return b"".join([out, *(self._feed_delta(event.choice, event.index, delta)
+                                for delta in deltas)])  # joined once: n citations cost n
 
     def _feed_delta(self, choice: int, index: int, delta: Delta) -> bytes:
         key = (choice, index)
@@ -224,7 +226,7 @@ class StreamEncoder:
         out = b""
         if event.snapshot is not None:
             sent = self._sent.get((event.choice, event.index), 0)
-            for delta in _remainder(event.snapshot, sent):
+            for delta in _remainder(event.snapshot, sent):  # one at most
                 out += self.on_remainder(event.choice, event.index, delta)
             out += self.on_snapshot(event.choice, event.index, event.snapshot)
         self._sent.pop((event.choice, event.index), None)

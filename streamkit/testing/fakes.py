@@ -140,8 +140,9 @@ class FakeProvider:
       cannot read is answered with that wire's 400 error and kept too.
     * ``errors`` -- what went wrong on the fake's side: a request past the
       last scripted answer, a reply function that raised, an answer its wire
-      cannot encode. Each is also answered as a 500 error in the wire's format
-      naming it, so ``assert not fake.errors`` ends a test well.
+      cannot encode, any other exception while answering. Each is also
+      answered as a 500 error in the wire's format naming it, so ``assert not
+      fake.errors`` ends a test well.
     """
 
     def __init__(self, replies: Script, *, pacing: Pacing | None = None,
@@ -210,8 +211,24 @@ class FakeProvider:
     # ----------------------------------------------------------------- answers
 
     def _respond(self, raw: RecordedRequest) -> Reply:
-        """The reply to one request: read it as its path's wire, find its
-        answer, write the answer in that wire."""
+        """The reply to one request (:meth:`_reply`); any failure of the fake's
+        own while making it is kept in :attr:`errors` and answered as the
+        wire's 500 naming it, never left to the server under it (whose
+        ``errors`` a test of the fake does not look at)."""
+        try:
+            return self._reply(raw)
+        except Exception as error:
+            self.errors.append(error)
+            call = served_call(raw.path, raw.query)
+            said = StreamkitError(f"the FakeProvider failed to answer {raw.method} {raw.path}: "
+                                  f"{type(error).__name__}: {error}")
+            if call is None:
+                return _json_reply({"error": {"message": str(said)}}, 500)
+            return self._error_reply(call, said, 500)
+
+    def _reply(self, raw: RecordedRequest) -> Reply:
+        """Read the request as its path's wire, find its answer, write the
+        answer in that wire."""
         call = served_call(raw.path, raw.query)
         if call is None:
             error = StreamkitError(f"FakeProvider serves no wire at {raw.method} {raw.path}; "

@@ -1,15 +1,21 @@
 """Text that UTF-8 cannot carry or a line reader splits, written to every wire.
 
 A ``str`` may hold a lone surrogate (a provider's JSON escape of half an
-emoji reads as one), and U+2028, U+2029 and U+0085 end a line for
-``str.splitlines`` (ollama-python's NDJSON reader goes through it) and older
-JavaScript. A response holding them in its text, its reasoning and its tool
-arguments is written by :func:`streamkit.encode_stream` to each of the five
-wires (Gemini's JSON array form too) and by :func:`streamkit.encode_response`
-as each wire's body, and must come out as valid frames: UTF-8, the separators
-escaped, read back to the same text by streamkit's own reader and, over a real
-socket (:class:`streamkit.testing.ReplayServer`), by the wire's official SDK
-(``support/sdk_stream_readers.py``; ``ollama`` for Ollama).
+emoji reads as one): every encoder writes it as its JSON escape (``\\ud800``),
+valid JSON that reads back as the same string, the same on every wire (not
+replaced: nothing is lost). ``str.splitlines`` (ollama-python's NDJSON reader,
+through httpx's line decoder) ends a line at CR, LF, VT, FF, FS, GS, RS,
+U+0085, U+2028 and U+2029; the SSE readers (every SDK's, the browser's) at CR
+and LF only. A response holding all of them in its text, its reasoning, its
+tool arguments, its ids and its error message is written by
+:func:`streamkit.encode_stream` to each of the five wires (Gemini's JSON array
+form too), by :func:`streamkit.encode_response` as each wire's body and by
+:func:`streamkit.encode_error`, and must come out as valid frames: UTF-8, no
+line break but the framing's own, read back to the same text by streamkit's
+own reader and, over a real socket (:class:`streamkit.testing.ReplayServer`),
+by the wire's official SDK (``support/sdk_stream_readers.py``; ``ollama`` for
+Ollama). The browser's UI message stream is held to the same in
+``web/test_web.py`` (``test_no_content_can_forge_a_frame``).
 """
 
 from __future__ import annotations
@@ -21,20 +27,26 @@ from typing import Any
 
 import pytest
 from support.encode_matrix import TARGETS
-from support.sdk_stream_readers import READERS
+from support.sdk_stream_readers import READERS, Raised
 
 from streamkit import (
     ChatResponse,
     FinishReason,
+    ProviderError,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
+    encode_error,
     encode_response,
     encode_stream,
     parse_response,
     replay,
 )
 from streamkit.framing.encoding import json_bytes
+from streamkit.model.blocks import Citation
+from streamkit.model.events import ErrorEvent, Event, ResponseEnd
+from streamkit.model.replay import events_of
+from streamkit.providers.anthropic.content import tool_id
 from streamkit.testing import ThreadedReplayServer
 
 openai = pytest.importorskip("openai")
@@ -45,12 +57,17 @@ ollama = pytest.importorskip("ollama")
 #: What each piece of content holds: a lone high and a lone low surrogate, the
 #: three line separators, and a whole emoji beside them.
 LONE_SURROGATES = "a\ud800b\udfffc \U0001f600 d\ud83d"
-LINE_SEPARATORS = "one\u2028two\u2029three\x85four"
+#: Every character a line reader splits on (``str.splitlines``' set).
+LINE_BREAKS = ("\r", "\n", "\r\n", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028",
+               "\u2029")
+LINE_SEPARATORS = "one" + "".join(f"{line_break}{number}"
+                                  for number, line_break in enumerate(LINE_BREAKS))
 CONTENTS = {"lone-surrogates": LONE_SURROGATES, "line-separators": LINE_SEPARATORS,
             "both": LONE_SURROGATES + LINE_SEPARATORS}
 
-#: Raw UTF-8 bytes no frame may hold (the separators; a surrogate has none).
-_RAW_SEPARATORS = (b"\xe2\x80\xa8", b"\xe2\x80\xa9", b"\xc2\x85")
+#: The framings' own line ends (SSE's LF or Gemini's CRLF, NDJSON's LF, the
+#: array form's ``,\r\n``): no other line break may be in a frame.
+_FRAMING_LINE_ENDS = ("\r\n", "\n")
 
 _case_numbers = itertools.count()
 
@@ -73,9 +90,11 @@ def _same_meaning(text: str) -> str:
 
 
 def _assert_valid_frames(written: bytes) -> None:
-    """Valid UTF-8, no line separator a reader would split on."""
-    written.decode("utf-8")  # strict: a surrogate would have to be its escape
-    assert not [raw for raw in _RAW_SEPARATORS if raw in written]
+    """Valid UTF-8; no line break a reader would split on but the framing's own."""
+    text = written.decode("utf-8")  # strict: a surrogate would have to be its escape
+    for line_end in _FRAMING_LINE_ENDS:
+        text = text.replace(line_end, "")
+    assert not [line_break for line_break in LINE_BREAKS if line_break in text]
 
 
 def _assert_same_content(response: ChatResponse, content: str) -> None:
@@ -225,3 +244,80 @@ def test_a_body_holding_it_is_valid_and_read_to_the_same_text(
     body_server.add(f"/{path}{route}", written, content_type="application/json")
     want = _same_meaning(CONTENTS[content])
     assert read(body_server.url, path) == ("say " + want, "think " + want, [{"q": want}])
+
+
+# ---------------------------------------------------------------- every string a wire writes
+
+
+def _everywhere(content: str) -> ChatResponse:
+    """``content`` in every string of an answer a wire writes: the response's
+    id and model, reasoning and its signature, text and a citation, a call's
+    id and arguments."""
+    return ChatResponse(
+        id="resp" + content, model="model" + content,
+        content=[ThinkingBlock(thinking="think " + content, signature="sig" + content),
+                 TextBlock(text="say " + content, citations=[Citation(
+                     url="https://example.com/" + content, title="title" + content,
+                     cited_text="cited" + content, start=0, end=3)]),
+                 ToolCallBlock("call" + content, "lookup", json.dumps({"q": content}))],
+        finished_reason=FinishReason.TOOL_CALLS, terminated=True)
+
+
+def _failing(response: ChatResponse, message: str) -> list[Event]:
+    """``response``'s events with an in-stream error holding ``message`` before its end."""
+    events = list(events_of(response))
+    assert type(events[-1]) is ResponseEnd
+    return [*events[:-1], ErrorEvent(message=message, status=500),
+            ResponseEnd(finish_reason=FinishReason.ERROR)]
+
+
+#: The call id each wire gives back of a call written with ``call_id``
+#: (Anthropic's pattern refuses most characters: a stable id it accepts).
+_CALL_IDS: dict[str, Callable[[str], str]] = {"anthropic": tool_id}
+
+
+@pytest.mark.parametrize("content", CONTENTS, ids=list(CONTENTS))
+@pytest.mark.parametrize("case", STREAMS, ids=[_stream_id(case) for case in STREAMS])
+def test_every_string_a_wire_writes_is_valid_in_its_frames(
+        case: tuple[str, dict[str, Any]], content: str) -> None:
+    """Stream, body and error body: valid frames; the error message and the
+    call id read back as they were (the text as above)."""
+    target, options = case
+    provider, text = TARGETS[target], CONTENTS[content]
+    response = _everywhere(text)
+    written = b"".join(encode_stream(provider, _failing(response, "failed " + text), **options))
+    _assert_valid_frames(written)
+    with pytest.raises(ProviderError) as raised:
+        replay(written, provider)
+    assert raised.value.message == _same_meaning("failed " + text)
+    partial = raised.value.partial
+    assert partial is not None and partial.text == _same_meaning("say " + text)
+    call_id = _CALL_IDS.get(target, str)("call" + text)
+    assert [call.id for call in partial.tool_calls] == [_same_meaning(call_id)]
+    body = json_bytes(encode_response(provider, response))
+    _assert_valid_frames(body)
+    assert [call.id for call in parse_response(provider, body).tool_calls] == \
+        [_same_meaning(call_id)]
+    error = encode_error(provider, ErrorEvent(message="failed " + text), status=500)
+    _assert_valid_frames(json_bytes(error.body))
+
+
+def _sdk_error_message(target: str, error: Exception) -> Any:
+    """The message an SDK's exception carries, as the SDK gives it."""
+    if target == "anthropic":
+        return error.body["error"]["message"]  # type: ignore[attr-defined]
+    if target == "ollama":
+        return error.error  # type: ignore[attr-defined]
+    return error.message  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_the_official_sdk_raises_an_in_stream_error_with_its_message_whole(
+        target: str, server: ThreadedReplayServer, clients: dict[str, Any]) -> None:
+    message = "failed " + CONTENTS["both"]
+    answer = ChatResponse(content=[TextBlock(text="say")], terminated=True)
+    written = b"".join(encode_stream(TARGETS[target], _failing(answer, message)))
+    with pytest.raises(Raised) as raised:
+        READERS[target](server, clients, f"e{next(_case_numbers)}", written)
+    assert _sdk_error_message(target, raised.value.error) == _same_meaning(message)
+    assert raised.value.text == "say"

@@ -18,9 +18,10 @@ def cpu_time(run: Callable[[], Any], runs: int = 3) -> float:
     slows the wall clock, not the work), with the cyclic garbage collector
     off: a collection walks every object the test process holds, whatever
     ``run`` did, and landing in one run and not another it made a linear
-    read look quadratic."""
+    read look quadratic. (Nor is one run before timing: in a process that
+    has imported the official SDKs a full collection costs 0.2 s, more than
+    most probes.)"""
     best = float("inf")
-    gc.collect()
     gc.disable()
     try:
         for _ in range(runs):

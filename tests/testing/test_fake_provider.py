@@ -429,6 +429,31 @@ async def test_an_exhausted_script_is_each_wires_error(wire: str) -> None:
     assert raised.value.status == 500 and len(fake.errors) == 1
 
 
+@pytest.mark.parametrize("wire", ENCODED)
+async def test_any_string_is_served_and_any_failure_of_the_fake_is_kept_in_errors(
+        wire: str) -> None:
+    """A lone surrogate (a ``str`` may hold one; UTF-8 cannot) and a line
+    separator are served in every wire, streamed and whole; an answer no JSON
+    can say (an ``object()`` in its kept fields) is the wire's 500 and kept in
+    ``fake.errors``, whatever raised, not only a ``StreamkitError``."""
+    provider = OWN_PROVIDER[wire]
+    text = "a\ud800b \u2028 \U0001f600"
+    said = ChatResponse(content=[TextBlock(text)])
+    unsayable = ChatResponse(content=[TextBlock("x", metadata={"kept": object()})],
+                             metadata={"kept": object()})
+    async with FakeProvider([said, said, unsayable]) as fake, \
+            streamkit.Client(f"{provider}:model-x", api_key="k", max_retries=0,
+                             base_url=_base_url(fake, provider)) as client:
+        async with client.stream([UserMessage("x")]) as events:
+            streamed = await events.final()
+        whole = await client.create([UserMessage("x")])
+        with pytest.raises(ProviderError, match="FakeProvider failed") as raised:
+            await client.create([UserMessage("x")])
+    assert streamed.text == whole.text == text
+    assert raised.value.status == 500
+    assert [type(error) for error in fake.errors] == [TypeError] and not fake.server.errors
+
+
 # ------------------------------------------------------------ the server under it
 
 

@@ -67,7 +67,7 @@ def tool_id(call_id: str) -> str:
     ids that differ only there apart (``a:1`` and ``a.1``)."""
     if _TOOL_ID.match(call_id):
         return call_id
-    digest = hashlib.sha256(call_id.encode()).hexdigest()[:8]
+    digest = hashlib.sha256(call_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return f"{_NOT_ID_CHARACTER.sub('_', call_id)}_{digest}"
 
 

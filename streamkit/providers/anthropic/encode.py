@@ -226,8 +226,7 @@ class AnthropicStreamEncoder(StreamEncoder):
             out += self.on_error(self._pending_error)  # a finished answer's error, replayed
         if self._errored:
             return out  # the error event ended the stream, as Anthropic ends one
-        for index in list(self._blocks):
-            out += self.on_block_end(0, index)
+        out = b"".join([out, *(self.on_block_end(0, index) for index in list(self._blocks))])
         self._end = event  # a usage may still come (Gemini's last chunk): written at close
         return out
 

@@ -323,7 +323,7 @@ class GeminiStreamEncoder(StreamEncoder):
     def __init__(self, dialect: str | None = None) -> None:
         super().__init__(dialect)
         self._envelope: Wire = {}  # modelVersion, responseId and the chunk's kept fields
-        self._blocks: dict[tuple[int, int], _Held] = {}
+        self._blocks: dict[int, dict[int, _Held]] = {}  # choice -> index -> its open block
         self._ended: dict[int, bool] = {}  # choice -> terminated
         self._usage_written: ChatUsage | None = None
         self._pending: dict[int, Wire] = {}  # candidate fields the start named, by choice
@@ -405,9 +405,9 @@ class GeminiStreamEncoder(StreamEncoder):
 
     def on_response_end(self, event: ResponseEnd) -> bytes:
         self._ended[event.choice] = event.terminated
-        out = b""
-        for key in [key for key in self._blocks if key[0] == event.choice]:
-            out += self.on_block_end(*key)
+        choice = event.choice  # its own blocks only: n choices cost n
+        out = b"".join([self.on_block_end(choice, index)
+                        for index in list(self._blocks.get(choice, ()))])
         if not event.terminated:
             return out
         candidate: Wire = {}
@@ -445,18 +445,18 @@ class GeminiStreamEncoder(StreamEncoder):
                 return b""  # another API ran it: no answer to it can follow here
         elif kind is DataBlock:
             assert isinstance(block, DataBlock)
-            held = self._blocks[choice, index] = _Held(block, own=self.own)
+            held = self._blocks.setdefault(choice, {})[index] = _Held(block, own=self.own)
             held.raw += block.data
             if isinstance(block.source, URLSource) or block.data:
                 return self._end_data(choice, index)  # complete at its start
             return b""
         elif kind is not TextBlock:
             return b""  # tool results and what else no Gemini part holds
-        self._blocks[choice, index] = _Held(block, own=self.own)
+        self._blocks.setdefault(choice, {})[index] = _Held(block, own=self.own)
         return b""
 
     def on_delta(self, choice: int, index: int, delta: Delta) -> bytes:
-        held = self._blocks.get((choice, index))
+        held = self._held(choice, index)
         if held is None:
             return b""
         kind = type(delta)
@@ -498,6 +498,11 @@ class GeminiStreamEncoder(StreamEncoder):
                 return self._chunk(choice, {"citationMetadata": {"citations": [citation.raw]}})
         return b""
 
+    def _held(self, choice: int, index: int) -> _Held | None:
+        """The open block ``index`` of ``choice`` (``None``: none open)."""
+        blocks = self._blocks.get(choice)
+        return None if blocks is None else blocks.get(index)
+
     def _text(self, choice: int, held: _Held, text: str) -> bytes:
         """A text or thought part, with the fields waiting for it."""
         part = text_part(text, thought=held.thought, signature=held.signature,
@@ -517,22 +522,22 @@ class GeminiStreamEncoder(StreamEncoder):
     def on_snapshot(self, choice: int, index: int, snapshot: Block) -> bytes:
         """A call whose end says its arguments were cut off is written as it
         came, for an answer of this wire."""
-        held = self._blocks.get((choice, index))
+        held = self._held(choice, index)
         if held is not None and type(snapshot) is ToolCallBlock and snapshot.incomplete:
             held.incomplete = True
         return b""
 
     def on_block_end(self, choice: int, index: int) -> bytes:
-        held = self._blocks.get((choice, index))
+        held = self._held(choice, index)
         if held is None:
             return b""
         block = held.block
         if type(block) is ToolCallBlock:
-            del self._blocks[choice, index]
+            del self._blocks[choice][index]
             return self._end_call(choice, held)
         if type(block) is DataBlock:
             return self._end_data(choice, index)
-        del self._blocks[choice, index]
+        del self._blocks[choice][index]
         if held.signature is not None or held.extras:
             return self._text(choice, held, "")  # fields of a block that said nothing
         return b""
@@ -547,7 +552,7 @@ class GeminiStreamEncoder(StreamEncoder):
         return self._parts(choice, call_part(call, own=self.own, signature=held.signature))
 
     def _end_data(self, choice: int, index: int) -> bytes:
-        held = self._blocks.pop((choice, index))
+        held = self._blocks[choice].pop(index)
         block = held.block
         assert isinstance(block, DataBlock)
         if is_audio(block.media_type) and not held.raw and not isinstance(block.source,

@@ -231,9 +231,7 @@ class OllamaStreamEncoder(StreamEncoder):
     def on_response_end(self, event: ResponseEnd) -> bytes:
         if event.choice != 0:
             return b""
-        out = b""
-        for index in list(self._blocks):
-            out += self.on_block_end(0, index)
+        out = b"".join([self.on_block_end(0, index) for index in list(self._blocks)])
         if self._error is not None:
             return out + self.on_error(self._error)  # the error line ends the stream
         if not event.terminated:

@@ -119,7 +119,7 @@ from ..tool_media import result_blocks
 from ..turns import ForeignWriters, foreign_parts
 from .citations import annotations_of
 from .items import CLIENT_CALLS, ItemReader
-from .wire import NAME
+from .wire import NAME, with_required_fields
 
 # The stream parser's metadata keys (:mod:`.items`) that are not item fields.
 ITEM_ID = "item_id"
@@ -416,7 +416,7 @@ class TurnWriter:
         if isinstance(item_id, str):
             self._message(item_id, metadata)["content"].append(block.data)
         else:
-            self._add(block.data)
+            self._add(with_required_fields({"type": block.kind, **block.data}, done=True))
         return True
 
     def own_thinking(self, block: ThinkingBlock) -> bool:

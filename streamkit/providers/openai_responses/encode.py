@@ -36,7 +36,10 @@ each event with its ``type``, a ``sequence_number`` counting from 0 and the
 - Server tool items of this wire (web search, code interpreter, MCP, image
   generation...) are written back whole (``output_item.added`` /
   ``.done``), with their progress events (``response.<tool>.<status>``) and
-  partial images; unknown events a reader kept go back as they came.
+  partial images, and with what the SDK's types require that a vendor's
+  item left out (:func:`.wire.with_required_fields`: xAI's
+  ``web_search_call`` has no ``action``); unknown events a reader kept go
+  back as they came.
 - the end: ``response.completed``; ``response.incomplete`` with
   ``incomplete_details.reason`` (``max_output_tokens`` for
   ``length``, ``content_filter``); ``response.failed`` (``error``) for a
@@ -133,7 +136,7 @@ from .encode_objects import (
     part_object,
     usage_object,
 )
-from .wire import NAME, TOOL_PROGRESS
+from .wire import NAME, TOOL_PROGRESS, with_required_fields
 
 __all__ = ["OpenAIResponsesStreamEncoder", "encode_error", "encode_response"]
 
@@ -149,6 +152,7 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
         self._started = False
         self._response: Wire = {}  # the response object's fields besides output and usage
         self._items: list[Item] = []
+        self._item_ids: dict[str, Item] = {}  # an item's id -> the latest item with it
         self._parts: dict[int, Part] = {}  # streamkit index -> its open part
         self._snapshot: Block | None = None  # the end snapshot of the block being ended
         self._error: Wire | None = None  # the last error, for response.failed
@@ -200,12 +204,10 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
     def _kept(events: Any) -> bytes:
         """The events a reader of this wire kept whole (a type it did not know),
         written back as they came."""
-        out = b""
-        for kept in events if type(events) is list else ():
-            if type(kept) is dict and type(kept.get("data")) is dict:
-                name = kept.get("event")
-                out += sse_event(kept["data"], name if type(name) is str else None)
-        return out
+        return b"".join(
+            sse_event(kept["data"], name if type(name := kept.get("event")) is str else None)
+            for kept in (events if type(events) is list else ())
+            if type(kept) is dict and type(kept.get("data")) is dict)
 
     def _object(self, status: str, output: list[Wire], usage: Wire | None = None) -> Wire:
         head = {key: self._response[key] for key in ("id", "object", "created_at")}
@@ -223,12 +225,9 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
     def on_response_end(self, event: ResponseEnd) -> bytes:
         if event.choice != 0:
             return b""
-        out = self._begin()
-        for index in list(self._parts):
-            out += self.on_block_end(0, index)
-        for item in self._items:
-            if not item.done:
-                out += self._item_done(item)
+        out = b"".join([self._begin(),
+                        *(self.on_block_end(0, index) for index in list(self._parts)),
+                        *(self._item_done(item) for item in self._items if not item.done)])
         status, reason = end_status(event.finish_reason, event.stop_reason, own=self.own)
         if status != "incomplete":
             self._response.pop("incomplete_details", None)
@@ -286,12 +285,17 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
         return None
 
     def _open_item(self, kind: str, item_id: str, added: Wire) -> tuple[Item, bytes]:
-        out = b""
-        for item in self._items:
-            if not item.done and item.open == 0:
-                out += self._item_done(item)
+        """A new item, after the ``output_item.done`` of the one before when
+        its blocks are over. Only the latest item can be waiting so: an
+        item's last block ending makes it done at once unless it is the
+        latest (:meth:`on_block_end`), and each item gets its first block as
+        it opens. So a new item looks at one item, never at all of them."""
+        latest = self._items[-1] if self._items else None
+        out = self._item_done(latest) if latest is not None and not latest.done \
+            and latest.open == 0 else b""
         item = Item(len(self._items), kind, item_id, added)
         self._items.append(item)
+        self._item_ids[item_id] = item
         out += self._event("response.output_item.added",
                            {"output_index": item.position, "item": added})
         return item, out
@@ -397,8 +401,7 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
             part = self._add_part(latest, index, "raw_part", block)
             part.index = count_parts(latest, MESSAGE_PARTS) - 1
             return b""
-        data = dict(block.data)
-        data.setdefault("type", block.kind)
+        data = with_required_fields({"type": block.kind, **block.data}, done=False)
         item, out = self._open_item(block.kind, str(data.get("id") or block.id), data)
         part = self._add_part(item, index, "raw", block)
         return out + self._progress(part, block.metadata.get("progress"))
@@ -423,7 +426,7 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
         if block.metadata.get("partial") is not True or type(block.source) is not Base64Source:
             return b""
         item_id = block.metadata.get("item_id")
-        item = next((item for item in reversed(self._items) if item.id == item_id), None)
+        item = self._item_ids.get(item_id) if type(item_id) is str else None
         if item is None:
             return b""
         extras = block_extras(block.metadata)
@@ -438,6 +441,8 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
         what :meth:`_finish_parts` returns.)"""
         part = Part(item, kind, 0, block)
         item.blocks.append(part)
+        item.unsaid.append(part)
+        item.counts[kind] = item.counts.get(kind, 0) + 1
         item.open += 1
         self._parts[index] = part
         return part
@@ -481,11 +486,11 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
             return b""  # signatures and metadata of another wire
         if kind is MetadataDelta:
             assert isinstance(delta, MetadataDelta)
-            part.metadata.update(delta.metadata)
+            part.update(delta.metadata)
             return self._progress(part, delta.metadata.get("progress"))
         if kind is MetadataAppendDelta:
             assert isinstance(delta, MetadataAppendDelta)
-            part.metadata[delta.key] = [*part.metadata.get(delta.key, []), *delta.items]
+            part.append(delta.key, delta.items)
         return b""
 
     def _content_delta(self, part: Part, text: str) -> bytes:
@@ -526,7 +531,7 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
         if part is None:
             return b""
         if self.own and snapshot is not None:
-            part.metadata.update(snapshot.metadata)
+            part.update(snapshot.metadata)
             if type(snapshot) is RawBlock:
                 part.block = snapshot
             if type(snapshot) is ThinkingBlock and snapshot.encrypted is not None:
@@ -546,11 +551,10 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
     def _finish_parts(self, item: Item) -> bytes:
         """The ``.done`` events of the item's parts still open: a part is over on
         the wire once the next one starts (a reasoning block of this wire stays
-        open until its item is done, where its encrypted content comes)."""
-        out = b""
-        for part in item.blocks:
-            out += self._part_done(part)
-        return out
+        open until its item is done, where its encrypted content comes). Only
+        the parts not said done since the last call are looked at."""
+        unsaid, item.unsaid = item.unsaid, []
+        return b"".join([self._part_done(part) for part in unsaid])
 
     def _part_done(self, part: Part) -> bytes:
         if part.said_done:

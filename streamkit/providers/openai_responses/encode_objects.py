@@ -17,7 +17,7 @@ from ...model.finish import FinishReason
 from ...model.usage import ChatUsage
 from ..coerce import Wire
 from ..encoder import input_tokens_for
-from .wire import END_STATUSES, FINISH_WORDS
+from .wire import END_STATUSES, FINISH_WORDS, with_required_fields
 
 __all__ = ["DELTA_EVENTS", "MESSAGE_PARTS", "RESPONSE_BOOKKEEPING", "RESPONSE_DEFAULTS", "Item",
            "Part", "block_extras", "complete_usage", "count_parts", "empty_part", "end_status",
@@ -113,11 +113,13 @@ def end_status(finish: FinishReason | None, stop_reason: str | None, *,
 
 class Item:
     """One output item: its position, its type and id, its item object as
-    ``output_item.added`` sent it, its parts (by block index, in order) and
-    how many of its blocks are open."""
+    ``output_item.added`` sent it, its parts (by block index, in order), how
+    many of its blocks are open, how many parts of each kind it has and the
+    parts whose ``.done`` events are not written yet (so that a new part costs
+    the same whatever came before it: the encoder is linear in the parts)."""
 
-    __slots__ = ("added", "blocks", "done", "encrypted", "extras", "id", "kind", "open",
-                 "position", "status")
+    __slots__ = ("added", "blocks", "counts", "done", "encrypted", "extras", "id", "kind", "open",
+                 "position", "status", "unsaid")
 
     def __init__(self, position: int, kind: str, item_id: str, added: Wire) -> None:
         self.position = position
@@ -125,6 +127,8 @@ class Item:
         self.id = item_id
         self.added = added
         self.blocks: list[Part] = []
+        self.counts: dict[str, int] = {}  # part kind -> how many
+        self.unsaid: list[Part] = []  # parts whose .done events may still be due
         self.open = 0
         self.done = False
         self.encrypted: str | None = None
@@ -138,8 +142,8 @@ class Part:
     ``call``, ``raw``, ``image``, ``none``), its index among its kind's parts
     and its content so far."""
 
-    __slots__ = ("annotations", "block", "index", "item", "kind", "metadata", "pieces",
-                 "said_done")
+    __slots__ = ("annotations", "appended", "block", "index", "item", "kind", "metadata",
+                 "pieces", "said_done")
 
     def __init__(self, item: Item, kind: str, index: int, block: ContentBlock) -> None:
         self.item = item
@@ -149,7 +153,23 @@ class Part:
         self.metadata: Wire = dict(block.metadata)
         self.pieces: list[str] = []
         self.annotations: list[Wire] = []
+        self.appended: set[str] = set()  # metadata keys whose list is this part's own copy
         self.said_done = False  # its .done events are written
+
+    def append(self, key: str, items: list[Any]) -> None:
+        """``items`` appended to the metadata list ``key``: the list the block
+        came with (an event's value, never changed) is copied once, then grown
+        in place, so n appends cost n, not n squared."""
+        if key not in self.appended:
+            kept = self.metadata.get(key)
+            self.metadata[key] = list(kept) if type(kept) is list else []
+            self.appended.add(key)
+        self.metadata[key].extend(items)
+
+    def update(self, metadata: dict[str, Any]) -> None:
+        """Fields set by a delta or a snapshot: their lists are theirs again."""
+        self.metadata.update(metadata)
+        self.appended.difference_update(metadata)
 
     @property
     def content(self) -> str:
@@ -162,8 +182,9 @@ def block_extras(metadata: dict[str, Any]) -> Wire:
 
 
 def count_parts(item: Item, kinds: tuple[str, ...]) -> int:
-    """How many of the item's parts are of ``kinds`` (the last one counted)."""
-    return sum(1 for part in item.blocks if part.kind in kinds)
+    """How many of the item's parts are of ``kinds`` (the last one counted):
+    from the item's counts, not by walking its parts."""
+    return sum(item.counts.get(kind, 0) for kind in kinds)
 
 
 def is_audio(block: ContentBlock) -> bool:
@@ -212,7 +233,7 @@ def item_object(item: Item, *, own: bool) -> Wire:
         return {**item.added, field: first.content, "status": item.status or "completed",
                 **shared}
     if first is not None and isinstance(first.block, RawBlock):
-        return dict(first.block.data)
+        return with_required_fields({"type": first.block.kind, **first.block.data}, done=True)
     return dict(item.added)
 
 

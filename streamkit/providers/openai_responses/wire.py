@@ -15,6 +15,7 @@ stream parser, the response reader and the request codec share it:
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final
@@ -83,6 +84,37 @@ TOOL_TEXT_EVENTS: Final = (
     "response.shell_call_command.done", "response.shell_call_output_content.delta",
     "response.shell_call_output_content.done",
 )
+
+#: What the official SDK's model of a kept item requires that a vendor's item
+#: of the same type may leave out (xAI and DeepSeek send ``web_search_call``
+#: without ``action``; xAI's ``status`` is optional), with the value that says
+#: no more than the item did: a search (which it is) with no query, no
+#: queries, no container. Fields with no such
+#: value (a call's id or name, a server's label, a command to run) are never
+#: made up.
+ITEM_DEFAULTS: Final[Mapping[str, Mapping[str, Any]]] = MappingProxyType({
+    "web_search_call": {"action": {"type": "search"}},
+    "file_search_call": {"queries": []},
+    "code_interpreter_call": {"container_id": ""},
+    "image_generation_call": {},
+})
+
+
+def with_required_fields(item: dict[str, Any], *, done: bool) -> dict[str, Any]:
+    """A whole item kept as it came (a server tool's call, another vendor's),
+    written back with what :data:`ITEM_DEFAULTS` adds for its type when it
+    lacks it, and the ``status`` of the phase (``in_progress`` as it is added,
+    ``completed`` once done) when it has none: so the official SDK's types
+    take it. Nothing it has is changed, so nothing is lost; read back, it has
+    the added fields too."""
+    item_type = item.get("type")  # any JSON value: a request's item is the caller's
+    defaults = ITEM_DEFAULTS.get(item_type) if type(item_type) is str else None
+    if defaults is None:
+        return item
+    missing = {key: copy.deepcopy(value) for key, value in defaults.items() if key not in item}
+    if "status" not in item:
+        missing["status"] = "completed" if done else "in_progress"
+    return {**item, **missing} if missing else item
 
 
 def map_usage(usage: dict[str, Any]) -> ChatUsage:
