@@ -112,7 +112,7 @@ def whole_answer(provider: str, wire: str, response: httpx.Response, data: bytes
     except InvalidBodyError as refused:
         held = provider_error_from_body(response.status_code, data,
                                         response.headers.get("content-type", ""))
-        if isinstance(held.raw, dict) and "error" in held.raw:
+        if isinstance(held.raw, dict) and held.raw.get("error") is not None:
             held.headers = kept_headers(response.headers, secret)
             held.partial = nothing(provider, FinishReason.ERROR)
             raise held from None

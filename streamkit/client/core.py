@@ -235,12 +235,12 @@ class ClientCore:
             if isinstance(outcome, httpx.Response):
                 call.log.answered(clock.monotonic())
             if isinstance(outcome, httpx.Response) and 300 <= outcome.status_code < 400:
-                error = redirected(self.entry.name, outcome, self.secret)
-                self.report(number, call, outcome.status_code, error, None,
+                moved = redirected(self.entry.name, outcome, self.secret)
+                self.report(number, call, outcome.status_code, moved, None,
                             kept_headers(outcome.headers, self.secret))
-                call.log.failed(outcome.status_code, error, None)
+                call.log.failed(outcome.status_code, moved, None)
                 yield Close(outcome)
-                raise error
+                raise moved
             if isinstance(outcome, httpx.Response) and outcome.status_code < 400:
                 self.report(number, call, outcome.status_code, None, None,
                             kept_headers(outcome.headers, self.secret))

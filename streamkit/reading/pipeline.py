@@ -36,8 +36,8 @@ README:
   wherever it falls, once the stream said something: content, or why it
   stopped. One that said neither (zero payloads, or only the opening ones)
   is no answer, an :class:`~streamkit.model.errors.IncompleteStreamError`
-  with the partial, never an empty response that looks complete. When it falls inside the last payload (its JSON cut
-  off), that payload is left out and kept whole in
+  with the partial, never an empty response that looks complete. When the
+  end falls inside the last payload (its JSON cut off), that payload is left out and kept whole in
   ``metadata["truncated_payload"]``; the response ends with
   ``terminated=False``, open tool calls are marked ``incomplete``.
 - Every stream that ends cleanly and said something ends with a

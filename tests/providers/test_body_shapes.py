@@ -81,7 +81,7 @@ def test_another_wires_answer_is_refused(written: str, read: str) -> None:
 def test_a_body_without_an_answer_is_refused(provider: str, body: Any) -> None:
     if isinstance(body, list) and provider != "gemini":
         body = {"items": body}
-    with pytest.raises(InvalidBodyError, match="has none of|an empty array"):
+    with pytest.raises(InvalidBodyError, match=r"has none of|an empty array"):
         parse_response(provider, body)
 
 

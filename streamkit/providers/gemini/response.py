@@ -23,8 +23,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...framing.encoding import json_bytes
-from ...model.response import ChatResponse
 from ...model.errors import InvalidBodyError
+from ...model.response import ChatResponse
 from ..body import read_body, require_answer
 from .stream import GeminiParser
 from .wire import NAME

@@ -9,16 +9,19 @@ from __future__ import annotations
 import json
 
 import pytest
+from support.client_calls import CALL_KINDS, JSON, SECRET, SSE, call, headers
 from support.fault_server import Answer, FaultServer, head
 
 from streamkit import IncompleteStreamError, ProtocolError
 
-from .test_faults import CALL_KINDS, JSON, SECRET, SSE, call, headers
-
 STREAMS = [kind for kind in CALL_KINDS if kind.endswith("stream")]
 
 
-@pytest.mark.parametrize(("kind", "status"), zip(CALL_KINDS, [301, 307, 308, 302], strict=True))
+#: Each way of calling, each with another redirect status.
+REDIRECTS = list(zip(CALL_KINDS, [301, 307, 308, 302], strict=True))
+
+
+@pytest.mark.parametrize(("kind", "status"), REDIRECTS)
 def test_a_redirect_is_a_protocol_error_naming_where_it_points(kind: str, status: int) -> None:
     location = f"https://user:{SECRET}@elsewhere.example/v1/chat/completions?key={SECRET}#x"
     body = b'{"moved": true}'
