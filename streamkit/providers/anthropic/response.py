@@ -15,9 +15,11 @@ call's input as compact JSON text, ``{}`` when empty), usage, finish words and
 metadata (nulls and the constant ``type`` / ``role`` left out); the response
 is complete (``is_last``, ``terminated``).
 
-An error body (``{"type": "error", "error": {...}}``) is the stream's ``error``
-event: :class:`~streamkit.model.errors.ProviderError` with the status its type
-implies.
+An error body (``{"type": "error", "error": {...}}``, or another wire's
+``{"error": ...}``) is the stream's ``error`` event:
+:class:`~streamkit.model.errors.ProviderError` with the status its type
+implies. A body with no ``content`` that is no error body (another wire's
+answer) is refused (:func:`~streamkit.providers.body.require_answer`).
 """
 
 from __future__ import annotations
