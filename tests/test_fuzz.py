@@ -204,7 +204,7 @@ GROWTH_PROBES: dict[str, tuple[Callable[[int], Callable[[], Any]], int]] = {
         lambda n: _replaying(b"\n" * n + _chat_deltas(1), 1), 5_000),
     "a cut-off last event at a clean end": (
         lambda n: _replaying(b'data: {"id": "c", "choices": [{"delta": {"content": "'
-                             + b"x" * n), 50_000),
+                             + b"x" * n, expect=IncompleteStreamError), 50_000),  # no answer
 }
 
 

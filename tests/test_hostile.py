@@ -409,12 +409,14 @@ def test_blank_space_before_the_first_payload_is_bounded() -> None:
 @pytest.mark.parametrize("path", recordings(), ids=fixture_id)
 def test_a_clean_end_anywhere_is_never_an_error(path: Path) -> None:
     """The README's rule: a clean end of input without the terminator is not an
-    error, wherever it falls (inside the last event's JSON too)."""
+    error, wherever it falls (inside the last event's JSON too), once the stream
+    said something; before that it is no answer (issue 31): interrupted, no end."""
     raw = body(path)
     offsets = list(range(0, len(raw), max(1, len(raw) // 150)))
     for cut in offsets:
         events, response = replay(raw[:cut], on_error="return")
-        assert any(isinstance(event, ResponseEnd) for event in events), cut
+        if not any(isinstance(event, ResponseEnd) for event in events):
+            assert not response.content and response.finished_reason == "interrupted", cut
         assert response.finished_reason is not None
 
 
@@ -577,22 +579,22 @@ def test_naming_the_wrong_provider_says_which_it_looks_like(fixture: str, named:
     b"data: [DONE]\n\n",
     b'event: message_start\ndata: {"type":"message_start","message":{"id":"m","content":[]}}\n\n'
     b'event: message_stop\ndata: {"type":"message_stop"}\n\n',
-    b"",
-    b": keep-alive\n\n",
 ])
-def test_an_empty_stream_of_the_named_provider_is_no_error(raw: bytes) -> None:
+def test_an_empty_stream_that_ended_is_no_error(raw: bytes) -> None:
     provider = "anthropic" if b"message_start" in raw else "openai"
     response = streamkit.stream(iter([raw]), provider).final()
     assert response.content == [] and response.finished_reason is FinishReason.UNKNOWN
 
 
 @pytest.mark.parametrize("raw", [b"", b"\n\n", BOM, b" \r\n"])
-def test_an_empty_body_ends_unknown_with_a_response_end(raw: bytes) -> None:
-    events, response = replay(raw)
-    assert [type(e) for e in events] == [ResponseStart, ResponseEnd]
-    assert events[-1] == ResponseEnd(terminated=False)
-    assert response.id == events[0].id  # made up in the events, so a re-parse agrees
-    assert response.finished_reason is FinishReason.UNKNOWN and not response.terminated
+def test_an_empty_body_is_an_incomplete_stream_that_started(raw: bytes) -> None:
+    """No answer, not an empty one (issue 31; tests/reading/test_no_answer.py)."""
+    with pytest.raises(IncompleteStreamError) as caught:
+        replay(raw)
+    (start,) = caught.value.events
+    assert type(start) is ResponseStart and caught.value.partial is not None
+    assert caught.value.partial.id == start.id  # made up in the events, so a re-parse agrees
+    assert caught.value.partial.finished_reason is FinishReason.INTERRUPTED
 
 
 HOSTILE_TEXT = "ok \x1b[2J\x1b]52;c;SGVsbG8=\x07 \x9b31m \u202edone \x00"

@@ -10,6 +10,7 @@ the key taken out of them. Pure: the body is given as bytes.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Mapping
 
 import httpx
@@ -29,7 +30,7 @@ from ..reading.error_body import BoundedBody, provider_error_from_body
 from .keys import ApiKey
 
 __all__ = ["ERROR_HEADERS", "PARTIAL_BODY_BYTES", "broken_body", "kept_headers", "nothing",
-           "partial_answer", "provider_error", "whole_answer"]
+           "partial_answer", "provider_error", "redirected", "whole_answer"]
 
 #: Response headers an error keeps for the caller (the rest are not copied).
 ERROR_HEADERS = ("retry-after", "retry-after-ms", "x-request-id", "request-id", "x-should-retry")
@@ -111,7 +112,7 @@ def whole_answer(provider: str, wire: str, response: httpx.Response, data: bytes
     except InvalidBodyError as refused:
         held = provider_error_from_body(response.status_code, data,
                                         response.headers.get("content-type", ""))
-        if isinstance(held.raw, dict) and "error" in held.raw:
+        if isinstance(held.raw, dict) and held.raw.get("error") is not None:
             held.headers = kept_headers(response.headers, secret)
             held.partial = nothing(provider, FinishReason.ERROR)
             raise held from None
@@ -128,5 +129,25 @@ def provider_error(provider: str, response: httpx.Response, body: BoundedBody,
                                      response.headers.get("content-type", ""),
                                      cut=body.over_limit or cut)
     error.headers = kept_headers(response.headers, secret)
+    error.partial = nothing(provider, FinishReason.ERROR)
+    return error
+
+
+#: A URL's userinfo (``//user:password@``), its query and its fragment: what a
+#: redirect's ``Location`` may carry a secret in, never shown.
+_URL_SECRETS = re.compile(r"(?<=//)[^/?#@]*@|[?#].*", re.DOTALL)
+
+
+def redirected(provider: str, response: httpx.Response, secret: ApiKey | None) -> ProtocolError:
+    """The error of a redirect (any 3xx): no answer, and not followed (the
+    request carries a key, which must not go where a server points), with the
+    status and where it points (without userinfo, query or fragment, the key
+    taken out), so the base URL can be set to it; an empty partial."""
+    location = _URL_SECRETS.sub("", response.headers.get("location", ""))[:500]
+    if secret is not None:
+        location = secret.redact(location)
+    error = ProtocolError(
+        f"the server answered {response.status_code}, a redirect to {location or '(nowhere)'}, "
+        f"not an answer: redirects are not followed; set the base URL to where the API is")
     error.partial = nothing(provider, FinishReason.ERROR)
     return error

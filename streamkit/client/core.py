@@ -7,7 +7,8 @@ policy and the timeouts. It builds what a call sends (:meth:`ClientCore.body`,
 (:mod:`streamkit.client.steps`), which a shell performs:
 
 - :meth:`ClientCore.attempts`: the retry loop, attempt after attempt until one
-  gets a response whose status is below 400;
+  gets a response whose status is below 300 (a redirect is no answer: it is
+  not followed, and is a :class:`~streamkit.model.errors.ProtocolError`);
 - :meth:`ClientCore.answer`: a non-streamed answer, its whole body read and parsed;
 - :meth:`ClientCore.events`: a streamed answer's events, read by
   :func:`streamkit.stream` from the source the shell opened.
@@ -56,13 +57,20 @@ from ..providers.wire_format import WireFormat, wire_format
 from ..reading.error_body import BoundedBody
 from ..reading.options import ReadOptions
 from ..reading.stream import Stream, SyncStream, stream
-from .answers import broken_body, kept_headers, partial_answer, provider_error, whole_answer
+from .answers import (
+    broken_body,
+    kept_headers,
+    partial_answer,
+    provider_error,
+    redirected,
+    whole_answer,
+)
 from .attempts import RETRYABLE_TRANSPORT_ERRORS, Attempt, no_response, report
 from .auth import key_auth, key_in, resolve_key
 from .endpoint import environment, fill_base_url, resolve_model, with_overrides
 from .keys import ApiKey
 from .retry import RetryPolicy, SyncTiming, Timing
-from .steps import Call, Read, Send, Step, Wait
+from .steps import Call, Close, Read, Send, Step, Wait
 from .timeouts import Timeouts, timeouts_of
 from .totals import UsageTotals
 
@@ -211,7 +219,8 @@ class ClientCore:
 
     def attempts(self, call: Call, clock: Clock) -> Generator[Step, Any, httpx.Response]:
         """The retry loop: attempt after attempt until one gets a response with a
-        status below 400, returned with its body unread. An error status's body
+        status below 300, returned with its body unread (a 3xx is
+        :func:`~streamkit.client.answers.redirected`'s error, not retried). An error status's body
         is read for its message; a failure before any response is a
         :class:`~streamkit.model.errors.NoResponseError`. Whether to try again, and
         after how long, is :meth:`next_delay`'s; the last error is raised when
@@ -225,6 +234,13 @@ class ClientCore:
             outcome = yield Send(call, self.attempt_timeout(call.deadline, sent))
             if isinstance(outcome, httpx.Response):
                 call.log.answered(clock.monotonic())
+            if isinstance(outcome, httpx.Response) and 300 <= outcome.status_code < 400:
+                moved = redirected(self.entry.name, outcome, self.secret)
+                self.report(number, call, outcome.status_code, moved, None,
+                            kept_headers(outcome.headers, self.secret))
+                call.log.failed(outcome.status_code, moved, None)
+                yield Close(outcome)
+                raise moved
             if isinstance(outcome, httpx.Response) and outcome.status_code < 400:
                 self.report(number, call, outcome.status_code, None, None,
                             kept_headers(outcome.headers, self.secret))

@@ -14,8 +14,14 @@ One request's way through (:meth:`Gateway.answer`):
 
 Errors: before the first byte, the caller's wire's HTTP error with the
 upstream's status (:func:`~streamkit.encode_error`; 502 when the upstream
-never answered, 400 for a request the upstream's wire cannot hold); after it,
-the caller's wire's in-stream error event, after the partial already sent.
+never answered or answered nothing: a redirect, an empty or another wire's
+body, a stream that ended before any content; 400 for a request the
+upstream's wire cannot hold). A stream is read ahead to its first content
+before the caller gets its 200, so each of those is still an HTTP error. After
+the first byte, the caller's wire's in-stream error event, after the partial
+already sent, by the stream's own encoder (Gemini's JSON array closed after
+its error item); an upstream stream cut without its end is such an error too,
+never an answer.
 The caller going away closes the upstream stream at once (the body's
 ``finally``, shielded from the cancellation that stops it). No upstream key
 reaches a caller or a log line: the client takes its own keys out of what it
@@ -55,6 +61,7 @@ from ..client.fallbacks import Fallback
 from ..conversation.request import Request
 from ..framing.encoding import json_bytes
 from ..model.errors import (
+    IncompleteStreamError,
     InvalidBodyError,
     ProviderConfigError,
     ProviderError,
@@ -62,6 +69,8 @@ from ..model.errors import (
     UnsupportedFeatureError,
     collecting_losses,
 )
+from ..model.events import BlockDelta, BlockStart
+from ..model.finish import FinishReason
 from ..model.response import ChatResponse
 from ..providers.codec import (
     EncodedStream,
@@ -72,6 +81,7 @@ from ..providers.codec import (
     parse_request,
 )
 from ..providers.routes import ServedCall, served_call
+from ..reading.stream import Stream
 from .access_log import ACCESS, AccessLog, AccessRecord
 from .callers import caller_key, config_keys, gateway_option, is_allowed
 from .config import GatewayConfig, GatewayConfigError, ModelRoute, Upstream, in_config_words
@@ -238,12 +248,21 @@ class Gateway:
 
     async def _streamed(self, call: ServedCall, client: Client, parsed: Request,
                         log: CallLog) -> Response:
+        """A streamed answer, once the upstream said something an answer says
+        (:func:`_read_ahead`): a failure before that is the caller's wire's HTTP
+        error, never a 200 whose stream holds nothing."""
         context = client.stream(parsed)
         try:
             events = await context.__aenter__()
         except StreamkitError as error:
             return log.done(_upstream_error(call, error), error=error)
-        encoded = encode_stream(call.provider, events, request=parsed,
+        try:
+            held = await _read_ahead(events)
+        except StreamkitError as error:
+            with anyio.CancelScope(shield=True):
+                await context.__aexit__(None, None, None)
+            return log.done(_upstream_error(call, error), error=error)
+        encoded = encode_stream(call.provider, _relayed(held, events), request=parsed,
                                 **({"array": True} if call.array else {}))
         return StreamingResponse(self._relay(call, encoded, context, events, log),
                                  media_type=encoded.content_type,
@@ -262,12 +281,48 @@ class Gateway:
                     yield chunk
             except StreamkitError as error:  # an answer the caller's wire cannot say
                 refused = error
-                yield _error_event(call, error)
+                yield encoded.fail(error_event(error, NO_UPSTREAM_STATUS))
             status = 200
         finally:
             with anyio.CancelScope(shield=True):
                 await context.__aexit__(None, None, None)
             log.finish(status, response=events.response, error=encoded.error or refused)
+
+
+#: The events that make an upstream's stream an answer worth a 200.
+_ANSWERING = (BlockStart, BlockDelta)
+
+
+async def _read_ahead(events: Stream) -> list[Any]:
+    """The upstream's first items, up to its first content or its end: what
+    fails before that (a redirect's kin, an empty or another wire's stream, the
+    provider's error) raises here, while the caller can still get an HTTP error."""
+    held: list[Any] = []
+    async for item in events:  # the stream's one iterator: the rest is read on from here
+        held.append(item)
+        if type(item) in _ANSWERING:
+            break
+    return held
+
+
+async def _relayed(held: list[Any], events: Stream) -> AsyncIterator[Any]:
+    """The items read ahead, then the rest of the stream; a stream that ended
+    without its wire's end and without saying why it stopped was cut upstream,
+    which the caller is told as an error (its SDK raises), never as an answer."""
+    for item in held:
+        yield item
+    async for item in events:
+        yield item
+    if not _ended(events.response):
+        raise IncompleteStreamError("the upstream's stream ended before its end (the "
+                                    "connection closed mid-answer); the answer is incomplete")
+
+
+def _ended(response: ChatResponse) -> bool:
+    """Whether an answer ended as its wire ends, or said why it stopped (some
+    servers send no end marker after the finish reason)."""
+    return response.terminated or response.finished_reason not in (
+        None, FinishReason.UNKNOWN, FinishReason.INTERRUPTED)
 
 
 def _overrides(upstream: Upstream) -> dict[str, Any]:
@@ -296,12 +351,6 @@ def _error(call: ServedCall, status: int | None, error: StreamkitError | str) ->
     encoded = encode_error(call.provider, error, status=status)
     return Response(_json(encoded.body), status_code=encoded.status,
                     media_type=encoded.content_type)
-
-
-def _error_event(call: ServedCall, error: StreamkitError) -> bytes:
-    """The caller's wire's in-stream error event for ``error``, written by an
-    encoder of its own: the stream's stopped in whatever state refused."""
-    return b"".join(encode_stream(call.provider, [error_event(error, NO_UPSTREAM_STATUS)]))
 
 
 def _plain_error(status: int, message: str) -> Response:

@@ -385,10 +385,17 @@ class EncodedStream:
         """The in-stream error event for a source that raised (none when the
         source's own error event was written already)."""
         self.error = error
+        return self.fail(error_event(error))
+
+    def fail(self, event: ErrorEvent) -> bytes:
+        """The bytes that end this stream with ``event``, written by its own
+        encoder (so a form with a closing, Gemini's JSON array, is closed after
+        it): what a server sends when it cannot go on (an answer the wire
+        cannot say). None once an error was written."""
         if self._error_written:
             return b""
         self._error_written = True
-        return self._encoder.feed(error_event(error))
+        return self._encoder.feed(event)
 
 
 def _ended(source: Iterable[Any]) -> Iterator[Any]:

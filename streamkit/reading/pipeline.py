@@ -33,12 +33,16 @@ README:
   while the joined text is still the beginning of a JSON value (each line is
   read once), up to ``max_event_bytes``.
 - A clean end of input without the provider's terminator is not an error,
-  wherever it falls. When it falls inside the last payload (its JSON cut
-  off), that payload is left out and kept whole in
+  wherever it falls, once the stream said something: content, or why it
+  stopped. One that said neither (zero payloads, or only the opening ones)
+  is no answer, an :class:`~streamkit.model.errors.IncompleteStreamError`
+  with the partial, never an empty response that looks complete. When the
+  end falls inside the last payload (its JSON cut off), that payload is left out and kept whole in
   ``metadata["truncated_payload"]``; the response ends with
   ``terminated=False``, open tool calls are marked ``incomplete``.
-- Every stream ends with a :class:`~streamkit.model.events.ResponseEnd`, an empty
-  body too (``finished_reason`` ``unknown``).
+- Every stream that ends cleanly and said something ends with a
+  :class:`~streamkit.model.events.ResponseEnd`; one that said nothing (see above)
+  has a :class:`~streamkit.model.events.ResponseStart` and the error.
 - A stream none of whose payloads meant anything to the provider that was
   named (``provider="openai"`` on an Anthropic stream) is a ``ProtocolError``
   naming the provider it looks like, rather than an empty response.
@@ -52,9 +56,16 @@ from typing import NamedTuple, Unpack
 from ..framing.ndjson import NDJSONDecoder
 from ..framing.sse import SSEDecoder
 from ..model.accumulate import Accumulator
-from ..model.errors import LimitExceeded, ProtocolError, ProviderError, StreamError
+from ..model.errors import (
+    IncompleteStreamError,
+    LimitExceeded,
+    ProtocolError,
+    ProviderError,
+    StreamError,
+)
 from ..model.events import (
     BlockDelta,
+    BlockStart,
     ErrorEvent,
     Event,
     ResponseEnd,
@@ -410,15 +421,22 @@ class Pipeline:
             self._keep_truncated(None, self._spread.text, out)
             self._spread = None
         tail = self.parser.finish()
+        # a stream of another provider is said as such (_check_provider_matched)
+        answered = self._answered(tail) or self._mismatch_message() is not None
+        if not answered:  # ended as a cut, unfinished: see _refuse_no_answer
+            tail = [event for event in tail if type(event) is not ResponseEnd]
         if tail:
             self._apply(tail, out)
         if not self.response.is_last:  # no ResponseEnd for choice 0: an empty body, say
             closing: list[Event] = []
             if not self.accumulator.started(0):  # nor a start: its id is made up here
                 closing.append(ResponseStart(id=StreamIds().make("resp")))
-            closing.append(ResponseEnd(terminated=False))
+            if answered:
+                closing.append(ResponseEnd(terminated=False))
             self._apply_each(closing, out)
         self._check_provider_matched()
+        if not answered:
+            self._refuse_no_answer()
 
     def _feed_unterminated(self, name: str, data: bytes, out: list[Event]) -> None:
         """The last SSE event, which no blank line ended: when the end of input
@@ -499,6 +517,30 @@ class Pipeline:
                 raise ProtocolError(message, event=None if first is None else first[0],
                                     raw=None if first is None else first[1][:200])
 
+    # ------------------------------------------------------------ no answer
+
+    def _answered(self, tail: list[Event]) -> bool:
+        """Whether the stream, with the parser's closing ``tail``, said anything
+        an answer says: content, why it stopped, its wire's end, or an error."""
+        if self.errors or any(
+                response.content or response.terminated
+                or response.finished_reason not in (None, FinishReason.UNKNOWN)
+                for response in self.responses):
+            return True
+        return any(type(event) in _ANSWERING or (type(event) is ResponseEnd and (
+            event.terminated or event.finish_reason is not FinishReason.UNKNOWN))
+            for event in tail)
+
+    def _refuse_no_answer(self) -> None:
+        """A stream that ended with no content, no reason to stop, no error and
+        without its wire's end: the connection closed before the answer, which
+        an empty response would pass off as one. Its responses are left
+        unfinished (no ``ResponseEnd``), so the error marks them interrupted."""
+        raise IncompleteStreamError(
+            f"the stream ended after {self.bytes_received} bytes with no content and without "
+            f"{self.parser.name}'s end: the connection closed before any answer (try again; a "
+            "server that is no streaming endpoint of this provider ends so too)")
+
     # ------------------------------------------------------------ failing
 
     def fail(self, error: StreamError) -> StreamError:
@@ -513,6 +555,10 @@ class Pipeline:
             self.accumulator.interrupt()
         error.partial = self.response
         return error
+
+
+#: The events that make a stream an answer, whatever else it lacks.
+_ANSWERING = (BlockStart, BlockDelta, ErrorEvent)
 
 
 class Replayed(NamedTuple):

@@ -16,13 +16,13 @@ import json
 import logging
 import re
 import socket
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import anyio
 import httpx
 import pytest
+from support.client_calls import CALL_KINDS, JSON, SECRET, SSE, call, headers
 from support.fault_server import Answer, FaultServer, head, trickle
 
 import streamkit
@@ -36,13 +36,7 @@ from streamkit import (
 )
 from streamkit.client import Client, SyncClient, Timeouts
 from streamkit.client.keys import ApiKey, Redactor
-from streamkit.conversation.messages import UserMessage
 from streamkit.model.vendors import ProviderConfigError
-
-SECRET = "sk-fault-0123456789abcdefSECRET"
-CALL_KINDS = ["Client.create", "Client.stream", "SyncClient.create", "SyncClient.stream"]
-SSE = {"content-type": "text/event-stream"}
-JSON = {"content-type": "application/json"}
 
 
 def chat_chunk(content: str) -> bytes:
@@ -56,38 +50,6 @@ def chat_answer(content: str) -> bytes:
                        "choices": [{"index": 0, "finish_reason": "stop", "message": {
                            "role": "assistant", "content": content}}]}).encode()
 
-
-def headers(fields: dict[str, str], **more: str) -> list[tuple[str, str]]:
-    return [*fields.items(), *((name.replace("_", "-"), value) for name, value in more.items())]
-
-
-def call(kind: str, url: str, **options: Any) -> tuple[StreamError | None, Any, float]:
-    """One call made as ``kind`` says to ``url`` (a DeepSeek client: OpenAI
-    Chat, the key in a bearer header); its error (or ``None``), what it gave
-    (the answer, or the events of a stream), and how long it took."""
-    settings: dict[str, Any] = {"base_url": url, "api_key": SECRET, "max_retries": 0, **options}
-    started = time.monotonic()
-    got: Any = None
-    try:
-        if kind.startswith("SyncClient"):
-            with SyncClient("deepseek:deepseek-chat", **settings) as sync:
-                if kind.endswith("create"):
-                    got = sync.create([UserMessage("hi")])
-                else:
-                    with sync.stream([UserMessage("hi")]) as events:
-                        got = list(events)
-        else:
-            async def main() -> Any:
-                async with Client("deepseek:deepseek-chat", **settings) as client:
-                    if kind.endswith("create"):
-                        return await client.create([UserMessage("hi")])
-                    async with client.stream([UserMessage("hi")]) as events:
-                        return [item async for item in events]
-
-            got = anyio.run(main)
-    except StreamError as error:
-        return error, got, time.monotonic() - started
-    return None, got, time.monotonic() - started
 
 
 # ---------------------------------------------------------------- the total timeout

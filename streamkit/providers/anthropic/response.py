@@ -15,9 +15,11 @@ call's input as compact JSON text, ``{}`` when empty), usage, finish words and
 metadata (nulls and the constant ``type`` / ``role`` left out); the response
 is complete (``is_last``, ``terminated``).
 
-An error body (``{"type": "error", "error": {...}}``) is the stream's ``error``
-event: :class:`~streamkit.model.errors.ProviderError` with the status its type
-implies.
+An error body (``{"type": "error", "error": {...}}``, or another wire's
+``{"error": ...}``) is the stream's ``error`` event:
+:class:`~streamkit.model.errors.ProviderError` with the status its type
+implies. A body with no ``content`` that is no error body (another wire's
+answer) is refused (:func:`~streamkit.providers.body.require_answer`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import Any
 from ...framing.encoding import json_bytes
 from ...model.errors import InvalidBodyError
 from ...model.response import ChatResponse
-from ..body import read_body
+from ..body import read_body, require_answer
 from .stream import AnthropicParser
 from .wire import NAME, PROVIDER
 
@@ -43,6 +45,7 @@ def parse_response(body: dict[str, Any], dialect: str | None) -> ChatResponse:
     if type(body) is not dict:
         raise InvalidBodyError(f"an Anthropic response is a JSON object, not "
                                f"{type(body).__name__}", wire=NAME)
+    require_answer(body, NAME)
     try:
         seed = _ENCODE(body)
     except (TypeError, ValueError) as exc:  # a dict built by hand, holding no JSON value
@@ -54,7 +57,7 @@ def parse_response(body: dict[str, Any], dialect: str | None) -> ChatResponse:
 
 def payloads(body: dict[str, Any]) -> Iterator[tuple[str, bytes]]:
     """The ``(SSE event name, data)`` payloads of the stream ``body`` stands for."""
-    if body.get("type") == "error":
+    if body.get("type") == "error" or "content" not in body:  # an error body, of any wire
         yield "error", _ENCODE(body)
         return
     content = body.get("content")

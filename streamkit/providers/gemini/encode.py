@@ -572,20 +572,30 @@ class GeminiArrayEncoder(GeminiStreamEncoder):
     def __init__(self, dialect: str | None = None) -> None:
         super().__init__(dialect)
         self._array = JSONArrayWriter(_ARRAY_SEPARATOR)
+        self._closed = False
 
     def frame(self, chunk: Wire) -> bytes:
-        return self._array.item(chunk)
+        return b"" if self._closed else self._array.item(chunk)
 
     def on_error(self, event: ErrorEvent) -> bytes:
-        self._ended[event.choice] = True  # the error ends the answer: the array closes
-        return super().on_error(event)
+        """The error item, then the array's end at once, as Gemini ends an array
+        that fails mid-way (``{"error": {...}}`` its last item): the error ends
+        the stream, and nothing comes after it (a source that raises is never
+        closed), so a caller reads valid JSON whose last item is the error."""
+        return super().on_error(event) + self._end()
 
     def close(self) -> bytes:
         out = super().close()
         ends = list(self._ended.values())
         if self._array.started and ends and all(ends):
-            out += self._array.end()
+            out += self._end()
         return out
+
+    def _end(self) -> bytes:
+        if self._closed:
+            return b""
+        self._closed = True
+        return self._array.end()
 
 
 def stream_encoder(dialect: str | None = None, *, array: bool = False) -> GeminiStreamEncoder:

@@ -20,8 +20,9 @@ from typing import Any
 
 from ...framing.encoding import json_bytes
 from ...model.response import ChatResponse
-from ..body import read_body
+from ..body import read_body, require_answer
 from .stream import OllamaParser
+from .wire import NAME
 
 __all__ = ["parse_response"]
 
@@ -30,5 +31,6 @@ _ENCODE = json_bytes  # a lone surrogate read from the body is its escape again
 
 def parse_response(body: dict[str, Any], dialect: str | None) -> ChatResponse:
     """The :class:`~streamkit.ChatResponse` of a non-streamed response body."""
+    require_answer(body, NAME)
     (response,) = read_body(OllamaParser(), [(None, _ENCODE(body))])
     return response

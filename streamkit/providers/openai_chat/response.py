@@ -40,7 +40,7 @@ from ...model.errors import InvalidBodyError
 from ...model.events import Event
 from ...model.response import ChatResponse
 from ...model.think import ThinkTagFilter
-from ..body import read_body
+from ..body import read_body, require_answer
 from .dialects import get_dialect
 from .request import provider_name
 from .stream import OpenAIChatParser
@@ -59,6 +59,7 @@ def parse_response(body: dict[str, Any], dialect: str | None) -> ChatResponse:
     if not isinstance(body, dict):
         raise InvalidBodyError(f"a Chat Completions response is a JSON object, not "
                                f"{type(body).__name__}", wire=NAME)
+    require_answer(body, NAME)
     try:
         chunk = _ENCODE(as_chunk(body))
     except (TypeError, ValueError) as exc:  # a dict built by hand, holding no JSON value

@@ -34,7 +34,7 @@ from typing import Any
 from ...framing.encoding import json_bytes
 from ...model.errors import InvalidBodyError
 from ...model.response import ChatResponse
-from ..body import read_body
+from ..body import read_body, require_answer
 from ..coerce import as_dict, as_list, as_str
 from .stream import OpenAIResponsesParser
 from .wire import NAME
@@ -52,6 +52,7 @@ def parse_response(body: dict[str, Any], dialect: str | None) -> ChatResponse:
     if not isinstance(body, dict):
         raise InvalidBodyError(f"a Responses API response is a JSON object, not "
                                f"{type(body).__name__}", wire=NAME)
+    require_answer(body, NAME)
     return read_body(OpenAIResponsesParser(), _payloads(body))[0]
 
 

@@ -1,0 +1,192 @@
+"""Upstream failures that must never reach a caller as answers (issue 31,
+findings 3 and 7). The upstream is a raw-socket server (``fault_server``)
+that answers by the model asked: another wire's answer (all 20 wire pairs,
+streamed and not), a redirect, an empty 200, a stream with no event, a stream
+cut after its first content. Before the first byte each is the caller's wire's
+502 error body; a stream cut after content ends with the caller's wire's
+error, which its official SDK raises (Gemini's JSON array closed, its last
+item the error)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from support.asgi_server import serving
+from support.fault_server import Answer, FaultServer, head
+
+from streamkit import ChatResponse, TextBlock, encode_error, encode_response, encode_stream
+from streamkit.gateway import create_app
+from streamkit.gateway.config import parse_config
+from streamkit.providers.wire_format import WIRE_NAMES
+
+openai = pytest.importorskip("openai")
+anthropic = pytest.importorskip("anthropic")
+genai = pytest.importorskip("google.genai")
+ollama = pytest.importorskip("ollama")
+
+KEY = "sk-gateway-no-answer-0123456789"
+#: Each wire: the registry provider the gateway calls it as, its base URL path.
+UPSTREAMS = {"openai-chat": ("openai", "/v1"), "openai-responses": ("openai-responses", "/v1"),
+             "anthropic": ("anthropic", "/v1"), "gemini": ("gemini", "/v1beta"),
+             "ollama": ("ollama", "")}
+ANSWER = ChatResponse(content=[TextBlock(id="t", text="hello there, this is the answer")],
+                      model="m", terminated=True)
+FAULTS = ["redirect", "empty", "zero", "cut", *(f"wrong-{wire}" for wire in WIRE_NAMES)]
+
+
+def _cut_after_first_content(wire: str) -> bytes:
+    """``wire``'s stream of :data:`ANSWER`, up to the end of the event that
+    carries its text: content, and no end."""
+    whole = b"".join(encode_stream(wire, ANSWER))
+    at = whole.index(b"hello")
+    end = re.compile(rb"\n" if wire == "ollama" else rb"\r?\n\r?\n").search(whole, at)
+    assert end is not None
+    return whole[:end.end()]
+
+
+def _upstream(request: bytes) -> Answer:
+    """The fault the model asked names, in the wire of the path asked."""
+    wire = ("gemini" if b"/models/" in request else "ollama" if b"/api/" in request
+            else "anthropic" if b"/messages" in request
+            else "openai-responses" if b"/responses" in request else "openai-chat")
+    said = request.replace(b" ", b"")
+    streamed = b'"stream":true' in said or b"streamGenerateContent" in said or (
+        wire == "ollama" and b'"stream":false' not in said)  # Ollama streams unless told
+    fault = re.search(rb"fault-([a-z-]+)", request)
+    assert fault is not None, request[:300]
+    name = fault.group(1).decode()
+    kind = "text/event-stream" if streamed else "application/json"
+    if name == "redirect":
+        return Answer([head(307, [("location", f"https://elsewhere.example/x?key={KEY}"),
+                                  ("content-length", "0"), ("connection", "close")])])
+    body = {"empty": b"", "zero": b": keep-alive\n\n" if streamed else b""}.get(name)
+    if name == "cut":
+        body = _cut_after_first_content(wire)
+    elif name.startswith("wrong-"):
+        other = name.removeprefix("wrong-")
+        body = (b"".join(encode_stream(other, ANSWER)) if streamed
+                else json.dumps(encode_response(other, ANSWER)).encode())
+    assert body is not None
+    return Answer([head(200, [("content-type", kind), ("content-length", str(len(body))),
+                              ("connection", "close")]), body])
+
+
+@pytest.fixture(scope="module")
+def gateway() -> Iterator[str]:
+    with FaultServer(_upstream) as fault:
+        config = parse_config({
+            "gateway": {"keys": [KEY]},
+            "models": {f"{wire}-{name}": {"model": f"{provider}:fault-{name}"}
+                       for wire, (provider, _) in UPSTREAMS.items() for name in FAULTS},
+            "providers": {provider: {"base_url": fault.url + path, "api_key": "sk-up-1"}
+                          for provider, path in UPSTREAMS.values()},
+        })
+        with serving(create_app(config)) as url:
+            yield url
+
+
+def _ask(url: str, caller: str, model: str, *, stream: bool, array: bool = False
+         ) -> httpx.Response:
+    """One raw call in the caller's wire."""
+    user = [{"role": "user", "content": "hi"}]
+    path, body = {
+        "openai-chat": ("/v1/chat/completions", {"model": model, "messages": user}),
+        "openai-responses": ("/v1/responses", {"model": model, "input": "hi"}),
+        "anthropic": ("/v1/messages", {"model": model, "max_tokens": 16, "messages": user}),
+        "ollama": ("/api/chat", {"model": model, "messages": user}),
+        "gemini": (f"/v1beta/models/{model}:"
+                   + (("streamGenerateContent" + ("" if array else "?alt=sse")) if stream
+                      else "generateContent"),
+                   {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}),
+    }[caller]
+    if caller != "gemini":
+        body["stream"] = stream
+    return httpx.post(url + path, json=body, headers={"authorization": f"Bearer {KEY}"},
+                      timeout=30)
+
+
+def _assert_the_callers_502(answer: httpx.Response, caller: str) -> None:
+    assert answer.status_code == 502, (caller, answer.status_code, answer.text[:300])
+    shape = encode_error(caller, "x", status=502).body
+    body = answer.json()
+    assert body.keys() == shape.keys() and type(body["error"]) is type(shape["error"]), body
+    assert KEY not in answer.text
+
+
+#: Every ordered pair of wires (upstream, body of another wire), with the caller's
+#: wire taken in turn and streamed or not in turn: each caller meets each kind,
+#: each upstream is read both ways (the body check itself is every pair's, both
+#: ways, in tests/providers/test_body_shapes.py and tests/reading).
+PAIRS = [(upstream, other, WIRE_NAMES[n % 5], n % 2 == 1) for n, (upstream, other)
+         in enumerate(itertools.permutations(WIRE_NAMES, 2))]
+
+
+@pytest.mark.parametrize(("upstream", "other", "caller", "stream"), PAIRS)
+def test_another_wires_answer_upstream_is_the_callers_502(
+        gateway: str, upstream: str, other: str, caller: str, stream: bool) -> None:
+    answer = _ask(gateway, caller, f"{upstream}-wrong-{other}", stream=stream)
+    _assert_the_callers_502(answer, caller)
+
+
+#: Each fault, streamed and not, with the callers' and the upstreams' wires in turn.
+NO_ANSWERS = [(fault, stream, WIRE_NAMES[n % 5], WIRE_NAMES[(n + 2) % 5]) for n, (fault, stream)
+              in enumerate(itertools.product(["redirect", "empty", "zero"], [False, True]))]
+
+
+@pytest.mark.parametrize(("fault", "stream", "caller", "upstream"), NO_ANSWERS)
+def test_no_answer_upstream_is_the_callers_502(gateway: str, fault: str, stream: bool,
+                                               caller: str, upstream: str) -> None:
+    answer = _ask(gateway, caller, f"{upstream}-{fault}", stream=stream)
+    _assert_the_callers_502(answer, caller)
+    if fault == "redirect":
+        assert "307" in answer.text and "https://elsewhere.example/x" in answer.text
+
+
+def _read_with_the_sdk(url: str, caller: str, model: str) -> str:
+    """The caller's official SDK reading the stream to its end: its text."""
+    user = [{"role": "user", "content": "hi"}]
+    if caller == "openai-chat":
+        chat = openai.OpenAI(base_url=url + "/v1", api_key=KEY, max_retries=0)
+        with chat.chat.completions.stream(model=model, messages=user) as events:
+            return events.get_final_completion().choices[0].message.content or ""
+    if caller == "openai-responses":
+        responses = openai.OpenAI(base_url=url + "/v1", api_key=KEY, max_retries=0)
+        with responses.responses.stream(model=model, input="hi") as events:
+            return events.get_final_response().output_text
+    if caller == "anthropic":
+        messages = anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0)
+        with messages.messages.stream(model=model, max_tokens=16, messages=user) as events:
+            return events.get_final_text()
+    if caller == "gemini":
+        google = genai.Client(api_key=KEY, http_options={"base_url": url})
+        return "".join(chunk.text or "" for chunk in
+                       google.models.generate_content_stream(model=model, contents="hi"))
+    local = ollama.Client(host=url, headers={"authorization": f"Bearer {KEY}"})
+    return "".join(part.message.content or "" for part in
+                   local.chat(model=model, messages=user, stream=True))
+
+
+@pytest.mark.parametrize("caller", WIRE_NAMES)
+def test_a_stream_cut_upstream_is_an_error_for_the_callers_sdk(gateway: str,
+                                                               caller: str) -> None:
+    upstream = WIRE_NAMES[(WIRE_NAMES.index(caller) + 2) % 5]
+    with pytest.raises(Exception) as caught:
+        text = _read_with_the_sdk(gateway, caller, f"{upstream}-cut")
+        pytest.fail(f"the SDK read a cut stream as an answer: {text!r}")
+    assert "incomplete" in str(caught.value) or "ended before its end" in str(caught.value), (
+        type(caught.value), caught.value)
+
+
+@pytest.mark.parametrize("upstream", WIRE_NAMES)
+def test_gemini_s_array_is_closed_by_its_error_when_the_upstream_fails(gateway: str,
+                                                                       upstream: str) -> None:
+    answer = _ask(gateway, "gemini", f"{upstream}-cut", stream=True, array=True)
+    assert answer.status_code == 200
+    items = json.loads(answer.content)  # valid JSON: the array is closed
+    assert "hello" in json.dumps(items[0]) and "ended before its end" in json.dumps(items[-1])
+    assert list(items[-1]) == ["error"]
