@@ -25,7 +25,7 @@ The contract (:func:`judge`; each breach an
 - ``HeldOpen``: a request never finished, still open after :attr:`Pace.hold`;
 - at the end of a run (:func:`settle`): ``UpstreamLeftOpen`` (an upstream
   connection the gateway did not close), ``FilesLeaked`` (the gateway holds
-  more files than before the run), ``KeyInLog``.
+  more files than before the run), ``KeyInLog``, ``CallerKeyUpstream``.
 
 A caller that gives up after :attr:`Pace.caller` (an upstream that hangs,
 with the gateway's 600 s upstream read timeout) is counted
@@ -377,7 +377,12 @@ async def _hold(cases: list[FaultCase], url: str,
 
 def settle(upstream: FaultServer, gateway: GatewayProcess, files: int,
            on_outcome: Callable[[FaultCase | None, Outcome], None], pace: Pace) -> None:
-    """The leaks, once every caller is done: upstream connections, files, the log."""
+    """The leaks, once every caller is done: upstream connections, files, the
+    log, the caller's key in what the upstream received."""
+    carried = [c.request for c in upstream.connections if CALLER_KEY.encode() in c.request]
+    if carried:
+        on_outcome(None, Outcome("violation", "CallerKeyUpstream", "upstream",
+                                 f"{len(carried)} request(s); the first: {carried[0][:300]!r}"))
     deadline = time.monotonic() + pace.hang + 5
     while time.monotonic() < deadline and not upstream.wait_all_closed(0.5):
         pass
