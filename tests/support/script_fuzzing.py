@@ -24,7 +24,6 @@ wire's official SDK (``support.sdk_stream_readers``), as
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -41,7 +40,6 @@ from streamkit.testing import FakeProvider
 from support.encode_matrix import TARGETS, portable_summary
 from support.encoder_fuzzing import (
     EncoderCase,
-    check_with_sdk,
     compare,
     expected_summary,
     hostile_text,
@@ -183,9 +181,3 @@ def sdk_case(case: ScriptCase, written: bytes) -> EncoderCase:
     return EncoderCase(case.number, case.answer, list(events_of(case.answer)), case.target,
                        "stream", written=written)
 
-
-def describe_json(value: Any) -> str:
-    return json.dumps(value, default=str)[:300]
-
-
-__all__ = ["KEY", "ScriptCase", "ScriptRun", "check_with_sdk", "make_case", "sdk_case"]
