@@ -94,17 +94,27 @@ PACE = Pace()
 @cache
 def answers() -> dict[tuple[str, bool], list[Recorded]]:
     """The recorded answers of each wire, streamed and whole; but those not
-    valid for their own SDK's types (synthetic edge cases): the gateway keeps
+    valid for their own SDK's types (synthetic edge cases: the gateway keeps
     an upstream's own fields for a caller of the same wire, so such an
-    upstream would make the caller's answer invalid by itself."""
+    upstream would make the caller's answer invalid by itself), and those of
+    more than one choice (a caller of a one-choice wire is refused them, as
+    documented)."""
     by_wire: dict[tuple[str, bool], list[Recorded]] = {}
     wires = {provider: wire for wire, provider in TARGETS.items()}
     for recorded in load_answers():
         wire = wires.get(recorded.provider)
         form = "stream" if recorded.streamed else "body"
-        if wire is not None and not invalid_for_sdk(wire, form, recorded.body):
+        if wire is not None and not invalid_for_sdk(wire, form, recorded.body) \
+                and not _more_than_one_choice(recorded):
             by_wire.setdefault((wire, recorded.streamed), []).append(recorded)
     return by_wire
+
+
+def _more_than_one_choice(recorded: Recorded) -> bool:
+    if not recorded.streamed:
+        return b'"index": 1' in recorded.body or b'"index":1' in recorded.body
+    events = replay(recorded.body, recorded.provider, on_error="return")[0]
+    return any(getattr(event, "choice", 0) for event in events)
 
 
 @dataclass
@@ -214,8 +224,9 @@ def _whole_text(fault: str, upstream: str, streamed: bool, script: Answer) -> st
     try:
         if streamed:
             read = replay(body, TARGETS[upstream])[1]
-            return read.text if read.terminated else None
-        return parse_response(TARGETS[upstream], body).text
+            return read.text + (read.refusal or "") if read.terminated else None
+        whole = parse_response(TARGETS[upstream], body)
+        return whole.text + (whole.refusal or "")
     except StreamkitError:
         return None
 
@@ -275,7 +286,7 @@ def judge(case: FaultCase, status: int, headers: httpx.Headers, body: bytes) -> 
     if case.must_fail:
         return Outcome("violation", "SuccessMadeOfFailure", f"{case.fault} {form}",
                        f"200, read as {read.finished_reason} with text {read.text[:200]!r}")
-    if read.text != case.whole_text:
+    if read.text + (read.refusal or "") != case.whole_text:
         return Outcome("violation", "Changed", f"{case.upstream}->{case.caller}",
                        f"{read.text[:150]!r} for {case.whole_text!r}"[:300])
     return Outcome("ok", "")

@@ -17,7 +17,7 @@ that records what it got. The contract, each breach an
 :class:`~support.stream_fuzzing.Outcome` of kind ``violation``:
 
 - ``ThroughWithoutKey``: a request that does not hold the right key, whole,
-  reached the upstream or got a 2xx (``GET /health`` excepted);
+  reached the upstream or got a 2xx (``GET`` or ``HEAD /health`` excepted);
 - ``KeyRefused``: the right key, alone in a documented form, on a wire's path
   with its body, was refused (401): the harness checks its own reach;
 - ``CallerKeyUpstream``: a caller's key (right or wrong) in anything the
@@ -284,7 +284,7 @@ def judge_auth(case: AuthCase, answer: httpx.Response, reached: bool) -> Outcome
     leaked = [key for key in (*case.keys, UPSTREAM_KEY) if key in shown]
     if leaked:
         return Outcome("violation", "KeyInAnswer", str(answer.status_code), shown[:300])
-    public = case.method == "GET" and case.path == "/health"
+    public = case.method in ("GET", "HEAD") and case.path == "/health"
     if not case.holds_key and (reached or (200 <= answer.status_code < 300 and not public)):
         return Outcome("violation", "ThroughWithoutKey", f"{case.method} {answer.status_code}",
                        f"reached the upstream: {reached}")
