@@ -49,6 +49,20 @@ from support.stream_fuzzing import Outcome
 
 KINDS = ("auth", "faults", "encoders", "scripts")
 PASSING = ("ok", "error", "timeout")
+#: The issue's counts, each the breaches of these names (a crash is any exception not promised).
+SUMS = {
+    "requests through without the key": {"ThroughWithoutKey", "KeyRefused"},
+    "secrets in a log, an answer or an upstream request": {"KeyInLog", "KeyInAnswer",
+                                                           "CallerKeyUpstream"},
+    "successes made of a failure": {"SuccessMadeOfFailure", "FailureAsSuccess",
+                                    "RedirectPassedOn"},
+    "invalid bodies for the SDK types (or their readers)": {
+        "InvalidForSdk", "ErrorUnreadable", "Unreadable", "SdkFailed", "SdkMissedTheError"},
+    "silent losses (or changes)": {"Changed", "AnswerLost", "SdkChanged", "Injected",
+                                   "ReadFailed", "AnswerAsError", "WrongStatus", "WrongError",
+                                   "FakeFailed", "ConnectionBroken"},
+    "connections or files left open": {"UpstreamLeftOpen", "FilesLeaked", "HeldOpen"},
+}
 
 
 class Tally:
@@ -80,6 +94,12 @@ class Tally:
         print(f"\n{self.kind}: {self.total:,} cases in {time.perf_counter() - self.started:.0f} s")
         for name, number in sorted(self.counts.items()):
             print(f"  {number:>8,}  {name}")
+        seen_by_name = collections.Counter()
+        for (kind, name, _), (_, _, seen) in self.breaches.items():
+            seen_by_name["crash" if kind == "crash" else name] += seen
+        print(f"exceptions outside the promised types: {seen_by_name['crash']:,}")
+        for said, names in SUMS.items():
+            print(f"{said}: {sum(seen_by_name[name] for name in names):,}")
         print(f"breaches: {sum(seen for _, _, seen in self.breaches.values()):,}")
         for signature, (case, outcome, seen) in sorted(self.breaches.items()):
             print(f"\n{seen:,} x {' '.join(signature)}\n  {outcome.detail}\n  smallest: {case}")
