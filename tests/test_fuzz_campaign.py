@@ -28,12 +28,12 @@ from support.stream_fuzzing import Outcome
 from streamkit.testing import FakeProvider
 
 SEED = 20_261_031
-ENCODER_CASES = 240
-SCRIPT_CASES = 160
+ENCODER_CASES = 120
+SCRIPT_CASES = 120
 AUTH_CASES = 120
 FAULT_CASES = 2
 """Callers of each fault of :data:`FAULTS`."""
-SDK_EVERY = 40
+SDK_EVERY = 30
 PACE = gateway_faults.Pace(caller=1.5, hang=2.5, hold=1.5)
 
 #: Why the suite's auth run sends no key in the query string: uvicorn's access

@@ -307,19 +307,22 @@ class _ByType:
     so a failure names that member's field, not every member's."""
 
     def __init__(self, union: Any) -> None:
-        from pydantic import TypeAdapter
-
         members = typing.get_args(union)
         if members and not isinstance(members[0], type):  # Annotated[Union[...], ...]
             members = typing.get_args(members[0])
-        self.members = {typing.get_args(member.model_fields["type"].annotation)[0]:
-                        TypeAdapter(member) for member in members}
+        self.members = {typing.get_args(member.model_fields["type"].annotation)[0]: member
+                        for member in members}
+        self.adapters: dict[str, Any] = {}  # made when first needed (a second each, in all)
 
     def validate_python(self, document: Any) -> Any:
+        from pydantic import TypeAdapter
+
         kind = document.get("type") if isinstance(document, dict) else None
         if kind not in self.members:
             raise ValueError(f"no SDK event type {kind!r}")
-        return self.members[kind].validate_python(document)
+        if kind not in self.adapters:
+            self.adapters[kind] = TypeAdapter(self.members[kind])
+        return self.adapters[kind].validate_python(document)
 
 
 def frames(target: str, form: str, written: bytes, *, array: bool = False) -> list[Any]:
