@@ -137,10 +137,14 @@ docs-serve: $(VENV)/.dev-installed
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve -a 127.0.0.1:8001
 
 # 100,000 mutated recordings through every reading path, then 2,000 client calls against a
-# faulty server; prints the outcomes (bench/fuzz.py). The suite runs a short loop of the same
-# (tests/test_fuzz.py).
+# faulty server; prints the outcomes (bench/fuzz.py). Then the gateway under attack, the
+# encoders and FakeProvider scripts (bench/fuzz_gateway.py): N encoder and script cases, N/10
+# gateway requests of each kind and fault. Either finding a breach fails it. The suite runs a
+# short loop of each (tests/test_fuzz.py, tests/test_fuzz_campaign.py).
 fuzz: $(VENV)/.dev-installed
-	$(BIN)/python bench/fuzz.py -n $(or $(N),100000)
+	@$(BIN)/python bench/fuzz.py -n $(or $(N),100000); read=$$?; \
+	$(BIN)/python bench/fuzz_gateway.py -n $(or $(N),100000); served=$$?; \
+	test $$read -eq 0 && test $$served -eq 0
 
 # Writes bench/RESULTS.latest.md (untracked); UPDATE=1 rewrites the tracked
 # bench/RESULTS.md. Progress (step, steps left) goes to stderr as it runs.

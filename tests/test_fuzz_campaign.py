@@ -1,0 +1,129 @@
+"""The seeded short run of issue 31's campaign: the gateway under attack, the
+encoders, FakeProvider scripts (``make fuzz`` runs the long one,
+``bench/fuzz_gateway.py``: 10,000 gateway requests of each kind and fault,
+100,000 encoder and script cases).
+
+Each test runs the cases of one kind from one seed (``tests/support/``:
+``gateway_fuzzing.py``, ``gateway_faults.py``, ``encoder_fuzzing.py``,
+``script_fuzzing.py`` say each contract) and fails with the smallest case of
+every breach. The gateway's run is one gateway process for a test, many
+requests.
+
+Not run here yet, each waiting for a fix of another part of issue 31 (the
+long run counts them): keys in the query string (:data:`AUTH_WAITING`) and
+the faults of :data:`FAULTS_WAITING`. Each moves into the run with its fix.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import random
+from typing import Any
+
+import httpx
+from support import encoder_fuzzing, gateway_faults, gateway_fuzzing, script_fuzzing
+from support.stream_fuzzing import Outcome
+
+from streamkit.testing import FakeProvider
+
+SEED = 20_261_031
+ENCODER_CASES = 120
+SCRIPT_CASES = 120
+AUTH_CASES = 120
+FAULT_CASES = 2
+"""Callers of each fault of :data:`FAULTS`."""
+SDK_EVERY = 30
+PACE = gateway_faults.Pace(caller=1.5, hang=2.5, hold=1.5)
+
+#: Why the suite's auth run sends no key in the query string: uvicorn's access
+#: log prints it (issue 31, item 1; the "edge" part's own access log fixes it).
+AUTH_WAITING = "issue 31 item 1 (edge): a key in the query string is in uvicorn's access log"
+#: The faults not run here yet, and the finding each waits for.
+FAULTS_WAITING = {
+    "cut in body": "item 3 (answers): a stream cut before its end reaches the caller as "
+                   "finished (an Ollama stream without done: finish stop)",
+    "reset in body": "item 3 (answers): as a cut",
+    "no content no end": "item 3 (answers): a stream with no content and no end is a 200 answer",
+    "empty 200": "item 3 (answers): an empty 200 is a 200 answer; item 7: Gemini's array "
+                 "left open",
+    "redirect": "item 3 (answers): a redirect is a 200 answer",
+    "wrong-wire body": "item 3 (answers): another wire's body is a 200 answer (or passed on)",
+    "caller never finishes": "item 2 (edge): no timeout before authentication (and the "
+                             "config's [timeouts] to run it with)",
+}
+FAULTS = [fault for fault in gateway_faults.FAULTS if fault not in FAULTS_WAITING]
+
+
+class Breaches:
+    """The smallest case of each breach, and the count of every outcome."""
+
+    def __init__(self) -> None:
+        self.first: dict[tuple[str, str, str], tuple[str, str]] = {}
+        self.counts: collections.Counter[str] = collections.Counter()
+
+    def tell(self, case: Any, outcome: Outcome) -> None:
+        self.counts[f"{outcome.kind} {outcome.name}".strip()] += 1
+        if outcome.kind in ("ok", "error", "timeout"):
+            return
+        said = case.describe() if case is not None else "(the run as a whole)"
+        kept = self.first.get(outcome.signature)
+        if kept is None or len(said) < len(kept[1]):
+            self.first[outcome.signature] = (outcome.detail, said)
+
+    def __str__(self) -> str:
+        return "\n".join(f"{' '.join(signature)}: {detail}\n    {case}"
+                         for signature, (detail, case) in sorted(self.first.items()))
+
+
+def test_random_answers_with_hostile_text_through_every_encoder_read_back_the_same() -> None:
+    found = Breaches()
+    rng = random.Random(SEED)
+    with encoder_fuzzing.sdk_readers() as (server, clients):
+        for number in range(ENCODER_CASES):
+            case = encoder_fuzzing.make_case(number, rng)
+            outcome = encoder_fuzzing.check(case)
+            found.tell(case, outcome)
+            if outcome.kind == "ok" and number % SDK_EVERY == 0:
+                found.tell(case, encoder_fuzzing.check_with_sdk(case, server, clients))
+    assert not found.first, f"{len(found.first)} breach(es):\n{found}"
+    assert found.counts["ok"] > ENCODER_CASES, found.counts  # the SDKs read some
+
+
+def test_random_fake_provider_scripts_read_back_by_the_client_and_the_sdks() -> None:
+    found = Breaches()
+
+    async def run() -> None:
+        rng = random.Random(SEED)
+        holder: list[script_fuzzing.ScriptRun] = []
+        with encoder_fuzzing.sdk_readers() as (server, clients):
+            async with FakeProvider(script_fuzzing.ScriptRun.reply(holder)) as fake, \
+                    httpx.AsyncClient() as http:
+                holder.append(script_fuzzing.ScriptRun(fake, http))
+                for number in range(SCRIPT_CASES):
+                    case = script_fuzzing.make_case(number, rng)
+                    outcome = await holder[0].check(case)
+                    found.tell(case, outcome)
+                    if outcome.kind == "ok" and case.streamed and number % SDK_EVERY < 2:
+                        written = await holder[0].raw(case)
+                        found.tell(case, encoder_fuzzing.check_with_sdk(
+                            script_fuzzing.sdk_case(case, written), server, clients))
+
+    asyncio.run(run())
+    assert not found.first, f"{len(found.first)} breach(es):\n{found}"
+    assert found.counts["ok"] and found.counts["error ProviderError"], found.counts
+
+
+def test_nothing_reaches_the_upstream_without_the_key_and_no_key_is_logged() -> None:
+    found = Breaches()
+    asyncio.run(gateway_fuzzing.fuzz_auth(AUTH_CASES, SEED, found.tell, query_keys=False))
+    assert not found.first, f"{len(found.first)} breach(es):\n{found}"
+    assert found.counts["ok 2xx"] and found.counts["error 4xx"], found.counts
+
+
+def test_no_upstream_fault_or_slow_caller_makes_a_failure_look_like_an_answer() -> None:
+    found = Breaches()
+    asyncio.run(gateway_faults.fuzz_faults(FAULT_CASES, SEED, found.tell, faults=FAULTS,
+                                           pace=PACE))
+    assert not found.first, f"{len(found.first)} breach(es):\n{found}"
+    assert found.counts["ok"], found.counts
