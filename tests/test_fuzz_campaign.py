@@ -7,11 +7,8 @@ Each test runs the cases of one kind from one seed (``tests/support/``:
 ``gateway_fuzzing.py``, ``gateway_faults.py``, ``encoder_fuzzing.py``,
 ``script_fuzzing.py`` say each contract) and fails with the smallest case of
 every breach. The gateway's run is one gateway process for a test, many
-requests.
-
-Not run here yet, each waiting for a fix of another part of issue 31 (the
-long run counts them): keys in the query string (:data:`AUTH_WAITING`) and
-the faults of :data:`FAULTS_WAITING`. Each moves into the run with its fix.
+requests: every fault of ``gateway_faults.FAULTS``, keys in every place a
+caller may put them, the query string included.
 """
 
 from __future__ import annotations
@@ -32,27 +29,10 @@ ENCODER_CASES = 120
 SCRIPT_CASES = 120
 AUTH_CASES = 120
 FAULT_CASES = 2
-"""Callers of each fault of :data:`FAULTS`."""
+"""Callers of each fault of ``gateway_faults.FAULTS``."""
 SDK_EVERY = 30
 PACE = gateway_faults.Pace(caller=1.5, hang=2.5, hold=1.5)
 
-#: Why the suite's auth run sends no key in the query string: uvicorn's access
-#: log prints it (issue 31, item 1; the "edge" part's own access log fixes it).
-AUTH_WAITING = "issue 31 item 1 (edge): a key in the query string is in uvicorn's access log"
-#: The faults not run here yet, and the finding each waits for.
-FAULTS_WAITING = {
-    "cut in body": "item 3 (answers): a stream cut before its end reaches the caller as "
-                   "finished (an Ollama stream without done: finish stop)",
-    "reset in body": "item 3 (answers): as a cut",
-    "no content no end": "item 3 (answers): a stream with no content and no end is a 200 answer",
-    "empty 200": "item 3 (answers): an empty 200 is a 200 answer; item 7: Gemini's array "
-                 "left open",
-    "redirect": "item 3 (answers): a redirect is a 200 answer",
-    "wrong-wire body": "item 3 (answers): another wire's body is a 200 answer (or passed on)",
-    "caller never finishes": "item 2 (edge): no timeout before authentication (and the "
-                             "config's [timeouts] to run it with)",
-}
-FAULTS = [fault for fault in gateway_faults.FAULTS if fault not in FAULTS_WAITING]
 
 
 class Breaches:
@@ -116,14 +96,14 @@ def test_random_fake_provider_scripts_read_back_by_the_client_and_the_sdks() -> 
 
 def test_nothing_reaches_the_upstream_without_the_key_and_no_key_is_logged() -> None:
     found = Breaches()
-    asyncio.run(gateway_fuzzing.fuzz_auth(AUTH_CASES, SEED, found.tell, query_keys=False))
+    asyncio.run(gateway_fuzzing.fuzz_auth(AUTH_CASES, SEED, found.tell))
     assert not found.first, f"{len(found.first)} breach(es):\n{found}"
     assert found.counts["ok 2xx"] and found.counts["error 4xx"], found.counts
 
 
 def test_no_upstream_fault_or_slow_caller_makes_a_failure_look_like_an_answer() -> None:
     found = Breaches()
-    asyncio.run(gateway_faults.fuzz_faults(FAULT_CASES, SEED, found.tell, faults=FAULTS,
+    asyncio.run(gateway_faults.fuzz_faults(FAULT_CASES, SEED, found.tell,
                                            pace=PACE))
     assert not found.first, f"{len(found.first)} breach(es):\n{found}"
     assert found.counts["ok"], found.counts

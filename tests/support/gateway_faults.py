@@ -87,6 +87,14 @@ class Pace:
     hold: float = 4.0
     """Seconds an unfinished request is held open before the gateway must have closed it."""
 
+    def gateway_timeouts(self) -> dict[str, float]:
+        """The gateway's ``[timeouts]`` for this pace: it gives up on a silent
+        upstream, and on a caller that never finishes its request, in half the
+        time the caller waits or the request is held, so each is judged by the
+        gateway's own answer (a 502, a closed socket), not by the caller giving up."""
+        return {"upstream_read": self.caller / 2, "caller_headers": self.hold / 2,
+                "caller_body": self.hold / 2, "caller_idle": self.hold / 2}
+
 
 PACE = Pace()
 
@@ -322,12 +330,16 @@ def never_finish(case: FaultCase, url: str) -> socket.socket:
 
 
 def closed_by_gateway(sock: socket.socket) -> bool:
+    """Whether the gateway closed the connection: what it wrote first (its 408)
+    read, then the end of the stream."""
     try:
-        return sock.recv(65536, socket.MSG_PEEK) == b""
+        while sock.recv(65536):
+            pass
     except BlockingIOError:
         return False
     except OSError:
         return True
+    return True
 
 
 # ---------------------------------------------------------------- a run
@@ -347,6 +359,7 @@ async def fuzz_faults(count: int, seed: int, on_outcome: Callable[[FaultCase | N
     """``count`` cases of each fault in ``faults`` (default: all) against one
     gateway in front of one fault server; each outcome told, then the leaks."""
     rng = random.Random(seed)
+    timeouts = pace.gateway_timeouts() if timeouts is None else timeouts
     sdk_types()  # imported before any caller's clock runs (seconds on a loaded machine)
     cases: dict[int, FaultCase] = {}
     for fault in faults or FAULTS:
