@@ -81,8 +81,9 @@ def fuzz_writing(kind: str, count: int, seed: int) -> int:
         if outcome.kind in ("crash", "violation", "guarded"):  # the first case, and how many
             first, first_outcome, seen = breaches.get(outcome.signature, (case, outcome, 0))
             breaches[outcome.signature] = (first, first_outcome, seen + 1)
-        if number % 10_000 == 0:
-            print(f"  {kind}: {number:,} inputs, {time.perf_counter() - started:.0f} s",
+        if number % 5_000 == 0:  # a tally so far, for a run stopped before its end
+            tally = ", ".join(f"{name} {seen:,}" for name, seen in counts.most_common())
+            print(f"  {kind}: {number:,} inputs, {time.perf_counter() - started:.0f} s: {tally}",
                   file=sys.stderr)
     print(f"\n{count:,} mutated {kind} inputs (seed {seed}) in "
           f"{time.perf_counter() - started:.0f} s")

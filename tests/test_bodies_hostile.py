@@ -282,3 +282,92 @@ def test_a_request_body_that_is_no_json_object_is_refused_naming_why(
         wire: str, text: bytes, says: str) -> None:
     error = refused_at_the_root(lambda: parse_request(wire, text))
     assert says in str(error)
+
+
+# ---------------------------------------------------------------- typed where read
+
+#: Where each wire's body says a uniform option (``max_tokens`` and ``temperature``).
+_OPTION_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "openai": {"max_tokens": ("max_tokens",), "temperature": ("temperature",)},
+    "openai-responses": {"max_tokens": ("max_output_tokens",),
+                         "temperature": ("temperature",)},
+    "anthropic": {"max_tokens": ("max_tokens",), "temperature": ("temperature",)},
+    "gemini": {"max_tokens": ("generationConfig", "maxOutputTokens"),
+               "temperature": ("generationConfig", "temperature")},
+    "ollama": {"max_tokens": ("options", "num_predict"), "temperature": ("options", "temperature")},
+}
+
+
+def _set(body: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, Any]:
+    node = body
+    for key in path[:-1]:
+        node = node.setdefault(key, {})
+    node[path[-1]] = value
+    return body
+
+
+@pytest.mark.parametrize("wire", WIRES)
+@pytest.mark.parametrize(("option", "value"), [("max_tokens", "w"), ("max_tokens", True),
+                                               ("temperature", [1]), ("temperature", "hot")])
+def test_a_uniform_option_of_the_wrong_kind_is_refused_naming_its_field(
+        wire: str, option: str, value: Any) -> None:
+    """Carried into the request, it reached another wire's builder as it came
+    (an OpenAI body with ``"max_tokens": "w"``, which the SDK refuses)."""
+    path = _OPTION_FIELDS[wire][option]
+    body = _set(_with(REQUESTS[wire], "hi"), path, value)
+    with pytest.raises(InvalidBodyError) as info:
+        parse_request(wire, body)
+    assert info.value.where in (path[-1], ".".join(path)), info.value.where
+    assert info.value.__cause__ is None  # refused by the reader, not the codec's last line
+
+
+@pytest.mark.parametrize("wire", [wire for wire in WIRES if wire != "gemini"])
+@pytest.mark.parametrize("value", [5, ["m"], {"name": "m"}])
+def test_a_model_or_stream_of_the_wrong_type_is_refused(wire: str, value: Any) -> None:
+    """A ``model`` that was no string stayed an option: ``build_request(...,
+    model=...)`` then raised a plain ``ValueError`` ("'model' is given twice")."""
+    for field in ("model", "stream"):
+        with pytest.raises(InvalidBodyError) as info:
+            parse_request(wire, {**_with(REQUESTS[wire], "hi"), field: value})
+        assert info.value.where == field
+    null_model = parse_request(wire, {**_with(REQUESTS[wire], "hi"), "model": None})
+    assert build_request(wire, null_model, model="m")["model"] == "m"
+
+
+def test_an_anthropic_block_whose_type_is_no_string_is_refused_not_a_crash_in_building(
+) -> None:
+    """With thinking on and a tool result last, building looked the block's
+    ``type`` up in a set: ``TypeError: unhashable type: 'list'`` (a plain-text
+    500 through the gateway)."""
+    for kind in (["thinking"], {"a": 1}, 7):
+        body = {"model": "m", "max_tokens": 2048,
+                "thinking": {"type": "enabled", "budget_tokens": 1024},
+                "messages": [{"role": "user", "content": "hi"},
+                             {"role": "assistant", "content": [{"type": kind, "text": "a"}]},
+                             {"role": "user", "content": [{"type": "tool_result",
+                                                           "tool_use_id": "t", "content": "x"}]}]}
+        with pytest.raises(InvalidBodyError) as info:
+            parse_request("anthropic", body)
+        assert info.value.where == "type" and info.value.__cause__ is None
+
+
+_NAMED_CHOICES: dict[str, dict[str, Any]] = {
+    "openai": {"tools": [{"type": "function", "function": {"name": "a", "parameters": {}}}],
+               "tool_choice": {"type": "function", "function": {"name": "zzz"}}},
+    "openai-responses": {"tools": [{"type": "function", "name": "a", "parameters": {}}],
+                         "tool_choice": {"type": "function", "name": "zzz"}},
+    "anthropic": {"tools": [{"name": "a", "input_schema": {"type": "object"}}],
+                  "tool_choice": {"type": "tool", "name": "zzz"}},
+    "gemini": {"tools": [{"functionDeclarations": [{"name": "a", "parameters": {}}]}],
+               "toolConfig": {"functionCallingConfig": {"mode": "ANY",
+                                                        "allowedFunctionNames": ["zzz"]}}},
+}
+
+
+@pytest.mark.parametrize("wire", list(_NAMED_CHOICES))
+def test_a_tool_choice_naming_no_tool_of_the_body_is_refused(wire: str) -> None:
+    """Read, it made every other wire's builder raise a plain ``ValueError``
+    ("tool_choice names 'zzz', which is not among the tools")."""
+    with pytest.raises(InvalidBodyError) as info:
+        parse_request(wire, {**_with(REQUESTS[wire], "hi"), **_NAMED_CHOICES[wire]})
+    assert info.value.where == "tool_choice"

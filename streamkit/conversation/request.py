@@ -49,6 +49,23 @@ UNIFORM_OPTIONS = (
     "api_version",  # str: the API version the request is for (Anthropic's anthropic-version)
 )
 
+#: What each uniform option holds (the comments above), as the word a reader of
+#: a body checks it by (:func:`streamkit.providers.coerce.check_uniform_options`):
+#: a body whose field for one holds anything else is refused where it is read,
+#: so no builder, of that wire or another, is handed a value it cannot write.
+UNIFORM_OPTION_KINDS: dict[str, str] = {
+    "temperature": "number", "top_p": "number", "max_tokens": "integer", "stop": "strings",
+    "seed": "integer", "reasoning_effort": "effort", "thinking_budget": "integer",
+    "include_thoughts": "boolean", "include_usage": "boolean", "audio": "object",
+    "parallel_tool_calls": "boolean", "foreign_thinking": "policy", "api_version": "string",
+}
+
+#: The ``reasoning_effort`` words: every wire's own (OpenAI's, the widest list,
+#: holds Anthropic's, Gemini's thinking levels and Ollama's think levels). A
+#: body's word outside it is refused, or kept as the wire's own field where
+#: the wire has words of its own (Gemini's upper-case levels).
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
+
 ForeignThinking = Literal["text", "drop"]
 ToolChoice = Literal["auto", "required", "none"] | str
 """``auto`` / ``required`` / ``none``, or the name of the one tool to call."""

@@ -33,12 +33,12 @@ it what went wrong.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
-from ..conversation.request import JsonSchemaOutput
+from ..conversation.request import JsonSchemaOutput, Request
 from ..conversation.tools import Tool
 from ..model.blocks import ToolCallBlock
-from ..model.errors import warn_lossy
+from ..model.errors import InvalidBodyError, warn_lossy
 from ..model.extras import extras_for, origin_of
 from ..model.partial_json import PartialJSONError
 from ..model.tool_arguments import decode_arguments
@@ -68,11 +68,14 @@ def read_function(fields: Mapping[str, Any], wire: str, schema_field: str = "par
     """The :class:`Tool` a declaration read from ``wire`` stands for, its other
     fields as ``wire``'s extras (``written``: fields the wire's writer puts
     itself, such as Responses' ``type``); ``None`` without a string name and a
-    schema object. A description that is not a non-empty string and a
+    schema of an object (a function's arguments are one on every wire: a
+    schema of another ``type`` is kept as the wire's own entry, which another
+    wire's builder drops with a warning instead of writing a declaration its
+    API refuses). A description that is not a non-empty string and a
     ``strict`` that is not a bool stay among the extras, where writing puts them
     back; the reader still checks that writing the tool gives the declaration."""
     name, schema = fields.get("name"), fields.get(schema_field)
-    if not isinstance(name, str) or not isinstance(schema, dict):
+    if not isinstance(name, str) or not _object_schema(schema):
         return None
     description, strict = fields.get("description"), fields.get("strict")
     described = description if isinstance(description, str) else ""
@@ -81,6 +84,20 @@ def read_function(fields: Mapping[str, Any], wire: str, schema_field: str = "par
             *(["strict"] if strict_read else []))
     return Tool(name=name, description=described, parameters=schema,
                 strict=strict if strict_read else None, metadata=unread(fields, *read, wire=wire))
+
+
+def _object_schema(schema: Any) -> TypeGuard[dict[str, Any]]:
+    """A JSON schema (or Gemini's OpenAPI one, ``"OBJECT"``) of an object, or
+    of a type it does not say, whose ``properties`` (if any) are an object and
+    ``required`` (if any) a list of names: what every API takes as a
+    function's parameters."""
+    if not isinstance(schema, dict):
+        return False
+    kind = schema.get("type", "object")
+    required = schema.get("required", [])
+    return (isinstance(kind, str) and kind.lower() == "object"
+            and isinstance(schema.get("properties", {}), dict)
+            and isinstance(required, list) and all(isinstance(n, str) for n in required))
 
 
 def schema_fields(output: JsonSchemaOutput, wire: str,
@@ -173,6 +190,23 @@ def named_tools(tools: Sequence[Tool | dict[str, Any]], choice: str) -> list[Too
     if not chosen:
         raise ValueError(f"tool_choice names {choice!r}, which is not among the tools")
     return chosen
+
+
+#: The tool_choice words (any other choice is a tool's name).
+CHOICE_WORDS = frozenset({"auto", "required", "none"})
+
+
+def check_named_choice(request: Request, wire: str) -> None:
+    """Refuse a body whose ``tool_choice`` names a tool it does not define
+    (:class:`~streamkit.model.errors.InvalidBodyError`): its API would refuse it,
+    and every builder refuses to write it (:func:`named_tools`), so a request
+    read from it could be sent nowhere."""
+    choice = request.tool_choice
+    if choice is None or choice in CHOICE_WORDS:
+        return
+    if not any(_tool_name(entry) == choice for entry in request.tools or ()):
+        raise InvalidBodyError(f"tool_choice names {choice!r}, which no tool of the body "
+                               f"defines", wire=wire, where="tool_choice")
 
 
 def _tool_name(entry: Tool | dict[str, Any]) -> str | None:

@@ -33,12 +33,13 @@ from typing import Any, TypeVar
 
 from ..conversation.messages import UserContent
 from ..model.blocks import Block, DataBlock, RawBlock, TextBlock, ToolResultBlock
-from ..model.errors import InvalidBodyError, StreamkitError, UnsupportedFeatureError
+from ..model.errors import InvalidBodyError, StreamkitError, UnsupportedFeatureError, warn_lossy
 from ..model.extras import Extras, extras_for, origin_of
 from ..model.ids import StreamIds
 
-__all__ = ["ABSENT", "exactly", "kept", "message_extras", "put_back", "raw_part", "read_part",
-           "tagged", "take", "take_list", "unmodelled", "unread", "with_extras",
+__all__ = ["ABSENT", "exactly", "kept", "message_extras", "put_back", "raw_part",
+           "raw_part_or_dropped", "read_part",
+           "tagged", "take", "take_list", "typed_part", "unmodelled", "unread", "with_extras",
            "write_user_part"]
 
 #: Metadata key of the documented fields a body left out, which a builder
@@ -97,9 +98,24 @@ def exactly(block: Block, write: Callable[[Any], Any], obj: Mapping[str, Any], *
 
 def kept(kind: str, obj: Mapping[str, Any], wire: str, ids: StreamIds | None) -> RawBlock:
     """``obj`` kept whole as a ``kind`` :class:`RawBlock` of ``wire``, its id made
-    by the reader's ``ids`` (so two reads of a body agree)."""
+    by the reader's ``ids`` (so two reads of a body agree); one whose ``type``
+    is no string is refused (:func:`typed_part`)."""
+    typed_part(obj, wire)
     return RawBlock(kind, dict(obj), id=ids.make("raw") if ids is not None else None,
                     metadata=Extras(wire))
+
+
+def typed_part(obj: Mapping[str, Any], wire: str) -> None:
+    """Refuse a request's part or item whose ``type`` is there and no string
+    (:class:`~streamkit.model.errors.InvalidBodyError`). ``type`` is what every
+    reader and builder of a wire branches on; kept whole, such a part would
+    reach a builder that looks it up (``{"type": []}`` in a set raises
+    ``TypeError``), and no API takes it."""
+    kind = obj.get("type")
+    if kind is not None and type(kind) is not str:
+        raise InvalidBodyError(f"a part's or item's 'type' must be a string, not "
+                               f"{type(kind).__name__}: {str(dict(obj))[:200]}",
+                               wire=wire, where="type")
 
 
 def read_part(part: Any, readers: Mapping[str, Callable[[dict[str, Any], StreamIds], Any]],
@@ -147,10 +163,36 @@ def raw_part(block: RawBlock, wire: str) -> dict[str, Any]:
     return block.data
 
 
-def take(rest: dict[str, Any], key: str, kind: type) -> Any:
-    """``rest[key]`` taken out when it is a ``kind`` (the model has a place for
-    it), else ``None``: a value of another type stays in ``rest``, an option."""
-    return rest.pop(key) if isinstance(rest.get(key), kind) else None
+def raw_part_or_dropped(block: RawBlock, wire: str) -> dict[str, Any] | None:
+    """A part kept whole, for the wires whose user turns leave out another
+    wire's part (Gemini, OpenAI Chat, Ollama) rather than refuse it as
+    :func:`raw_part` does: its own wire's part as it was, another wire's
+    ``None``, said with a :class:`~streamkit.LossyTranslationWarning` (the model
+    will not see what the user sent)."""
+    origin = origin_of(block.metadata)
+    if origin in (None, wire):
+        return block.data
+    warn_lossy(wire, f"a {origin} {block.kind!r} part of a user turn (block {block.id!r})",
+               "it is a part only that wire reads; give its content as text, an image or a "
+               "file")
+    return None
+
+
+def take(rest: dict[str, Any], key: str, kind: type, wire: str) -> Any:
+    """``rest[key]`` taken out: a field the model has a place for (``model``,
+    ``stream``), which must be a ``kind``. Absent or null, it is not said
+    (``None``). Of another type, the body is refused
+    (:class:`~streamkit.model.errors.InvalidBodyError` naming the field): kept
+    as an option, it would be written beside the request's own value (a
+    ``model`` given twice) or sent to another wire as it came."""
+    value = rest.pop(key, None)
+    if value is not None and not isinstance(value, kind):
+        raise InvalidBodyError(f"{key!r} must be a {_KIND_WORDS.get(kind, kind.__name__)}, not "
+                               f"{type(value).__name__}", wire=wire, where=key)
+    return value
+
+
+_KIND_WORDS = {str: "string", bool: "boolean"}
 
 
 def take_list(rest: dict[str, Any], key: str, wire: str) -> list[Any]:

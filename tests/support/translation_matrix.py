@@ -20,8 +20,9 @@ ends as one of:
 
 What a conversation must keep (:func:`losses`), compared between the source
 request and the target body read back by the target's own ``parse_request``:
-the system prompt's text, every user text and every assistant text (thinking
-may become ``<think>`` text or be dropped with a warning), every tool call
+the system prompt's text, every user text and every assistant text, every
+visible thinking (kept as thinking, or as ``<think>`` text, or dropped with a
+warning), every tool call
 (name and arguments) paired with its result, and every image.
 
 Run it as a script to print the matrix: ``python tests/support/translation_matrix.py``.
@@ -50,6 +51,7 @@ from streamkit import (
     Request,
     SystemMessage,
     TextBlock,
+    ThinkingBlock,
     ToolCallBlock,
     ToolResultBlock,
     UnsupportedFeatureError,
@@ -150,6 +152,8 @@ class Essence:
     """Results answering no call of the request (only a chained Responses
     request may send them: its calls are on OpenAI's server)."""
     images: int = 0
+    thinking: list[str] = field(default_factory=list)
+    """Visible thinking of the assistant turns (kept as thinking or as text)."""
     server_items: int = 0
     """Server-side calls, their results and other provider items (RawBlocks)."""
 
@@ -193,6 +197,8 @@ def essence(request: Request) -> Essence:
             for block in blocks:
                 if isinstance(block, TextBlock) and block.text.strip():
                     out.assistant_texts.append(_norm(block.text))
+                elif isinstance(block, ThinkingBlock) and block.thinking.strip():
+                    out.thinking.append(_norm(block.thinking))
                 elif isinstance(block, ToolCallBlock) and not block.server_side:
                     out.calls.append((block.name, _arguments(block)))
                     call_ids.append(block.id)
@@ -219,6 +225,9 @@ def losses(before: Essence, after: Essence) -> list[str]:
     missing = _covered(before.assistant_texts, after.assistant_texts)
     if missing:
         out.append(f"{len(missing)} assistant text(s)")
+    missing = _covered(before.thinking, [*after.thinking, *after.assistant_texts])
+    if missing:
+        out.append(f"{len(missing)} thinking text(s)")
     if Counter(before.calls) - Counter(after.calls):
         out.append("tool call(s)")
     if len(after.results) < len(before.results):

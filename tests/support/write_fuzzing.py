@@ -52,14 +52,17 @@ from streamkit import (
     InvalidBodyError,
     ProviderError,
     StreamkitError,
+    SystemMessage,
     ToolCallBlock,
     UnsupportedFeatureError,
 )
 from streamkit.conversation.messages import FunctionExecutionResult
-from streamkit.model.errors import MediaTypeError, ToolArgumentsError
+from streamkit.model.errors import MediaTypeError, ToolArgumentsError, collecting_losses
 from streamkit.model.ids import counting_ids, id_factory
 from support.paths import FIXTURES
+from support.request_oracles import sdk_valid
 from support.stream_fuzzing import Outcome, _hostile_json_text, _where
+from support.translation_matrix import essence, losses
 
 KINDS = ("request", "response", "tool")
 
@@ -67,9 +70,13 @@ KINDS = ("request", "response", "tool")
 _FOLDER_PROVIDER = {"anthropic": "anthropic", "gemini": "gemini", "openai-chat": "openai",
                     "openai-compatible": "openai", "openai-responses": "openai-responses",
                     "ollama": "ollama"}
-#: Other names to read a body with now and then: a dialect, or another wire entirely.
-_OTHER_PROVIDERS = ["openai", "openai-responses", "anthropic", "gemini", "ollama", "deepseek",
-                    "openrouter", "vertex"]
+#: Every name the provider registry takes (names and aliases): a body is read,
+#: and a request built, with any of them.
+PROVIDER_NAMES = [name for name in streamkit.providers.provider_names() if name != "auto"]
+#: The registry's names by the wire each speaks.
+_NAMES_OF_WIRE: dict[str, list[str]] = {}
+for _name in PROVIDER_NAMES:
+    _NAMES_OF_WIRE.setdefault(streamkit.providers.wire_of(_name)[0], []).append(_name)
 
 
 @dataclass
@@ -303,11 +310,16 @@ class WriteCase:
     body: Any  # a dict (or anything) / bytes / str; for a tool: the arguments
     tool: str = ""
     sync: bool = False
+    target: str = ""
+    """For a request: the registry name the request read is also built for."""
+    checking: float = 0.0
+    """Seconds spent by the checks themselves (the SDK oracles, reading back),
+    not counted as the case's cost."""
 
     def describe(self) -> str:
         shown = self.body if isinstance(self.body, (bytes, str)) else _short_repr(self.body)
         return (f"{self.kind} {self.fixture} {self.mutations} provider={self.provider} "
-                f"tool={self.tool} sync={self.sync}: {shown[:300]!r}")
+                f"target={self.target} tool={self.tool} sync={self.sync}: {shown[:300]!r}")
 
 
 def _short_repr(value: Any) -> str:
@@ -318,15 +330,23 @@ def _short_repr(value: Any) -> str:
 
 
 def _provider(body: Body, rng: random.Random) -> str:
-    if rng.random() < 0.8:
+    """The name a body is read with: mostly one of its wire's (its own vendor, a
+    dialect, an alias), now and then any name of the registry (another wire)."""
+    roll = rng.random()
+    if roll < 0.4:
         return body.provider
-    return rng.choice(_OTHER_PROVIDERS)
+    if roll < 0.8:
+        return rng.choice(_NAMES_OF_WIRE[streamkit.providers.wire_of(body.provider)[0]])
+    return rng.choice(PROVIDER_NAMES)
 
 
 def make_request_case(rng: random.Random, bodies: list[Body]) -> WriteCase:
+    """A mutated recorded request, the name it is read with, and the name it is
+    then built for too (any of the registry's: a cross-wire build, mostly)."""
     body = rng.choice(bodies)
     mutated, names = mutate_body(body.value, rng)
-    return WriteCase("request", body.fixture, names, _provider(body, rng), mutated)
+    return WriteCase("request", body.fixture, names, _provider(body, rng), mutated,
+                     target=rng.choice(PROVIDER_NAMES))
 
 
 def make_response_case(rng: random.Random, bodies: list[Body]) -> WriteCase:
@@ -465,13 +485,77 @@ def run_request(case: WriteCase) -> Outcome:
             return _refused(exc)
         except Exception as exc:
             return _crash(exc)
+        with collecting_losses():
+            try:
+                streamkit.build_request(case.provider, request)
+            except UnsupportedFeatureError:
+                return Outcome("error", "build: UnsupportedFeatureError")
+            except Exception as exc:
+                return _crash(exc, "build_request(parse_request(x)): ")
+        if not case.target:
+            return Outcome("ok")
+        return _built_elsewhere(request, streamkit.providers.wire_of(case.provider)[0], case)
+
+
+def _built_elsewhere(request: streamkit.Request, source_wire: str, case: WriteCase) -> Outcome:
+    """``request`` (read from ``source_wire``) built for the case's target: a
+    body or a typed refusal, which keeps the conversation or says what it
+    dropped (a :class:`~streamkit.LossyTranslationWarning`), as the translation
+    matrix checks recorded requests (:mod:`support.translation_matrix`); for
+    another wire, a body its SDK's types accept (:mod:`support.request_oracles`).
+    A body of the same wire may hold the caller's own unknown fields (they go
+    back as they came), so only another wire's is held to its SDK's types. A
+    body left with no turn at all (every message dropped, with a warning) is no
+    request any API answers (Gemini's SDK refuses it before sending, the others
+    answer 400): it is not held to the SDK's client-side checks."""
+    target = case.target
+    model = None if request.model is not None else "model-1"
+    with collecting_losses() as warned:
         try:
-            streamkit.build_request(case.provider, request)
+            body = streamkit.build_request(target, request, model=model)
         except UnsupportedFeatureError:
-            return Outcome("error", "build: UnsupportedFeatureError")
+            return Outcome("error", "build elsewhere: UnsupportedFeatureError")
         except Exception as exc:
-            return _crash(exc, "build_request(parse_request(x)): ")
+            return _crash(exc, f"build_request({target!r}, parse_request(x)): ")
+    started = time.perf_counter()
+    try:
+        return _sdk_valid_and_kept(request, source_wire, target, body, warned)
+    finally:
+        case.checking = time.perf_counter() - started
+
+
+def _sdk_valid_and_kept(request: streamkit.Request, source_wire: str, target: str,
+                        body: dict[str, Any], warned: list[str]) -> Outcome:
+    """``ok`` when the body, read back by ``target``'s reader, keeps the
+    conversation's essence or the build said what it dropped, and (another
+    wire's) its SDK's types take it; a ``violation`` otherwise."""
+    entry = streamkit.providers.vendor(target)
+    try:
+        after = streamkit.parse_request(target, body)
+    except Exception as exc:
+        return _crash(exc, f"reading back the {target} body: ")
+    if source_wire != entry.wire and _has_turns(after):
+        try:
+            sdk_valid(entry.wire, body, **_oracle_variant(entry))
+        except Exception as exc:
+            return Outcome("violation", "InvalidForTheSdk", entry.wire,
+                           f"{type(exc).__name__}: {exc}"[:300])
+    lost = losses(essence(request), essence(after))
+    if lost and not warned:
+        return Outcome("violation", "SilentLoss", target, "; ".join(lost))
     return Outcome("ok")
+
+
+def _oracle_variant(entry: Any) -> dict[str, Any]:
+    """The keyword of the target wire's oracle (its dialect, Vertex or not)."""
+    if entry.wire == "openai-chat":
+        return {"dialect": entry.dialect}
+    return {"vertex": entry.name == "vertex"} if entry.wire == "gemini" else {}
+
+
+def _has_turns(request: streamkit.Request) -> bool:
+    """Whether the request has a message besides system prompts."""
+    return any(not isinstance(message, SystemMessage) for message in request.messages)
 
 
 def run_response(case: WriteCase) -> Outcome:
@@ -555,7 +639,7 @@ class WriteFuzzer:
     def check(self, case: WriteCase) -> Outcome:
         started = time.perf_counter()
         outcome = RUNNERS[case.kind](case)
-        spent = time.perf_counter() - started
+        spent = time.perf_counter() - started - case.checking
         if self.timed and spent > SLOW_SECONDS and outcome.kind not in ("crash", "violation"):
             size = _megabytes(case.body)
             if spent > SLOW_SECONDS + SLOW_PER_MB * size:

@@ -71,7 +71,7 @@ from ...model.ids import StreamIds
 from ...model.tool_arguments import arguments_text
 from ..coerce import Wire, as_str
 from ..function_tools import arguments_as_object
-from ..lossless import exactly, tagged, unmodelled
+from ..lossless import exactly, tagged, typed_part, unmodelled
 from ..turns import ForeignWriters, OwnWriter, turn_parts
 from .citations import read_citations
 from .content import own_extras, text_part, tool_id, user_part
@@ -188,6 +188,7 @@ def read_assistant_block(wire: Any, ids: StreamIds) -> ContentBlock:
     if type(wire) is not dict:
         return RawBlock("unknown", {"type": "unknown", "content_block": wire},
                         id=ids.make("raw"), metadata=Extras(NAME))
+    typed_part(wire, NAME)
     block = _content(content_block(wire, ids))
     if isinstance(block, ToolCallBlock):
         block.input = start_input(wire) or "{}"

@@ -86,7 +86,7 @@ from ...model.errors import InvalidBodyError, UnsupportedFeatureError, warn_loss
 from ...model.extras import Extras, extras_for, origin_of
 from ...model.ids import StreamIds
 from ...model.response import ChatResponse
-from ..coerce import Wire, as_str
+from ..coerce import Wire, as_str, check_uniform_options
 from ..lossless import message_extras, put_back, take, take_list, unread
 from ..options import (
     finished_body,
@@ -401,13 +401,14 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
             messages.append(system)
     for number, wire in enumerate(wire_messages):
         messages += reader.message(wire, number)
-    request = Request(messages=messages, model=take(rest, "model", str),
-                      stream=take(rest, "stream", bool), options=Extras(NAME))
+    request = Request(messages=messages, model=take(rest, "model", str, NAME),
+                      stream=take(rest, "stream", bool, NAME), options=Extras(NAME))
     read_tools(rest, request)
     _read_output_config(rest, request)
     _read_thinking(rest, request.options)
     read_renamed(rest, request.options, _RENAMED)
     request.options.update(rest)
+    check_uniform_options(request.options, NAME, _RENAMED)
     return request
 
 

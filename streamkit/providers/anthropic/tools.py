@@ -30,7 +30,13 @@ from ...conversation.tools import Tool
 from ...model.errors import InvalidBodyError, UnsupportedFeatureError
 from ...model.extras import Extras
 from ..coerce import Wire
-from ..function_tools import function_fields, own_entry, read_function, written_tools
+from ..function_tools import (
+    check_named_choice,
+    function_fields,
+    own_entry,
+    read_function,
+    written_tools,
+)
 from ..options import put_field
 from .wire import NAME
 
@@ -98,6 +104,7 @@ def read_tools(rest: dict[str, Any], request: Request) -> None:
             if parallel is not None:
                 request.options["parallel_tool_calls"] = parallel
             del rest["tool_choice"]
+    check_named_choice(request, NAME)
 
 
 def _entry(item: Tool | dict[str, Any]) -> Wire | None:

@@ -128,10 +128,10 @@ from ...model.pcm import PCM_RATE_ASSUMED
 from ...model.tool_arguments import arguments_text
 from ..coerce import Wire, as_str
 from ..function_tools import arguments_as_object
-from ..lossless import ABSENT, exactly, raw_part, unread, write_user_part
+from ..lossless import ABSENT, exactly, raw_part, raw_part_or_dropped, unread, write_user_part
 from ..media import is_placeholder, read_data_url, url_media_type
 from ..tool_media import result_blocks
-from ..turns import ForeignWriters, OwnWriter, is_own_block, turn_parts
+from ..turns import ForeignWriters, OwnWriter, turn_parts
 from .spelling import SNAKE_CASE, Spelling, camel
 from .wire import NAME, decode_base64
 
@@ -317,9 +317,11 @@ def user_part(block: UserContent) -> Wire:
 def user_parts(blocks: Iterable[UserContent]) -> list[Wire]:
     """A user's content as parts. Another wire's raw items (an Anthropic
     document block, kept whole by its reader) are no Gemini part: left out,
-    as another wire's provider items in an assistant turn are."""
+    as another wire's provider items in an assistant turn are, with a
+    :class:`~streamkit.LossyTranslationWarning`."""
     return [user_part(block) for block in blocks
-            if not (isinstance(block, RawBlock) and not is_own_block(block, NAME))]
+            if not isinstance(block, RawBlock)
+            or raw_part_or_dropped(block, NAME) is not None]
 
 
 def result_part(result: FunctionExecutionResult, *, name: str, write_id: bool) -> Wire:

@@ -96,13 +96,19 @@ from ...conversation.messages import (
     UserMessage,
     as_assistant,
 )
-from ...conversation.request import ForeignThinking, JsonSchemaOutput, Request
+from ...conversation.request import (
+    REASONING_EFFORTS,
+    ForeignThinking,
+    JsonSchemaOutput,
+    Request,
+)
 from ...model.blocks import ContentBlock, TextBlock, ToolCallBlock
 from ...model.errors import InvalidBodyError, UnsupportedFeatureError
 from ...model.extras import Extras, extras_for
 from ...model.ids import StreamIds
 from ...model.response import ChatResponse
-from ..coerce import Wire, path
+from ..coerce import Wire, check_uniform_options, path
+from ..function_tools import check_named_choice
 from ..lossless import ABSENT, put_back, take_list, unread, with_extras
 from ..options import (
     finished_body,
@@ -384,8 +390,11 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     messages += _read_contents(contents, ids)
     request = Request(messages=messages, options=Extras(NAME))
     read_tools(rest, request, spelling)
+    check_named_choice(request, NAME)
     _read_generation_config(rest, request, spelling)
     request.options.update(rest)
+    check_uniform_options(request.options, NAME, {
+        uniform: f"generationConfig.{field}" for uniform, field in _SAMPLING.items()})
     if spelling.paths:
         request.options[SNAKE_CASE] = spelling.record()
     return request
@@ -488,7 +497,8 @@ def _read_generation_config(rest: dict[str, Any], request: Request, spelling: Sp
     options: dict[str, Any] = {}
     for uniform, field in _SAMPLING.items():
         found = local.find(leftover, field, f"generationConfig.{field}")
-        if found is not None and _typed(leftover[found], _SAMPLING_TYPES[field]):
+        if found is not None and leftover[found] is not None:
+            _check_type(leftover[found], _SAMPLING_TYPES[field], f"generationConfig.{field}")
             options[uniform] = leftover.pop(found)
     _read_thinking(leftover, options, local)
     json_output = _read_json_output(leftover, local)
@@ -511,6 +521,14 @@ def _typed(value: Any, types: tuple[type, ...]) -> bool:
     return type(value) in types or (float in types and type(value) is int)
 
 
+def _check_type(value: Any, types: tuple[type, ...], where: str) -> None:
+    """Refuse a field the reader takes whose value has none of its ``types``:
+    taken, another wire's builder would write it as it came."""
+    if not _typed(value, types):
+        raise InvalidBodyError(f"{where!r} must be {' or '.join(t.__name__ for t in types)}, "
+                               f"not {type(value).__name__}", wire=NAME, where=where)
+
+
 def _read_thinking(config: Wire, options: dict[str, Any], spelling: Spelling) -> None:
     key = spelling.find(config, "thinkingConfig", "generationConfig.thinkingConfig")
     thinking = config.get(key) if key is not None else None
@@ -520,10 +538,13 @@ def _read_thinking(config: Wire, options: dict[str, Any], spelling: Spelling) ->
     read = False
     for uniform, field in _THINKING.items():
         found = spelling.find(leftover, field, f"generationConfig.thinkingConfig.{field}")
-        if found is None or type(leftover[found]) is not _THINKING_TYPES[field]:
+        if found is None or leftover[found] is None:
             continue
-        if uniform == "reasoning_effort" and leftover[found] in _EFFORT:
-            continue  # a word that would not read back
+        _check_type(leftover[found], (_THINKING_TYPES[field],),
+                    f"generationConfig.thinkingConfig.{field}")
+        if uniform == "reasoning_effort" and (leftover[found] in _EFFORT
+                                              or leftover[found] not in REASONING_EFFORTS):
+            continue  # a word that would not read back, or one only Gemini says
         options[uniform] = leftover.pop(found)
         read = True
     put_back(config, key, leftover, keep_empty=not read)

@@ -48,7 +48,8 @@ arguments) go through, but for calls the other provider ran itself
 result could answer; images go as images, other media (an OpenAI audio
 answer) as its transcript. A turn without a ``provider`` (built by hand) is
 treated as Ollama's own. A ``RawBlock`` in a user message or a tool result is
-another wire's item: Ollama has no place for it and it is left out.
+another wire's item: Ollama has no place for it, and it is left out with a
+:class:`~streamkit.LossyTranslationWarning`.
 
 Reading is lossless, with provenance. What the model has no place for is kept
 as :class:`~streamkit.model.extras.Extras` of ``ollama``: a message's unknown fields
@@ -92,7 +93,7 @@ from ...model.ids import StreamIds
 from ...model.tool_arguments import arguments_text
 from ..coerce import as_str
 from ..function_tools import arguments_as_object
-from ..lossless import ABSENT, unread, with_extras
+from ..lossless import ABSENT, raw_part_or_dropped, unread, with_extras
 from ..media import base_media_type, read_data_url
 from ..tool_media import result_blocks
 from ..turns import (
@@ -201,6 +202,8 @@ def _user(message: UserMessage) -> dict[str, Any]:
             texts.append(block.text)
         elif isinstance(block, DataBlock):
             images.append(image_text(block))
+        else:  # another wire's part: left out, with a warning
+            raw_part_or_dropped(block, NAME)
     wire: dict[str, Any] = {"role": "user", "content": "\n".join(texts)}
     if images:
         wire["images"] = images

@@ -48,6 +48,7 @@ from ...conversation.request import JsonSchemaOutput, Request
 from ...model.errors import UnsupportedFeatureError
 from ...model.extras import Extras
 from ...model.ids import StreamIds
+from ..coerce import check_uniform_options
 from ..lossless import take, take_list
 from ..options import finished_body, prepared_options, set_field, write_renamed
 from ..turns import refuse_orphan_results
@@ -143,7 +144,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     """The :class:`~streamkit.conversation.request.Request` an ``/api/chat`` body stands for."""
     ids = StreamIds.of_body(body)  # the ids the body does not give, derived from it
     rest = dict(body)
-    request = Request(messages=[], model=take(rest, "model", str))
+    request = Request(messages=[], model=take(rest, "model", str, NAME))
     request.messages = parse_messages(take_list(rest, "messages", NAME), ids)
     read_tools(rest, request)
     if "format" in rest:
@@ -157,7 +158,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
                 name=title if isinstance(title, str) else "output", schema=fmt,
                 metadata=Extras(NAME))
             del rest["format"]
-    request.stream = take(rest, "stream", bool)
+    request.stream = take(rest, "stream", bool, NAME)
     options = Extras(NAME)
     if isinstance(rest.get("options"), dict):
         options.update(_parse_model_options(rest.pop("options")))
@@ -165,6 +166,8 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     if isinstance(think, str) and think in _THINK_LEVELS:
         options["reasoning_effort"] = rest.pop("think")
     options.update(rest)
+    check_uniform_options(options, NAME, {
+        uniform: f"options.{field}" for uniform, field in _MODEL_OPTIONS.items()})
     request.options = options
     return request
 

@@ -81,6 +81,7 @@ from ...model.blocks import (
     ThinkingBlock,
     ToolCallBlock,
 )
+from ...model.errors import warn_lossy
 from ...model.extras import extras_for
 from ...model.ids import StreamIds
 from ..coerce import Wire
@@ -195,6 +196,8 @@ def _own_items(block: ContentBlock, context: BuildContext) -> list[_Item]:
                                                          context.rules.reasoning_echo)
         if form == "reasoning_details":
             return [_Item("detail", _details(block, context))]
+        if form is None and block.thinking:
+            _not_sent(context)
         return _plain(block.thinking, form, block.metadata)
     if isinstance(block, ToolCallBlock):
         return [_tool_call(block, True, context)]
@@ -203,6 +206,16 @@ def _own_items(block: ContentBlock, context: BuildContext) -> list[_Item]:
     if isinstance(block, RawBlock) and block.kind.startswith(RAW_KIND):
         return [_Item("raw", block.data)]  # a content part read from this wire, sent back whole
     return []  # another wire format's item: a Chat assistant message has no place for it
+
+
+def _not_sent(context: BuildContext) -> None:
+    """The vendor's own turn has visible reasoning and the vendor documents no
+    way to take it back (``reasoning_echo`` ``None``: OpenAI refuses an unknown
+    message field): not sent, as the vendor's own clients do, and said."""
+    warn_lossy(NAME, f"the visible thinking of an assistant turn for {context.dialect.name}",
+               "it documents no field to send reasoning back in (an unknown message field "
+               "is refused), so its own clients send the turn without it; to send it anyway, "
+               "put it in the turn as text")
 
 
 def _foreign_writers(source: Source, context: BuildContext) -> ForeignWriters[_Item]:

@@ -54,7 +54,7 @@ from ...model.extras import Extras, extras_for
 from ...model.ids import StreamIds
 from ...model.pcm import PCM_RATE_ASSUMED
 from ..coerce import Wire, as_int, as_str
-from ..lossless import exactly, kept
+from ..lossless import exactly, kept, raw_part_or_dropped
 from ..media import base_media_type, data_url, read_data_url
 from .wire import NAME
 
@@ -108,6 +108,7 @@ def user_part(block: UserContent) -> Wire | None:
         return data_part(block)
     if block.kind.startswith(RAW_KIND):
         return block.data
+    raw_part_or_dropped(block, NAME)  # another wire's part: left out, with a warning
     return None
 
 

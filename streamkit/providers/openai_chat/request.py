@@ -99,7 +99,7 @@ from ...model.blocks import DataBlock, TextBlock, ToolCallBlock
 from ...model.errors import InvalidBodyError
 from ...model.ids import StreamIds
 from ...model.vendors import PROVIDERS
-from ..coerce import Wire
+from ..coerce import Wire, check_uniform_options
 from ..function_tools import read_schema_output, schema_fields
 from ..lossless import put_back, take, take_list, unread, with_extras
 from ..options import budget_as_effort, finished_body, prepared_options, refuse_or_drop, set_field
@@ -285,17 +285,21 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     target = get_dialect(dialect)
     rules = target.history
     rest = dict(body)
-    request = Request(messages=[], model=take(rest, "model", str))
+    request = Request(messages=[], model=take(rest, "model", str, NAME))
     messages = take_list(rest, "messages", NAME)
     context = BuildContext(target)
     context.ids = StreamIds.of_body(body)
     request.messages = parse_messages(messages, context, provider_name(dialect))
     read_tools(rest, request)
     _read_response_format(rest, request)
-    request.stream = take(rest, "stream", bool)
+    request.stream = take(rest, "stream", bool, NAME)
     options = own()
     _read_options(rest, options, rules, request.stream is True)
     options.update(rest)
+    check_uniform_options(options, NAME, {
+        "max_tokens": options.get(MAX_TOKENS_FIELD, rules.max_tokens_field),
+        "thinking_budget": rules.thinking_budget_field or "thinking_budget",
+        "include_usage": "stream_options.include_usage"})
     request.options = options
     return request
 

@@ -27,7 +27,14 @@ from ...conversation.request import Request
 from ...conversation.tools import Tool
 from ...model.extras import extras_for
 from ..coerce import Wire
-from ..function_tools import function_fields, named_tools, own_entry, read_function, written_tools
+from ..function_tools import (
+    check_named_choice,
+    function_fields,
+    named_tools,
+    own_entry,
+    read_function,
+    written_tools,
+)
 from ..lossless import ABSENT
 from .content import own
 from .wire import NAME
@@ -100,10 +107,7 @@ def _read_tool_choice(rest: dict[str, Any], request: Request) -> None:
     name = function.get("name") if isinstance(function, dict) else None
     if not isinstance(name, str) or name in _CHOICE_WORDS:
         return
-    try:
-        written = _tool_choice(name, request.tools)
-    except ValueError:
-        return  # names a tool the body does not define: kept as it is
-    if written == choice:
+    if _tool_choice(name, None) == choice:
         request.tool_choice = name
         del rest["tool_choice"]
+        check_named_choice(request, NAME)

@@ -88,9 +88,9 @@ from ...model.errors import InvalidBodyError, UnsupportedFeatureError
 from ...model.extras import Extras
 from ...model.ids import StreamIds
 from ...model.response import ChatResponse
-from ..coerce import Wire
+from ..coerce import Wire, check_uniform_options
 from ..function_tools import read_schema_output, schema_fields
-from ..lossless import message_extras, put_back, take
+from ..lossless import message_extras, put_back, take, typed_part
 from ..options import (
     budget_as_effort,
     finished_body,
@@ -328,13 +328,14 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
                                     metadata=Extras(NAME, {STRING_INPUT: True})))
     elif isinstance(given, list) and given:
         messages += _read_items(rest.pop("input"), reader)
-    request = Request(messages=messages, model=take(rest, "model", str),
-                      stream=take(rest, "stream", bool), options=Extras(NAME))
+    request = Request(messages=messages, model=take(rest, "model", str, NAME),
+                      stream=take(rest, "stream", bool, NAME), options=Extras(NAME))
     read_tools(rest, request)
     _read_text(rest, request)
     _read_reasoning(rest, request.options)
     read_renamed(rest, request.options, _RENAMED, null_stays=True)
     request.options.update(rest)
+    check_uniform_options(request.options, NAME, _RENAMED)
     return request
 
 
@@ -344,6 +345,7 @@ def _side(item: Any) -> str:
     if not isinstance(item, dict):
         raise InvalidBodyError(f"not a Responses input item: {str(item)[:200]}",
                                wire=NAME, where="input")
+    typed_part(item, NAME)
     item_type = item.get("type")
     if item_type in (None, "message"):
         role = item.get("role")

@@ -32,7 +32,13 @@ from ...conversation.tools import Tool
 from ...model.errors import InvalidBodyError
 from ...model.extras import Extras
 from ..coerce import Wire
-from ..function_tools import function_fields, own_entry, read_function, written_tools
+from ..function_tools import (
+    check_named_choice,
+    function_fields,
+    own_entry,
+    read_function,
+    written_tools,
+)
 from ..lossless import ABSENT
 from ..options import put_field
 from .wire import NAME
@@ -81,6 +87,7 @@ def read_tools(rest: dict[str, Any], request: Request) -> None:
         if name not in _CHOICE_WORDS and _tool_choice(name, written) == choice:
             request.tool_choice = name
             del rest["tool_choice"]
+    check_named_choice(request, NAME)
 
 
 def _entry(item: Tool | dict[str, Any]) -> Wire | None:

@@ -792,6 +792,21 @@ def test_reasoning_goes_back_in_each_vendors_form() -> None:
         "content": "Calling."}
 
 
+def test_own_reasoning_a_vendor_takes_no_field_for_is_not_sent_and_said() -> None:
+    """OpenAI's own Chat API (and Azure, Groq, Qwen) documents no field for a
+    turn's reasoning: not sent, as above, but never silently (the write-side
+    fuzzer counted 1,198 such silent drops); another vendor's turn keeps its
+    reasoning as ``<think>`` text, as the other wires do."""
+    for name, provider in ((None, "openai"), (None, None), ("azure", "azure"),
+                           ("groq", "groq")):
+        turn = AssistantMessage([ThinkingBlock("Plan."), TextBlock("Done.")], provider=provider)
+        with pytest.warns(LossyTranslationWarning, match="visible thinking"):
+            assert build([UserMessage("go"), turn], name)["messages"][1] == {
+                "role": "assistant", "content": "Done."}
+    foreign = AssistantMessage([ThinkingBlock("Plan."), TextBlock("Done.")], provider="deepseek")
+    assert "Plan." in build([UserMessage("go"), foreign])["messages"][1]["content"]
+
+
 def test_deepseek_and_kimi_tool_turns_without_reasoning_get_an_empty_one() -> None:
     foreign = AssistantMessage([ToolCallBlock("toolu_1", "f", "{}")], provider="anthropic")
     for name in ("deepseek", "moonshot"):
