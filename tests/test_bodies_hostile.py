@@ -371,3 +371,21 @@ def test_a_tool_choice_naming_no_tool_of_the_body_is_refused(wire: str) -> None:
     with pytest.raises(InvalidBodyError) as info:
         parse_request(wire, {**_with(REQUESTS[wire], "hi"), **_NAMED_CHOICES[wire]})
     assert info.value.where == "tool_choice"
+
+
+@pytest.mark.parametrize("property_schema", [{"type": {"text": 1}}, {"type": [1]},
+                                             {"description": 5}, {"enum": "a"}, "string"])
+def test_a_tool_whose_property_schema_is_no_json_schema_is_never_declared_to_ollama(
+        property_schema: Any) -> None:
+    """Read as a function, it was written to Ollama as a declaration its SDK's
+    types refuse (``type`` must be a name): such a schema stays the OpenAI
+    wire's own entry, which Ollama's builder leaves out with a warning."""
+    import ollama
+
+    body = {**_with(REQUESTS["openai"], "hi"), "tools": [{"type": "function", "function": {
+        "name": "f", "parameters": {"type": "object", "properties": {"x": property_schema}}}}]}
+    with pytest.warns(streamkit.LossyTranslationWarning):
+        built = build_request("ollama", parse_request("openai", body), model="m")
+    for tool in built.get("tools", []):
+        ollama.Tool.model_validate(tool)
+    assert "tools" not in built

@@ -88,16 +88,29 @@ def read_function(fields: Mapping[str, Any], wire: str, schema_field: str = "par
 
 def _object_schema(schema: Any) -> TypeGuard[dict[str, Any]]:
     """A JSON schema (or Gemini's OpenAPI one, ``"OBJECT"``) of an object, or
-    of a type it does not say, whose ``properties`` (if any) are an object and
-    ``required`` (if any) a list of names: what every API takes as a
-    function's parameters."""
+    of a type it does not say, whose ``properties`` (if any) are an object of
+    property schemas and ``required`` (if any) a list of names: what every API
+    takes as a function's parameters."""
     if not isinstance(schema, dict):
         return False
     kind = schema.get("type", "object")
     required = schema.get("required", [])
+    properties = schema.get("properties", {})
     return (isinstance(kind, str) and kind.lower() == "object"
-            and isinstance(schema.get("properties", {}), dict)
+            and isinstance(properties, dict) and all(map(_property_schema, properties.values()))
             and isinstance(required, list) and all(isinstance(n, str) for n in required))
+
+
+def _property_schema(schema: Any) -> bool:
+    """A property's schema as JSON Schema has it and every API takes it
+    (Ollama's types check these keywords): an object whose ``type`` is a name
+    or a list of names, whose ``description`` is a string and ``enum`` a list."""
+    if not isinstance(schema, dict):
+        return False
+    kind = schema.get("type", "")
+    names = isinstance(kind, list) and all(isinstance(name, str) for name in kind)
+    return ((isinstance(kind, str) or names) and isinstance(schema.get("description", ""), str)
+            and isinstance(schema.get("enum", []), list))
 
 
 def schema_fields(output: JsonSchemaOutput, wire: str,
