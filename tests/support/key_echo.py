@@ -119,7 +119,7 @@ def echo_answer() -> ChatResponse:
 
 def whole_stream_body(provider: str, how: str) -> tuple[bytes, str]:
     """:func:`echo_answer` streamed, the key written ``how``."""
-    return stream_body(provider, events_of(echo_answer()), how)
+    return stream_body(provider, list(events_of(echo_answer())), how)
 
 
 def answer_body(provider: str, how: str) -> bytes:
