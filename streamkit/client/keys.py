@@ -12,10 +12,17 @@ message, a header, a debug field, even a streamed answer. Every response body
 the client reads goes through a :class:`Redactor`, which replaces the key with
 its printed form before any byte reaches the parser or the error reader, so
 no message, ``raw`` payload, metadata or event built from the response holds
-it, also when a chunk boundary splits it. :meth:`ApiKey.redact` does the same
-for a single string (a response header). A key shorter than
+it, also when a chunk boundary splits it, and however JSON writes it: each of
+its characters itself or escaped (``\\/``, ``\\u0073`` in either case), behind
+up to :data:`MOST_ESCAPE_BACKSLASHES` backslashes (a tool call's arguments are
+a JSON text inside a JSON string: their escapes are escaped). A key cut across
+two deltas is two JSON strings, which no byte pattern sees whole: each block's
+decoded deltas go through a :class:`TextRedactor`
+(:mod:`streamkit.client.redacting`). :meth:`ApiKey.redact` does the same for a
+single string (a response header). A key shorter than
 :data:`SHORTEST_REDACTED_KEY` (a local server's placeholder) is not looked
-for. Pure and synchronous: no I/O here.
+for. The patterns that find the key are made once per key and held by it
+alone (its printed form never shows them). Pure and synchronous: no I/O here.
 """
 
 from __future__ import annotations
