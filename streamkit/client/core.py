@@ -62,7 +62,7 @@ from .attempts import RETRYABLE_TRANSPORT_ERRORS, Attempt, no_response, report
 from .auth import key_auth, key_in, resolve_key
 from .endpoint import environment, fill_base_url, resolve_model, with_overrides
 from .keys import ApiKey
-from .redacting import redacting
+from .redacting import redact_blocks, redacting
 from .retry import RetryPolicy, SyncTiming, Timing
 from .steps import Call, Read, Send, Step, Wait
 from .timeouts import Timeouts, timeouts_of
@@ -275,6 +275,8 @@ class ClientCore:
         if failure is not None:
             raise broken_body(provider, failure, body.data) from failure
         answer = whole_answer(provider, self.entry.wire, response, body.data, self.secret)
+        if self.secret is not None:
+            redact_blocks(answer, self.secret)
         usage = answer.usage
         output = None if usage is None else token_counts(usage).output
         if request_timing is None:

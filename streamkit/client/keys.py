@@ -103,7 +103,10 @@ class ApiKey:
         """``text`` with the key, written any way JSON allows, replaced by its printed form."""
         if not self.redacted:
             return text
-        return self._written.as_text.find.sub(repr(self).replace("\\", "\\\\"), text)
+        written = self._written.as_text
+        if written.whole not in text and not ("\\" in text and written.escaped(text)):
+            return text  # memchr-fast: neither the key nor an escape of its characters
+        return written.find.sub(repr(self).replace("\\", "\\\\"), text)
 
     def redactor(self) -> Redactor:
         """A fresh :class:`Redactor` for one response body."""

@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from ..model.blocks import TextBlock, ThinkingBlock, ToolCallBlock
 from ..model.events import (
     BlockDelta,
     BlockEnd,
@@ -43,10 +44,11 @@ from ..model.events import (
     ToolInputDelta,
     TranscriptDelta,
 )
+from ..model.response import ChatResponse
 from ..providers.base import Framing, Parser, Payloads
 from .keys import ApiKey, TextRedactor
 
-__all__ = ["RedactingParser", "redacting"]
+__all__ = ["RedactingParser", "redact_blocks", "redacting"]
 
 #: The deltas whose strings continue one another, and the field that holds each one's.
 TEXT_FIELDS: dict[type[Any], str] = {TextDelta: "text", ThinkingDelta: "thinking",
@@ -70,6 +72,24 @@ class _Held:
         if not text:
             return None
         return BlockDelta(index=place[1], choice=place[0], delta=self.kind(**{self.field: text}))
+
+
+#: The block kinds whose strings a wire may assemble from several of its JSON
+#: strings (Gemini's parts of one candidate), and the attribute of each.
+BLOCK_TEXTS: dict[type[Any], str] = {TextBlock: "text", ThinkingBlock: "thinking",
+                                     ToolCallBlock: "input"}
+
+
+def redact_blocks(response: ChatResponse, key: ApiKey) -> None:
+    """Take ``key`` out of a whole answer's blocks, before it is handed out: a
+    wire's decoder may join several JSON strings into one block (Gemini's
+    parts), which no byte pattern saw whole."""
+    for block in response.content:
+        name = BLOCK_TEXTS.get(type(block))
+        if name is not None and (text := getattr(block, name)):
+            redacted = key.redact(text)
+            if redacted != text:
+                setattr(block, name, redacted)
 
 
 def redacting(parser: Parser, key: ApiKey) -> Parser:

@@ -28,6 +28,7 @@ from support.key_echo import (
     base_url,
     error_body,
     escaped,
+    parts_answer_body,
     reveals_key,
     split_answer,
     stream_body,
@@ -110,7 +111,8 @@ async def test_a_key_echoed_json_escaped_is_shown_nowhere(provider: str) -> None
 @pytest.mark.parametrize("provider", PROVIDERS)
 async def test_a_key_echoed_split_across_deltas_is_shown_nowhere(provider: str) -> None:
     """(b) the key cut into two and three deltas of a text and of a tool call's
-    arguments, each piece written plain or escaped."""
+    arguments, each piece written plain or escaped; and into the parts of a
+    whole answer that a decoder joins into one block."""
     async with ReplayServer() as server, client(server, provider) as chat:
         for pieces in SPLITS:
             for how in ("literal", "lower", "some"):
@@ -119,6 +121,9 @@ async def test_a_key_echoed_split_across_deltas_is_shown_nowhere(provider: str) 
                 seen, error = await streamed(chat)
                 assert error is None and not reveals_key(*seen), (pieces, how)
                 assert f"the key is {MASK} as sent" in seen  # the response's text
+            server.add("*", parts_answer_body(provider, pieces), content_type=JSON)
+            answer, error = await created(chat)  # a whole answer, its parts cut the key
+            assert error is None and not reveals_key(answer[0]["content"]), pieces
 
 
 @pytest.mark.anyio

@@ -127,6 +127,15 @@ def answer_body(provider: str, how: str) -> bytes:
     return rewritten(json.dumps(encode_response(provider, echo_answer())).encode(), how)
 
 
+def parts_answer_body(provider: str, pieces: tuple[str, ...]) -> bytes:
+    """A whole answer whose text is the key cut into ``pieces``, one text part
+    each (Gemini's decoder joins a candidate's parts into one block)."""
+    texts = [_TEXT_BEFORE + pieces[0], *pieces[1:-1], pieces[-1] + _TEXT_AFTER]
+    answer = ChatResponse(content=[TextBlock(text) for text in texts], model="m",
+                          finished_reason=FinishReason.STOP)
+    return json.dumps(encode_response(provider, answer)).encode()
+
+
 def error_body(provider: str, how: str) -> tuple[int, bytes]:
     """The wire's 401 naming the key, written ``how``."""
     encoded = encode_error(provider, ProviderError(f"invalid api key {SECRET}", status=401),
