@@ -145,21 +145,20 @@ class RedactingParser:
 
     def _redacted(self, events: list[Event]) -> list[Event]:
         """``events`` with their deltas redacted and each block's held text given
-        before its end; the list itself when nothing is held or changed."""
-        if not self._held and not any(type(event) is BlockDelta for event in events):
-            return events
+        before its end (one pass, no look ahead)."""
         out: list[Event] = []
+        append, delta = out.append, self._delta
         for event in events:
             kind = type(event)
             if kind is BlockDelta:
-                out.append(self._delta(event))  # type: ignore[arg-type]
+                append(delta(event))  # type: ignore[arg-type]
                 continue
             if self._held and kind is BlockEnd:
                 self._flush((event.choice, event.index), out)  # type: ignore[union-attr]
             elif self._held and (kind is ResponseEnd or kind is ErrorEvent):
                 for place in [place for place in self._held if place[0] == event.choice]:
                     self._flush(place, out)
-            out.append(event)
+            append(event)
         return out
 
     def _delta(self, event: BlockDelta) -> BlockDelta:
