@@ -228,6 +228,15 @@ class _KeyWritings:
                                   re.compile(_ANY_ESCAPE.pattern.encode("ascii")), longest)
 
 
+#: The shortest beginning of the key a :class:`TextRedactor` holds back at the
+#: end of a delta: a shorter one (``s``, ``sk-``, ``AIz``: at most the key's
+#: first three characters, the public prefix of its kind) is passed on, and
+#: the text that continues it is masked from where the key began. A delta that
+#: ends in a word's last letter costs nothing then: holding every ``s`` back
+#: for an ``sk-`` key made a new event of a third of a stream's deltas.
+SHORTEST_HELD_BEGINNING = 4
+
+
 class _Redaction(Generic[AnyStr]):
     """The parts of one text (a body's chunks, a block's deltas) with the key
     replaced by its printed form, however it is written.
@@ -237,53 +246,81 @@ class _Redaction(Generic[AnyStr]):
     put in front of the next part (only when the part really ends like the key
     begins; a part that ends in a character no writing of the key holds, as
     a stream's chunk ends in a line break, holds nothing and costs a look at
-    its last character). :meth:`flush` gives what is
-    held, at the end or where the text broke. Each character is looked at a
-    bounded number of times: the patterns try at most the key's longest
-    writing from each place, and only the last such stretch of a part is
-    looked at for a beginning.
+    its last character). A beginning shorter than ``shortest_held`` and with
+    no backslash is passed on instead; the caller gives it back with the next
+    part (``shown``), and when that part completes the key, what it passes on
+    begins with the mask. :meth:`flush` gives what is held, at the end or
+    where the text broke. Each character is looked at a bounded number of
+    times: the patterns try at most the key's longest writing from each
+    place, and only the last such stretch of a part is looked at for a
+    beginning.
     """
 
-    __slots__ = ("_held", "_mask", "_patterns")
+    __slots__ = ("_held", "_mask", "_patterns", "_shortest_held", "_shown", "passed_end")
 
-    def __init__(self, mask: AnyStr, patterns: _Patterns[AnyStr] | None) -> None:
+    def __init__(self, mask: AnyStr, patterns: _Patterns[AnyStr] | None,
+                 shortest_held: int) -> None:
         self._mask: AnyStr = mask
         self._patterns: _Patterns[AnyStr] | None = patterns
         self._held: AnyStr = mask[:0]
+        self._shown = 0  # how many of the held characters were passed on already
+        self._shortest_held = shortest_held
+        self.passed_end: AnyStr = mask[:0]
+        """The last characters passed on, when nothing is held (at most the
+        longest beginning passed on): what the next part's ``shown`` is."""
 
     @property
     def holding(self) -> bool:
         """Whether an end that could begin the key is held back."""
         return bool(self._held)
 
-    def feed(self, part: AnyStr) -> AnyStr:
-        """What of ``part`` can be passed on now, the key replaced."""
-        data = self._held + part if self._held else part
+    def feed(self, part: AnyStr, shown: AnyStr | None = None) -> AnyStr:
+        """What of ``part`` can be passed on now, the key replaced; ``shown`` is
+        the end of what was passed on before it (ignored while holding)."""
+        skip = self._shown
+        if self._held:
+            data = self._held + part
+        elif shown:
+            data, skip = shown + part, len(shown)
+        else:
+            data = part
         patterns = self._patterns
         if patterns is None:  # a key too short to look for
             return data
         if patterns.whole in data or (patterns.backslash in data and patterns.escaped(data)):
-            data = patterns.find.sub(self._mask, data)
+            first = patterns.find.search(data)
+            if first is not None:
+                skip = min(skip, first.start())  # a shown beginning: masked from there on
+                data = patterns.find.sub(self._mask, data)
+        at = self._beginning(data, patterns)
+        if len(data) - at >= self._shortest_held or patterns.backslash in data[at:]:
+            self._held, self._shown = data[at:], max(0, skip - at)
+            return data[skip:at]
+        self._held, self._shown = data[:0], 0
+        self.passed_end = data[-self._shortest_held + 1:] if self._shortest_held > 1 else data[:0]
+        return data[skip:]
+
+    @staticmethod
+    def _beginning(data: AnyStr, patterns: _Patterns[AnyStr]) -> int:
+        """Where the end of ``data`` that could begin the key starts (its length: none)."""
         if data[-1:] not in patterns.unwritten:  # a stream's chunk ends in a line break
-            self._held = data[:0]
-            return data
+            return len(data)
         window = data[-patterns.longest:]
         run = len(window) - len(window.rstrip(patterns.unwritten))
         begun = patterns.tail.search(data, len(data) - run) if run else None
-        at = len(data) if begun is None else begun.start()
-        self._held = data[at:]
-        return data[:at]
+        return len(data) if begun is None else begun.start()
 
     def flush(self) -> AnyStr:
         """What was held back, at the end or where the text broke: passed on
         when it writes fewer than :data:`CUT_KEY_BYTES` of the key's characters
         (a word that merely ends as the key begins), else taken for a cut key
         and replaced too."""
-        held, self._held = self._held, self._held[:0]
+        held, shown = self._held, self._shown
+        self._held, self._shown = held[:0], 0
         if self._patterns is None:
             return held
         written = len(held) - self._patterns.escaped_extra(held)
-        return self._mask if written >= CUT_KEY_BYTES else held
+        return self._mask if written >= CUT_KEY_BYTES else held[shown:]
 
 
 class Redactor(_Redaction[bytes]):
@@ -295,7 +332,7 @@ class Redactor(_Redaction[bytes]):
 
     def __init__(self, key: ApiKey) -> None:
         super().__init__(repr(key).encode("ascii"),
-                         key._written.as_bytes if key.redacted else None)
+                         key._written.as_bytes if key.redacted else None, 1)
 
 
 class TextRedactor(_Redaction[str]):
@@ -306,5 +343,5 @@ class TextRedactor(_Redaction[str]):
     __slots__ = ()
 
     def __init__(self, key: ApiKey) -> None:
-        super().__init__(repr(key),
-                         key._written.as_text if key.redacted else None)
+        super().__init__(repr(key), key._written.as_text if key.redacted else None,
+                         SHORTEST_HELD_BEGINNING)

@@ -11,9 +11,15 @@ reasoning, transcript and tool-call argument deltas through a
 accumulator applies them or a caller sees them:
 
 - a delta whose end could begin the key gives up that end to the next delta
-  of its block (at most the key's longest writing; a delta with neither the
-  key's first character nor a backslash passes as it is, after two ``in``
-  checks, and is the same event object);
+  of its block (at most the key's longest writing), unless that end is
+  shorter than :data:`~streamkit.client.keys.SHORTEST_HELD_BEGINNING` and
+  has no backslash: it is passed on (at most the key's public first three
+  characters, ``sk-``), kept, and the next delta of the block that continues
+  it is masked from where the key began;
+- a delta with neither the key's first four characters nor a backslash, that
+  does not begin as the key goes on after its first characters, passes as it
+  is after four ``in`` checks, and is the same event object (a word ending in
+  ``s`` for an ``sk-`` key no longer makes two new events);
 - what a block still holds is given as one more delta of its kind before its
   :class:`~streamkit.model.events.BlockEnd`, before its choice's
   :class:`~streamkit.model.events.ResponseEnd` or
@@ -46,7 +52,7 @@ from ..model.events import (
 )
 from ..model.response import ChatResponse
 from ..providers.base import Framing, Parser, Payloads
-from .keys import ApiKey, TextRedactor
+from .keys import SHORTEST_HELD_BEGINNING, ApiKey, TextRedactor
 
 __all__ = ["RedactingParser", "redact_blocks", "redacting"]
 
@@ -107,8 +113,14 @@ class RedactingParser:
     def __init__(self, parser: Parser, key: ApiKey) -> None:
         self._parser = parser
         self._key = key
-        self._first = key.reveal()[:1]  # only the first character is kept, for the quick check
+        value = key.reveal()
+        # Only the key's public first characters are kept, for the quick checks.
+        self._head = value[:SHORTEST_HELD_BEGINNING]
+        self._starts = value[:SHORTEST_HELD_BEGINNING - 1]
+        self._continues = value[1:SHORTEST_HELD_BEGINNING]
+        del value
         self._held: dict[_Place, _Held] = {}
+        self._shown: dict[_Place, str] = {}  # blocks whose text ended as the key begins
         self._probe = key.text_redactor()  # holds nothing between deltas: shared until it holds
         self.think_tags = bool(getattr(parser, "think_tags", False))
 
@@ -162,15 +174,24 @@ class RedactingParser:
         return out
 
     def _delta(self, event: BlockDelta) -> BlockDelta:
-        """``event`` with its text redacted: itself when the text is untouched
-        (the per-token case: a look up and two ``in`` checks)."""
+        """``event`` with its text redacted: itself when the text is untouched.
+
+        The per-token case costs a look up and four ``in`` checks: with nothing
+        held, a text that holds neither the key's first
+        :data:`~streamkit.client.keys.SHORTEST_HELD_BEGINNING` characters nor a
+        backslash, and does not begin as the key goes on after its first
+        characters, neither holds the key nor continues one; when it ends in
+        one of the key's first characters, its end is kept for the next delta."""
         delta = event.delta
         field = TEXT_FIELDS.get(type(delta))
         if field is None:
             return event
         text: str = getattr(delta, field)
-        if not self._held and self._first not in text and "\\" not in text:
-            return event  # no key, nor its beginning, however written, and nothing held
+        if (not self._held and self._head not in text and "\\" not in text
+                and text[:1] not in self._continues):
+            if text[-1:] in self._starts:
+                self._shown[event.choice, event.index] = text[-SHORTEST_HELD_BEGINNING + 1:]
+            return event
         passed = self._feed((event.choice, event.index), delta, field, text)
         if passed == text:
             return event
@@ -179,19 +200,28 @@ class RedactingParser:
 
     def _feed(self, place: _Place, delta: Any, field: str, text: str) -> str:
         """What of a block's ``text`` can be passed on: through the block's own
-        redactor when it holds an end, else through the shared one, which
-        becomes the block's when it holds an end of this text."""
+        redactor when it holds an end, else through the shared one (given the
+        end the block showed, if it could begin the key), which becomes the
+        block's when it holds an end of this text."""
         held = self._held.get(place)
         if held is not None:
             passed = held.redactor.feed(text)
             if not held.redactor.holding:
                 del self._held[place]
+                self._keep_shown(place, held.redactor.passed_end)
             return passed
-        passed = self._probe.feed(text)
+        passed = self._probe.feed(text, self._shown.pop(place, None))
         if self._probe.holding:
             self._held[place] = _Held(self._probe, type(delta), field)
             self._probe = self._key.text_redactor()
+        else:
+            self._keep_shown(place, self._probe.passed_end)
         return passed
+
+    def _keep_shown(self, place: _Place, end: str) -> None:
+        """Keep the end a block passed on when it could begin the key."""
+        if end[-1:] in self._starts:
+            self._shown[place] = end
 
     def _flush(self, place: _Place, out: list[Event]) -> None:
         """Give what the block at ``place`` holds as its last delta."""

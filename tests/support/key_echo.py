@@ -45,7 +45,11 @@ PROVIDERS = ["openai", "openai-responses", "anthropic", "gemini", "ollama"]
 #: How the echo is written inside a JSON string.
 ESCAPES = ["literal", "solidus", "lower", "upper", "some", "twice"]
 #: The key cut into two and into three deltas.
-SPLITS = [("sk-echo/0123456", "789abcdefKEYQ"), ("sk-echo/01", "23456789ab", "cdefKEYQ")]
+SPLITS = [("sk-echo/0123456", "789abcdefKEYQ"), ("sk-echo/01", "23456789ab", "cdefKEYQ"),
+          ("sk", "-", "ech", "o/0123456789abcdefKEYQ")]  # tokens shorter than a held beginning
+#: The most of the key's first characters a stream may show before its mask
+#: (:data:`streamkit.client.keys.SHORTEST_HELD_BEGINNING` less one: ``sk-``).
+SHOWN = 3
 
 _TEXT_BEFORE, _TEXT_AFTER = "the key is ", " as sent"
 
@@ -158,4 +162,11 @@ def reveals_key(*shown: Any) -> bool:
                     value.decode("utf-8", "replace") if isinstance(value, bytes) else
                     json.dumps(value, default=repr) if isinstance(value, dict | list) else
                     repr(value) for value in shown)
-    return SECRET in text or SECRET in undone(text)
+    secret = SECRET[SHOWN:]  # the key after the public beginning a stream may show
+    return secret in text or secret in undone(text)
+
+
+def without_shown(text: str) -> str:
+    """``text`` without the key's first characters a stream showed before a mask."""
+    return re.sub("(?:" + "|".join(re.escape(SECRET[:n]) for n in range(SHOWN, 0, -1))
+                  + ")" + re.escape(MASK), MASK, text)
