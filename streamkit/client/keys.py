@@ -183,9 +183,12 @@ class _Patterns(Generic[AnyStr]):
     """The key as itself."""
     backslash: AnyStr
     escapes: tuple[AnyStr, ...]
-    """What a text holds when an escaped key could be in it (``\\u00``, and
-    ``\\/`` for a key with a ``/``...). With the key itself, checked before any
-    search, memchr-fast: a text with none of them is never searched."""
+    """What a text holds when an escaped key could be in it (``\\/`` for a key
+    with a ``/``...), after ``\\u00`` (checked first: one look at the text)."""
+    coded: tuple[AnyStr, ...]
+    """``\\u00`` and the hex of each of the key's characters, in either case:
+    an ordinary escape (``\\u00e9``, ``\\n``, ``\\"``) has a text searched
+    no more than one without. With the key itself, checked before any search."""
     unwritten: AnyStr
     """Every character a writing of the key may hold (its own, a backslash,
     ``u``, hex digits): only a text's last run of them, no longer than
@@ -198,7 +201,8 @@ class _Patterns(Generic[AnyStr]):
 
     def escaped(self, text: AnyStr) -> bool:
         """Whether ``text`` holds an escape that may write a character of the key."""
-        return any(escape in text for escape in self.escapes)
+        return (any(escape in text for escape in self.escapes)
+                or (self.coded[0][:-2] in text and any(code in text for code in self.coded)))
 
     def escaped_extra(self, text: AnyStr) -> int:
         """How many more characters ``text``'s escapes take than what they write."""
@@ -216,14 +220,17 @@ class _KeyWritings:
     def __init__(self, key: str) -> None:
         found = "".join(_written_char(char) for char in key)
         tail = f"(?:{_beginning(key)})\\Z"
-        escapes = ("\\u00", *(f"\\{char}" for char in _SHORT_ESCAPES if char in key))
+        escapes = tuple(f"\\{char}" for char in _SHORT_ESCAPES if char in key)
+        coded = tuple(sorted({f"\\u00{ord(char):02x}" for char in key}
+                             | {f"\\u00{ord(char):02X}" for char in key}))
         longest = len(key) * (MOST_ESCAPE_BACKSLASHES + 5)
         unwritten = "".join(sorted(set(key) | set("\\u0123456789abcdefABCDEF")))
         self.as_text = _Patterns(re.compile(found), re.compile(tail), key, "\\", escapes,
-                                 unwritten, _ANY_ESCAPE, longest)
+                                 coded, unwritten, _ANY_ESCAPE, longest)
         self.as_bytes = _Patterns(re.compile(found.encode("ascii")),
                                   re.compile(tail.encode("ascii")), key.encode("ascii"), b"\\",
                                   tuple(escape.encode("ascii") for escape in escapes),
+                                  tuple(code.encode("ascii") for code in coded),
                                   unwritten.encode("ascii"),
                                   re.compile(_ANY_ESCAPE.pattern.encode("ascii")), longest)
 

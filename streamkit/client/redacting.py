@@ -157,6 +157,27 @@ class RedactingParser:
 
     def _redacted(self, events: list[Event]) -> list[Event]:
         """``events`` with their deltas redacted and each block's held text given
+        before its end: ``events`` itself, in the per-token case (nothing held,
+        no delta that :meth:`_delta` would look into), after one light pass."""
+        if self._held:
+            return self._redacted_each(events)
+        head, continues, starts, shown = self._head, self._continues, self._starts, self._shown
+        for at, event in enumerate(events):
+            if type(event) is not BlockDelta:
+                continue
+            delta = event.delta
+            field = TEXT_FIELDS.get(type(delta))
+            if field is None:
+                continue
+            text = getattr(delta, field)
+            if head in text or "\\" in text or text[:1] in continues:
+                return events[:at] + self._redacted_each(events[at:])
+            if text[-1:] in starts:
+                shown[event.choice, event.index] = text[-SHORTEST_HELD_BEGINNING + 1:]
+        return events
+
+    def _redacted_each(self, events: list[Event]) -> list[Event]:
+        """``events`` with their deltas redacted and each block's held text given
         before its end (one pass, no look ahead)."""
         out: list[Event] = []
         append, delta = out.append, self._delta
