@@ -116,8 +116,8 @@ class RedactingParser:
         value = key.reveal()
         # Only the key's public first characters are kept, for the quick checks.
         self._head = value[:SHORTEST_HELD_BEGINNING]
-        self._starts = tuple(value[:SHORTEST_HELD_BEGINNING - 1])  # for endswith: no slice
-        self._continues = tuple(value[1:SHORTEST_HELD_BEGINNING])
+        self._starts = value[:SHORTEST_HELD_BEGINNING - 1]
+        self._continues = value[1:SHORTEST_HELD_BEGINNING]
         del value
         self._held: dict[_Place, _Held] = {}
         self._shown: dict[_Place, str] = {}  # blocks whose text ended as the key begins
@@ -170,9 +170,9 @@ class RedactingParser:
             if field is None:
                 continue
             text = getattr(delta, field)
-            if head in text or "\\" in text or text.startswith(continues) or not text:
+            if head in text or "\\" in text or text[:1] in continues:
                 return events[:at] + self._redacted_each(events[at:])
-            if text.endswith(starts):
+            if text[-1:] in starts:
                 shown[event.choice, event.index] = text[-SHORTEST_HELD_BEGINNING + 1:]
         return events
 
@@ -209,8 +209,8 @@ class RedactingParser:
             return event
         text: str = getattr(delta, field)
         if (not self._held and self._head not in text and "\\" not in text
-                and not text.startswith(self._continues) and text):
-            if text.endswith(self._starts):
+                and text[:1] not in self._continues):
+            if text[-1:] in self._starts:
                 self._shown[event.choice, event.index] = text[-SHORTEST_HELD_BEGINNING + 1:]
             return event
         passed = self._feed((event.choice, event.index), delta, field, text)
@@ -241,7 +241,7 @@ class RedactingParser:
 
     def _keep_shown(self, place: _Place, end: str) -> None:
         """Keep the end a block passed on when it could begin the key."""
-        if end.endswith(self._starts):
+        if end[-1:] in self._starts:
             self._shown[place] = end
 
     def _flush(self, place: _Place, out: list[Event]) -> None:
