@@ -52,6 +52,7 @@ from ..model.usage import token_counts
 from ..model.vendors import ModelInfo
 from ..observability.calls import observe_call
 from ..observability.observer import CallObserver
+from ..providers import Parser, get_parser
 from ..providers.codec import build_request
 from ..providers.wire_format import WireFormat, wire_format
 from ..reading.error_body import BoundedBody
@@ -69,6 +70,7 @@ from .attempts import RETRYABLE_TRANSPORT_ERRORS, Attempt, no_response, report
 from .auth import key_auth, key_in, resolve_key
 from .endpoint import environment, fill_base_url, resolve_model, with_overrides
 from .keys import ApiKey
+from .redacting import redact_blocks, redacting
 from .retry import RetryPolicy, SyncTiming, Timing
 from .steps import Call, Close, Read, Send, Step, Wait
 from .timeouts import Timeouts, timeouts_of
@@ -289,6 +291,8 @@ class ClientCore:
         if failure is not None:
             raise broken_body(provider, failure, body.data) from failure
         answer = whole_answer(provider, self.entry.wire, response, body.data, self.secret)
+        if self.secret is not None:
+            redact_blocks(answer, self.secret)
         usage = answer.usage
         output = None if usage is None else token_counts(usage).output
         if request_timing is None:
@@ -305,7 +309,10 @@ class ClientCore:
         ``request_timing``."""
         read = dataclasses.replace(options, max_total_bytes=self.max_body_bytes,
                                    request_timing=request_timing)
-        events: Stream | SyncStream = stream(source, self.entry.name, options=read)
+        parser: str | Parser = self.entry.name
+        if self.secret is not None and self.secret.redacted:  # a key cut across deltas too
+            parser = redacting(get_parser(self.entry.name, **read.parser_options()), self.secret)
+        events: Stream | SyncStream = stream(source, parser, options=read)
         return events
 
     def observer(self, call: Call, body: dict[str, Any], *, stream: bool) -> CallObserver:
