@@ -19,7 +19,16 @@ import pytest
 from support.asgi_server import serving
 from support.fault_server import Answer, FaultServer, head
 
-from streamkit import ChatResponse, TextBlock, encode_error, encode_response, encode_stream
+from streamkit import (
+    ChatResponse,
+    FinishReason,
+    ProviderError,
+    TextBlock,
+    encode_error,
+    encode_response,
+    encode_stream,
+    replay,
+)
 from streamkit.gateway import create_app
 from streamkit.gateway.config import parse_config
 from streamkit.providers.wire_format import WIRE_NAMES
@@ -36,7 +45,11 @@ UPSTREAMS = {"openai-chat": ("openai", "/v1"), "openai-responses": ("openai-resp
              "ollama": ("ollama", "")}
 ANSWER = ChatResponse(content=[TextBlock(id="t", text="hello there, this is the answer")],
                       model="m", terminated=True)
-FAULTS = ["redirect", "empty", "zero", "cut", *(f"wrong-{wire}" for wire in WIRE_NAMES)]
+#: The same answer, but it says why it stopped (a finish reason before the end marker).
+STOPPED = ChatResponse(content=ANSWER.content, model="m", terminated=True,
+                       finished_reason=FinishReason.LENGTH)
+FAULTS = ["redirect", "empty", "zero", "cut", "unended", "cutjson",
+          *(f"wrong-{wire}" for wire in WIRE_NAMES)]
 
 
 def _cut_after_first_content(wire: str) -> bytes:
@@ -47,6 +60,15 @@ def _cut_after_first_content(wire: str) -> bytes:
     end = re.compile(rb"\n" if wire == "ollama" else rb"\r?\n\r?\n").search(whole, at)
     assert end is not None
     return whole[:end.end()]
+
+
+def _without_its_end_marker(wire: str) -> bytes:
+    """``wire``'s stream of :data:`STOPPED` but its last event: for OpenAI
+    Chat and Anthropic, whose finish reason comes before their end marker
+    (``[DONE]``, ``message_stop``), a stream that says why it stopped and was
+    then cut."""
+    frames = b"".join(encode_stream(wire, STOPPED)).split(b"\n\n")
+    return b"\n\n".join(frames[:-2]) + b"\n\n"
 
 
 def _upstream(request: bytes) -> Answer:
@@ -67,6 +89,11 @@ def _upstream(request: bytes) -> Answer:
     body = {"empty": b"", "zero": b": keep-alive\n\n" if streamed else b""}.get(name)
     if name == "cut":
         body = _cut_after_first_content(wire)
+    elif name == "unended":
+        body = _without_its_end_marker(wire)
+    elif name == "cutjson":  # cut inside its last event's JSON
+        whole = b"".join(encode_stream(wire, STOPPED))
+        body = whole[:whole.rindex(b'{"') + 4]
     elif name.startswith("wrong-"):
         other = name.removeprefix("wrong-")
         body = (b"".join(encode_stream(other, ANSWER)) if streamed
@@ -180,6 +207,26 @@ def test_a_stream_cut_upstream_is_an_error_for_the_callers_sdk(gateway: str,
         pytest.fail(f"the SDK read a cut stream as an answer: {text!r}")
     assert "incomplete" in str(caught.value) or "ended before its end" in str(caught.value), (
         type(caught.value), caught.value)
+
+
+@pytest.mark.parametrize("caller", WIRE_NAMES)
+def test_a_stream_that_said_why_it_stopped_but_lost_its_end_marker_is_an_error(
+        gateway: str, caller: str) -> None:
+    upstream = ["anthropic", "openai-chat"][WIRE_NAMES.index(caller) % 2]
+    answer = _ask(gateway, caller, f"{upstream}-unended", stream=True)
+    assert answer.status_code == 200 and b"hello" in answer.content
+    with pytest.raises(ProviderError, match="ended before its end"):
+        replay(answer.content, caller)
+
+
+@pytest.mark.parametrize("wire", WIRE_NAMES)
+def test_an_upstream_event_cut_is_not_written_to_a_caller_of_its_wire(gateway: str,
+                                                                       wire: str) -> None:
+    answer = _ask(gateway, wire, f"{wire}-cutjson", stream=True)
+    assert answer.status_code == 200 and b"hello" in answer.content
+    assert b"truncated_payload" not in answer.content, answer.text
+    with pytest.raises(ProviderError, match="ended before its end"):
+        replay(answer.content, wire)
 
 
 @pytest.mark.parametrize("upstream", WIRE_NAMES)
