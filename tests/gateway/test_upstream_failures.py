@@ -229,10 +229,15 @@ def test_an_upstream_event_cut_is_not_written_to_a_caller_of_its_wire(gateway: s
         replay(answer.content, wire)
 
 
-@pytest.mark.parametrize("upstream", WIRE_NAMES)
+#: A stream cut after its first content from each wire, and one cut after its
+#: finish reason (an Anthropic stream without ``message_stop``).
+ARRAY_FAULTS = [*(f"{wire}-cut" for wire in WIRE_NAMES), "anthropic-unended"]
+
+
+@pytest.mark.parametrize("model", ARRAY_FAULTS)
 def test_gemini_s_array_is_closed_by_its_error_when_the_upstream_fails(gateway: str,
-                                                                       upstream: str) -> None:
-    answer = _ask(gateway, "gemini", f"{upstream}-cut", stream=True, array=True)
+                                                                       model: str) -> None:
+    answer = _ask(gateway, "gemini", model, stream=True, array=True)
     assert answer.status_code == 200
     items = json.loads(answer.content)  # valid JSON: the array is closed
     assert "hello" in json.dumps(items[0]) and "ended before its end" in json.dumps(items[-1])
