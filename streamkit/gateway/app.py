@@ -307,11 +307,18 @@ async def _read_ahead(events: Stream) -> list[Any]:
 async def _relayed(held: list[Any], events: Stream) -> AsyncIterator[Any]:
     """The items read ahead, then the rest of the stream; a stream that ended
     without its wire's end was cut upstream, which the caller is told as an
-    error (its SDK raises), never as an answer."""
+    error (its SDK raises), never as an answer. A connection that broke or
+    hung (the read timeout) after the wire's end lost nothing of the answer:
+    the caller gets it whole."""
     for item in held:
         yield item
-    async for item in events:
-        yield item
+    try:
+        async for item in events:
+            yield item
+    except IncompleteStreamError:
+        if not events.response.terminated:
+            raise
+        return  # broke or hung after its wire's end: nothing of the answer is missing
     if not events.response.terminated:
         raise IncompleteStreamError("the upstream's stream ended before its end (the "
                                     "connection closed mid-answer); the answer is incomplete")

@@ -50,9 +50,11 @@ ANSWER = ChatResponse(content=[TextBlock(id="t", text="hello there, this is the 
 #: The same answer, but it says why it stopped (a finish reason before the end marker).
 STOPPED = ChatResponse(content=ANSWER.content, model="m", terminated=True,
                        finished_reason=FinishReason.LENGTH)
+#: Seconds the gateway waits for an upstream that says nothing (``hungafter``).
+UPSTREAM_READ = 1.0
 #: OpenAI Chat's stream of :data:`ANSWER`, whole.
 ANSWERED = b"".join(encode_stream("openai-chat", ANSWER))
-FAULTS = ["redirect", "empty", "zero", "cut", "unended", "cutjson", "closing",
+FAULTS = ["redirect", "empty", "zero", "cut", "unended", "cutjson", "closing", "hungafter",
           *(f"wrong-{wire}" for wire in WIRE_NAMES)]
 
 
@@ -102,6 +104,9 @@ def _upstream(request: bytes) -> Answer:
         other = name.removeprefix("wrong-")
         body = (b"".join(encode_stream(other, ANSWER)) if streamed
                 else json.dumps(encode_response(other, ANSWER)).encode())
+    if name == "hungafter":  # whole, then the connection held open, silent
+        whole = b"".join(encode_stream(wire, STOPPED))
+        return Answer([head(200, [("content-type", kind)]) + whole], then="hang")
     if name == "closing":  # whole, kept alive by its headers, closed at once all the same
         return Answer([head(200, [("content-type", kind), ("content-length", str(len(ANSWERED)))])
                        + ANSWERED])
@@ -115,6 +120,7 @@ def gateway() -> Iterator[str]:
     with FaultServer(_upstream) as fault:
         config = parse_config({
             "gateway": {"keys": [KEY]},
+            "timeouts": {"upstream_read": UPSTREAM_READ},
             "models": {f"{wire}-{name}": {"model": f"{provider}:fault-{name}"}
                        for wire, (provider, _) in UPSTREAMS.items() for name in FAULTS},
             "providers": {provider: {"base_url": fault.url + path, "api_key": "sk-up-1"}
@@ -276,3 +282,16 @@ def test_a_kept_alive_connection_the_upstream_closed_costs_no_attempt(
                for answer in answers)
     failed = [record.getMessage() for record in caplog.records if "failed" in record.getMessage()]
     assert len(failed) <= 2, failed[:3]  # a new connection can meet the race too, rarely
+
+
+@pytest.mark.parametrize("caller", ["gemini", "openai-chat"])
+def test_a_whole_stream_whose_connection_then_hangs_is_the_whole_answer(gateway: str,
+                                                                        caller: str) -> None:
+    """The upstream's stream came whole, to its wire's end (Ollama's ``done``),
+    and then its connection stayed open, silent, until the gateway's read
+    timeout: the answer is whole, the caller gets it (was the caller's error
+    after it: the campaign's AnswerLost, 'hang in body')."""
+    answer = _ask(gateway, caller, "ollama-hungafter", stream=True)
+    assert answer.status_code == 200
+    read = replay(answer.content, caller)[1]  # no error in it
+    assert read.text == ANSWER.text and read.terminated
