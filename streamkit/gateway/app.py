@@ -70,7 +70,6 @@ from ..model.errors import (
     collecting_losses,
 )
 from ..model.events import BlockDelta, BlockStart
-from ..model.finish import FinishReason
 from ..model.response import ChatResponse
 from ..providers.codec import (
     EncodedStream,
@@ -307,22 +306,22 @@ async def _read_ahead(events: Stream) -> list[Any]:
 
 async def _relayed(held: list[Any], events: Stream) -> AsyncIterator[Any]:
     """The items read ahead, then the rest of the stream; a stream that ended
-    without its wire's end and without saying why it stopped was cut upstream,
-    which the caller is told as an error (its SDK raises), never as an answer."""
+    without its wire's end was cut upstream, which the caller is told as an
+    error (its SDK raises), never as an answer. A connection that broke or
+    hung (the read timeout) after the wire's end lost nothing of the answer:
+    the caller gets it whole."""
     for item in held:
         yield item
-    async for item in events:
-        yield item
-    if not _ended(events.response):
+    try:
+        async for item in events:
+            yield item
+    except IncompleteStreamError:
+        if not events.response.terminated:
+            raise
+        return  # broke or hung after its wire's end: nothing of the answer is missing
+    if not events.response.terminated:
         raise IncompleteStreamError("the upstream's stream ended before its end (the "
                                     "connection closed mid-answer); the answer is incomplete")
-
-
-def _ended(response: ChatResponse) -> bool:
-    """Whether an answer ended as its wire ends, or said why it stopped (some
-    servers send no end marker after the finish reason)."""
-    return response.terminated or response.finished_reason not in (
-        None, FinishReason.UNKNOWN, FinishReason.INTERRUPTED)
 
 
 def _overrides(upstream: Upstream) -> dict[str, Any]:

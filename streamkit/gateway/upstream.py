@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 
+import aiohttp
 import httpx
 from httpx_aiohttp import AiohttpTransport
 
@@ -27,6 +28,9 @@ __all__ = ["UPSTREAM_CONNECTIONS", "UpstreamTransport"]
 #: The upstream connections a gateway process holds at most (open streams and
 #: idle keep-alive ones): past any load one process can carry.
 UPSTREAM_CONNECTIONS = 10_000
+
+#: How aiohttp says a request could not be written (``ClientOSError``'s text).
+_NOT_WRITTEN = "Can not write request"
 
 
 class UpstreamTransport(httpx.AsyncBaseTransport):
@@ -42,6 +46,7 @@ class UpstreamTransport(httpx.AsyncBaseTransport):
         self._limits = httpx.Limits(max_connections=connections,
                                     max_keepalive_connections=connections)
         self._pool: AiohttpTransport | None = None
+        self._fresh: AiohttpTransport | None = None
         self._open = 0
         self._held = False
 
@@ -59,11 +64,12 @@ class UpstreamTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if self._pool is None:
             self._pool = AiohttpTransport(limits=self._limits)
+            self._fresh = AiohttpTransport(client=_fresh_connections)
         if self._held:
-            return await self._pool.handle_async_request(request)
+            return await self._sent(request)
         self._open += 1
         try:
-            response = await self._pool.handle_async_request(request)
+            response = await self._sent(request)
         except BaseException:
             await self._released()
             raise
@@ -71,6 +77,22 @@ class UpstreamTransport(httpx.AsyncBaseTransport):
         return httpx.Response(response.status_code, headers=response.headers.raw,
                               stream=_Releasing(response.stream, self._released),
                               request=request, extensions=response.extensions)
+
+    async def _sent(self, request: httpx.Request) -> httpx.Response:
+        """``request`` sent by the pool; sent again at once on a new connection
+        when it could not be written at all: a kept-alive connection the
+        server closed as the pool handed it out (servers close idle
+        connections without a word; under load the race is common). Nothing
+        of it reached the server (RFC 9112, 9.3.1: a request never applied
+        may be sent again), so this is no retry of the call, which the
+        client's policy counts and waits for."""
+        assert self._pool is not None and self._fresh is not None
+        try:
+            return await self._pool.handle_async_request(request)
+        except httpx.TransportError as error:
+            if not _never_written(error):
+                raise
+        return await self._fresh.handle_async_request(request)
 
     async def _released(self) -> None:
         """One response fewer; the pool closed when it was the last and no
@@ -81,8 +103,22 @@ class UpstreamTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         pool, self._pool = self._pool, None
-        if pool is not None:
-            await pool.aclose()
+        fresh, self._fresh = self._fresh, None
+        for transport in (pool, fresh):
+            if transport is not None:
+                await transport.aclose()
+
+
+def _fresh_connections() -> aiohttp.ClientSession:
+    """A session whose every request has a new connection, closed after it."""
+    return aiohttp.ClientSession(connector=aiohttp.TCPConnector(force_close=True, limit=0))
+
+
+def _never_written(error: httpx.TransportError) -> bool:
+    """Whether aiohttp could not write the request (its connection was closed
+    by the server before): nothing of it reached the server."""
+    cause = error.__cause__
+    return isinstance(cause, aiohttp.ClientOSError) and str(cause).startswith(_NOT_WRITTEN)
 
 
 class _Releasing(httpx.AsyncByteStream):

@@ -184,6 +184,21 @@ class UsageUpdate(msgspec.Struct, tag="usage", kw_only=True, frozen=True):
     choice: int = 0
 
 
+#: Key of ``ResponseMetadata.metadata`` (and so of ``response.metadata``) that
+#: keeps a reader's last payload cut off by the end of input: the raw text of
+#: an event that never came whole, kept so nothing received is lost, which no
+#: encoder writes back as a field of its wire (it never was one).
+TRUNCATED_PAYLOAD = "truncated_payload"
+
+
+def without_cut_payload(metadata: dict[str, Any]) -> dict[str, Any]:
+    """``metadata`` without a cut event's raw text a reader kept
+    (:data:`~streamkit.model.events.TRUNCATED_PAYLOAD`): written back it would
+    be a field no SDK's type has (extra fields forbidden), and a cut event is
+    no frame of any wire; the error that ends such a stream says it was cut."""
+    return {key: value for key, value in metadata.items() if key != TRUNCATED_PAYLOAD}
+
+
 class ResponseMetadata(msgspec.Struct, tag="response_metadata", kw_only=True, frozen=True):
     """Response-level extras (a moderation result, a system fingerprint, a new
     model name): each key of ``metadata`` replaces the earlier value, each list

@@ -62,7 +62,7 @@ from ..model.errors import (
     StreamError,
     StreamkitError,
 )
-from ..model.events import ErrorEvent, Event
+from ..model.events import TRUNCATED_PAYLOAD, ErrorEvent, Event, without_cut_payload
 from ..model.extras import Extras
 from ..model.limits import MAX_JSON_DEPTH, too_deep
 from ..model.response import ChatResponse
@@ -458,8 +458,12 @@ def encode_stream(provider: str, source: EventSource, *, request: Request | None
 
 def encode_response(provider: str, response: ChatResponse) -> dict[str, Any]:
     """``response`` as ``provider``'s non-streamed JSON body (what the API answers
-    with ``stream: false``)."""
+    with ``stream: false``). A cut event's raw text a reader kept
+    (:data:`~streamkit.model.events.TRUNCATED_PAYLOAD`) is not written: it is
+    no field of any wire."""
     wire, dialect = _encoding_wire(provider)
+    if TRUNCATED_PAYLOAD in response.metadata:
+        response = dataclasses.replace(response, metadata=without_cut_payload(response.metadata))
     return wire.encode_response(response, dialect)
 
 

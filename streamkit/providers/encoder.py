@@ -29,9 +29,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
+import msgspec
+
 from ..model.blocks import Block, ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from ..model.errors import ProviderConfigError
 from ..model.events import (
+    TRUNCATED_PAYLOAD,
     BlockDelta,
     BlockEnd,
     BlockStart,
@@ -45,6 +48,7 @@ from ..model.events import (
     ThinkingDelta,
     ToolInputDelta,
     UsageUpdate,
+    without_cut_payload,
 )
 from ..model.finish import FinishReason
 from ..model.replay import deltas_of, shell_of
@@ -172,7 +176,7 @@ class StreamEncoder:
             BlockEnd: self._feed_end,
             ResponseStart: self._feed_response_start,
             UsageUpdate: self._feed_usage,
-            ResponseMetadata: self.on_metadata,
+            ResponseMetadata: self._feed_metadata,
             ResponseEnd: self.on_response_end,
             ErrorEvent: self.on_error,
         }
@@ -198,7 +202,17 @@ class StreamEncoder:
     def _feed_response_start(self, event: ResponseStart) -> bytes:
         self.source_wire = wire_of_provider(event.provider)
         self.own = self.source_wire in (None, self.wire)
+        if TRUNCATED_PAYLOAD in event.metadata:
+            event = msgspec.structs.replace(event, metadata=without_cut_payload(event.metadata))
         return self.on_response_start(event)
+
+    def _feed_metadata(self, event: ResponseMetadata) -> bytes:
+        if TRUNCATED_PAYLOAD not in event.metadata:
+            return self.on_metadata(event)
+        metadata = without_cut_payload(event.metadata)
+        if not (metadata or event.append or event.id or event.model):
+            return b""
+        return self.on_metadata(msgspec.structs.replace(event, metadata=metadata))
 
     def _feed_usage(self, event: UsageUpdate) -> bytes:
         self.usage = merge_usage(self.usage, event.usage)

@@ -64,6 +64,7 @@ from ..model.errors import (
     StreamError,
 )
 from ..model.events import (
+    TRUNCATED_PAYLOAD,
     BlockDelta,
     BlockStart,
     ErrorEvent,
@@ -88,8 +89,6 @@ __all__ = ["DEFAULT_MAX_EVENT_BYTES", "DEFAULT_MAX_TOTAL_BYTES", "Pipeline", "Re
 _BOM = b"\xef\xbb\xbf"
 _BLANK = b" \t\r\n"
 _SSE_FIELDS = (b"data:", b"event:", b"id:", b"retry:", b":")
-#: Key of ``response.metadata`` that keeps a last payload cut off by the end of input.
-TRUNCATED_PAYLOAD = "truncated_payload"
 
 
 def _is_cut_json(data: bytes | str) -> bool:

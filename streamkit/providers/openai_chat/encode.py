@@ -65,7 +65,6 @@ from __future__ import annotations
 
 import binascii
 import time
-from functools import partial
 from typing import Any, Final
 
 from ...conversation.request import Request
@@ -112,14 +111,25 @@ from .assistant import DETAIL_TEXT, detail_fields, details_of
 from .choice import EXTRAS_KEY
 from .dialects import Dialect, get_dialect
 from .response import OTHER_CHOICES
-from .wire import DONE_MARKERS, FINISH_WORDS, NAME
+from .wire import DONE_MARKERS, FINISH_REASONS, FINISH_WORDS, NAME
 
 __all__ = ["OpenAIChatStreamEncoder", "answer_options", "encode_error", "encode_response"]
 
 
-#: The ``finish_reason`` to write: the vendor's own word for an answer of this
-#: wire, else OpenAI's for the uniform reason (:data:`.wire.FINISH_WORDS`).
-finish_word = partial(encoder.finish_word, words=FINISH_WORDS)
+def finish_word(finish: FinishReason | None, stop_reason: str | None, *, own: bool,
+                dialect: Dialect) -> str | None:
+    """The ``finish_reason`` to write: the vendor's own word for an answer of
+    this wire when the dialect written has it (OpenAI's words, the dialect's
+    own), else OpenAI's for the uniform reason (:data:`.wire.FINISH_WORDS`):
+    another vendor's word (OpenRouter's ``error`` to an OpenAI caller) is
+    outside the words the caller's SDK types take."""
+    own = own and own_word(stop_reason, dialect)
+    return encoder.finish_word(finish, stop_reason, own=own, words=FINISH_WORDS)
+
+
+def own_word(stop_reason: str | None, dialect: Dialect) -> bool:
+    """Whether ``stop_reason`` is a finish word of ``dialect`` (OpenAI's own included)."""
+    return stop_reason in FINISH_REASONS or stop_reason in dialect.finish_reasons
 
 #: Response metadata the reader keeps for itself, never a chunk's field.
 _BOOKKEEPING: Final = frozenset({EXTRAS_KEY, "unknown_events", "content_filters", OTHER_CHOICES,
@@ -334,9 +344,10 @@ class OpenAIChatStreamEncoder(StreamEncoder):
         if self._pending_error is not None and not self._errored:
             out += self.on_error(self._pending_error)  # a finished answer's error, replayed
         state.ended = event.terminated
-        word = finish_word(event.finish_reason, event.stop_reason, own=self.own)
+        word = finish_word(event.finish_reason, event.stop_reason, own=self.own,
+                           dialect=self._dialect)
         if self._errored and event.finish_reason is FinishReason.ERROR \
-                and not (self.own and event.stop_reason is not None):
+                and not (self.own and own_word(event.stop_reason, self._dialect)):
             word = None  # the error event ended the answer; no finish word follows it
         if word is not None:
             out += self._chunk(event.choice, {}, finish_reason=word)
@@ -581,8 +592,8 @@ def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
         message["tool_calls"] = [{"id": call.id, "type": "function", "function": {
             "name": call.name, "arguments": arguments_json(call.input)}} for call in calls]
     choice: Wire = {"index": 0, "message": message, "logprobs": _logprobs(response, own),
-                    "finish_reason": finish_word(response.finished_reason,
-                                                 response.stop_reason, own=own)}
+                    "finish_reason": finish_word(response.finished_reason, response.stop_reason,
+                                                 own=own, dialect=target)}
     body: Wire = {"id": response.id, "object": "chat.completion",
                   "created": created_of(response.metadata), "model": response.model or "",
                   "choices": [choice], **(response_fields(response.metadata) if own else {})}

@@ -136,9 +136,21 @@ from .encode_objects import (
     part_object,
     usage_object,
 )
-from .wire import NAME, TOOL_PROGRESS, with_required_fields
+from .wire import FAILED_CODE, FAILED_CODES, NAME, TOOL_PROGRESS, with_required_fields
 
 __all__ = ["OpenAIResponsesStreamEncoder", "encode_error", "encode_response"]
+
+
+def failed_error(code: Any, message: str) -> dict[str, Any]:
+    """A failed response's ``error`` for an error of another wire: its code
+    when Responses has it (:data:`.wire.FAILED_CODES`, the only ones the SDK's
+    types take), else ``server_error`` with the code said in the message (an
+    OpenRouter ``502``, an Anthropic error type): nothing said is lost, the
+    answer stays valid. (An answer of this wire keeps the code it came with.)"""
+    if code in FAILED_CODES:
+        return {"code": code, "message": message}
+    said = f" (code {code})" if code is not None and str(code) not in message else ""
+    return {"code": FAILED_CODE, "message": message + said}
 
 
 class OpenAIResponsesStreamEncoder(StreamEncoder):
@@ -252,12 +264,14 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
             error = raw.get("error")
             fields = {key: value for key, value in raw.items()
                       if key not in ("type", "sequence_number")}
+            # its own code, as OpenAI sent it (``insufficient_quota`` too, which
+            # the SDK's literal set lacks): the answer written back as it came
             self._error = {"code": (error if type(error) is dict else raw).get("code"),
                            "message": event.message}
             return out + self._event("error", fields)
         status = event.status or 500
         body = openai_error_object(event, status)["error"]
-        self._error = {"code": body["code"] or body["type"], "message": event.message}
+        self._error = failed_error(body["code"] or body["type"], event.message)
         return out + self._event("error", {"error": body})
 
     def _kept_error_event(self) -> bytes:

@@ -64,6 +64,19 @@ FINISH_WORDS: Final[Mapping[FinishReason, str | None]] = MappingProxyType({
     FinishReason.CONTENT_FILTER: "content_filter",
 })
 
+#: The ``error.code`` words of a failed response (``response.failed``'s
+#: ``response.error``): the SDK's types take no other; any other code is
+#: written as :data:`FAILED_CODE`, kept in the message.
+FAILED_CODES: Final = frozenset({
+    "server_error", "rate_limit_exceeded", "invalid_prompt", "data_residency_mismatch",
+    "bio_policy", "misalignment_policy_violation", "vector_store_timeout", "invalid_image",
+    "invalid_image_format", "invalid_base64_image", "invalid_image_url", "image_too_large",
+    "image_too_small", "image_parse_error", "image_content_policy_violation",
+    "invalid_image_mode", "image_file_too_large", "unsupported_image_media_type",
+    "empty_image_file", "failed_to_download_image", "image_file_not_found"})
+#: The code of a failed response whose own code is none of :data:`FAILED_CODES`.
+FAILED_CODE: Final = "server_error"
+
 #: Server-side tools whose lifecycle events are ``response.<tool>.<status>``.
 TOOL_PROGRESS: Final = {
     "web_search_call": ("in_progress", "searching", "completed"),
