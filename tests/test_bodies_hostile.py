@@ -98,6 +98,20 @@ def test_a_lone_surrogate_in_a_request_is_kept_and_written_back(wire: str) -> No
     assert build_request(wire, request) == body
 
 
+def test_a_lone_surrogate_in_a_call_id_for_a_vendor_of_fixed_ids_gives_one() -> None:
+    """Mistral takes nine-letter call ids: the one derived from an id holding a
+    lone surrogate was hashed with a strict encode (``UnicodeEncodeError``)."""
+    call = {"id": "call_\ud800", "type": "function",
+            "function": {"name": "f", "arguments": "{}"}}
+    body = {"model": "m", "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_\ud800", "content": "ok"}]}
+    built = build_request("mistral", parse_request("openai", body), model="m")
+    written = built["messages"][1]["tool_calls"][0]["id"]
+    assert len(written) == 9 and written == built["messages"][2]["tool_call_id"]
+
+
 @pytest.mark.parametrize("wire", WIRES)
 def test_a_lone_surrogate_in_a_response_reads_as_the_same_text_does(wire: str) -> None:
     body = _with(RESPONSES[wire], "a\ud800b")

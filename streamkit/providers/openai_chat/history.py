@@ -85,7 +85,8 @@ class BuildContext:
         length = self.rules.tool_call_id_length
         if length is None or re.fullmatch(f"[A-Za-z0-9]{{{length}}}", value):
             return value
-        number = int.from_bytes(hashlib.sha256(value.encode()).digest(), "big")
+        digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).digest()
+        number = int.from_bytes(digest, "big")
         letters = []
         for _ in range(length):
             number, digit = divmod(number, len(_ID_ALPHABET))
