@@ -245,8 +245,10 @@ class RedactingParser:
             self._shown[place] = end
 
     def _flush(self, place: _Place, out: list[Event]) -> None:
-        """Give what the block at ``place`` holds as its last delta."""
-        delta = self._held.pop(place).flushed(place)
+        """Give what the block at ``place`` holds, if it holds any, as its last
+        delta (another block may be the one holding)."""
+        held = self._held.pop(place, None)
+        delta = None if held is None else held.flushed(place)
         if delta is not None:
             out.append(delta)
 

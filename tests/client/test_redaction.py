@@ -237,3 +237,29 @@ async def test_a_key_echoed_upstream_reaches_no_gateway_caller_nor_log(
     assert all(answers) and not reveals_key(*answers)
     assert sum(b"<key from [providers." in answer for answer in answers) >= 4  # its mask
     assert caplog.records and not reveals_key(caplog.text)
+
+
+@pytest.mark.anyio
+@ASYNCIO
+async def test_a_block_ending_while_another_holds_the_key_s_beginning_ends_cleanly() -> None:
+    """A text block holds the key's first characters while a tool call opened
+    before it (another block) ends first: the end of a block that held nothing looked up its held
+    text and raised ``KeyError`` out of the stream (the gateway's campaign:
+    215 callers' connections broken)."""
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
+        return "data: " + json.dumps({"id": "c", "object": "chat.completion.chunk", "model": "m",
+                                      "choices": [{"index": 0, "delta": delta,
+                                                   "finish_reason": finish}]}) + "\n\n"
+
+    call = {"index": 0, "id": "call_1", "type": "function",
+            "function": {"name": "f", "arguments": "{}"}}
+    body = (chunk({"role": "assistant", "tool_calls": [call]})
+            + chunk({"content": "see " + SECRET[:5]}) + chunk({}, "tool_calls")
+            + "data: [DONE]\n\n")
+    async with ReplayServer() as server, client(server, "openai") as chat:
+        server.add("*", body.encode(), content_type="text/event-stream")
+        seen, error = await streamed(chat)
+    assert error is None
+    response = seen[-1] if isinstance(seen[-1], ChatResponse) else None
+    texts = [value for value in seen if isinstance(value, str)]
+    assert "see " + SECRET[:5] in texts, (texts, response)  # held, then given at the block's end
