@@ -25,8 +25,8 @@ from support.stream_fuzzing import Outcome
 from streamkit.testing import FakeProvider
 
 SEED = 20_261_031
-ENCODER_CASES = 120
-SCRIPT_CASES = 120
+ENCODER_CASES = 60
+SCRIPT_CASES = 60
 AUTH_CASES = 120
 FAULT_CASES = 2
 """Callers of each fault of ``gateway_faults.FAULTS``."""
