@@ -30,7 +30,9 @@ from streamkit.gateway.serve import server_options
 from streamkit.testing import FakeProvider
 
 CALLER_KEY = "sk-gateway-edge-caller-0123"
-LIMITS = {"caller_headers": 1.0, "caller_body": 1.0, "caller_idle": 0.6}
+LIMITS = {"caller_headers": 2.0, "caller_body": 2.0, "caller_idle": 1.5}
+"""Short for the test, long enough for a real caller on a loaded machine (idle 0.6 s
+cut real callers off there)."""
 PER_CLIENT = 64
 SLOW_ADDRESSES = [f"127.0.0.{number}" for number in range(2, 12)]
 
@@ -115,7 +117,7 @@ def test_real_callers_get_their_streams_while_500_slow_sockets_are_held_then_clo
     """The slowloris test: 500 keyless sockets that never finish their request
     (spread over 10 addresses, under the per-address cap) are open while 50
     keyed callers each complete a stream; every slow one is closed by its
-    deadline (1 s), answered 408 (headers) or 401 then closed (body)."""
+    deadline (2 s), answered 408 (headers) or 401 then closed (body)."""
     caplog.set_level(logging.INFO, logger="streamkit.gateway")
     port = int(gateway.rsplit(":", 1)[1])
     files_before = _open_files()
