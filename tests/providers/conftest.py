@@ -1,6 +1,7 @@
 """The fixtures of the tests that read encoded streams with the official SDKs
 (``test_encode_sdks.py``, ``test_encode_hostile_text.py``): one server in a
-thread and one sync client per SDK, for a whole test module."""
+thread and one sync client per SDK, for a whole test module; and the event
+loop of every async test under ``tests/providers``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,16 @@ from typing import Any
 import pytest
 
 from streamkit.testing import ReplayServer, ThreadedReplayServer
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    """asyncio only: the provider packages are sans-IO, and what is async in
+    their tests is an official SDK's client reading what we encode, which is
+    the SDK's concern, not ours (run on trio too, it doubled the encoders'
+    SDK tests, ~40 s of the suite, for no line of ours). Our own I/O runs on
+    both backends in ``tests/reading`` and ``tests/testing``."""
+    return "asyncio"
 
 
 @pytest.fixture(scope="module")
