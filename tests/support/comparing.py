@@ -21,3 +21,8 @@ def fresh_ids() -> Any:
     """A fresh counter for one run (``with fresh_ids(): ...``), so two independent
     runs of the same bytes make up the same ids."""
     return id_factory(counting_ids())
+
+def paired(text: str) -> str:
+    """``text`` as JSON reads it back: a high and a low surrogate side by side
+    are the one character they are the pair of."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")

@@ -61,6 +61,7 @@ from streamkit.model.events import (
     ToolInputDelta,
 )
 from streamkit.model.replay import events_of
+from support.comparing import paired
 from support.encode_matrix import BODY_LOSSES, LOSSES, TARGETS, Source, expected, portable_summary
 from support.stream_fuzzing import Outcome
 
@@ -258,7 +259,7 @@ def normal(value: Any) -> Any:
     """``value`` as JSON reads it back: a high and a low surrogate side by side
     are the one character they are the pair of (also inside tool arguments)."""
     if isinstance(value, str):
-        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+        return paired(value)
     if isinstance(value, list | tuple):
         return type(value)(normal(item) for item in value)
     if isinstance(value, dict):

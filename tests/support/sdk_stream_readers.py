@@ -34,6 +34,7 @@ from streamkit.providers.ollama.wire import map_done_reason as ollama_finish
 from streamkit.providers.openai_chat.wire import FINISH_REASONS as CHAT_WORDS
 from streamkit.providers.openai_responses.wire import FINISH_REASONS as RESPONSES_WORDS
 from streamkit.testing import ReplayServer, ThreadedReplayServer
+from support.comparing import paired
 from support.encode_matrix import Summary, arguments_of
 
 
@@ -119,7 +120,9 @@ def read_openai_responses(server: ThreadedReplayServer, clients: dict[str, Any],
                 "finish": FinishReason.UNKNOWN, "output_tokens": None, "input_tokens": None}
     texts, refusals, thoughts, raw_calls = responses_output(final)
     done_calls = [(call_id, name, arguments_of(raw)) for call_id, name, raw in raw_calls]
-    assert "".join(texts) == text  # the events and the final response agree
+    # the events and the final response agree (a pair split across two deltas
+    # is two lone halves there and one character here)
+    assert paired("".join(texts)) == paired(text)
     word = final.incomplete_details.reason if final.incomplete_details else final.status
     finish = _word(RESPONSES_WORDS, word)
     if finish is FinishReason.STOP and done_calls:
