@@ -420,6 +420,28 @@ def test_an_anthropic_block_whose_type_is_no_string_is_refused_not_a_crash_in_bu
         assert info.value.where == "type" and info.value.__cause__ is None
 
 
+@pytest.mark.parametrize(("item_type", "parts", "part"), [
+    ("message", "content", {"content": None}),
+    ("message", "content", {"type": "output_text", "text": "a", "annotations": [], "content": 7}),
+    ("reasoning", "summary", {"type": "summary_text", "text": "a", "summary": None}),
+    ("reasoning", "content", {"type": "reasoning_text", "text": "a", "content": None})])
+def test_a_responses_part_holding_a_field_named_as_its_items_parts_is_read_and_written_back(
+        item_type: str, parts: str, part: dict[str, Any]) -> None:
+    """A part's own unknown field is kept with its block, and the writer took it
+    for one of its item's: ``content`` (``summary``) replaced the list the parts
+    go into (``AttributeError: 'NoneType' object has no attribute 'append'``,
+    an InvalidBodyError only by the codec's last line; the request fuzzer)."""
+    item = {"type": item_type, "id": "it_1", "summary": [], parts: [part]}
+    if item_type == "message":
+        item = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+                "content": [part]}
+    answer = {"type": "message", "id": "msg_2", "role": "assistant", "status": "completed",
+              "content": [{"type": "output_text", "text": "x", "annotations": []}]}
+    body = {"model": "m", "input": [{"role": "user", "content": "hi"}, item, answer]}
+    request = parse_request("openai-responses", body)
+    assert build_request("openai-responses", request) == body
+
+
 _NAMED_CHOICES: dict[str, dict[str, Any]] = {
     "openai": {"tools": [{"type": "function", "function": {"name": "a", "parameters": {}}}],
                "tool_choice": {"type": "function", "function": {"name": "zzz"}}},
