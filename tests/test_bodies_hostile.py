@@ -202,27 +202,47 @@ def test_the_deepest_allowed_body_is_read(wire: str) -> None:
     parse_request(wire, body)  # kept or refused by the wire's rules, not by the depth limit
 
 
-def test_a_request_read_at_the_depth_limit_is_built_readable_or_refused_naming_where() -> None:
-    """Ollama's ``format`` schema sits one level down; OpenAI Chat writes it three
-    down (``response_format.json_schema.schema``): an Ollama body of 128 levels,
-    read, was built 130 deep, which streamkit's own reader (and serde_json's
-    default limit) refuse. A build past the limit is the builder's typed
-    refusal, naming the depth and where; anything built reads back."""
-    schema: dict[str, Any] = {"type": "string"}
-    while json_depth(json.dumps({"format": schema})) < MAX_JSON_DEPTH:
-        schema = {"type": "object", "properties": {"a": schema}}
-    body = {**_with(REQUESTS["ollama"], "hi"), "format": schema}
-    request = parse_request("ollama", body)
+def _at_the_depth_limit(source: str) -> tuple[dict[str, Any], str, str]:
+    """A body of ``source`` whose deepest value a build for another wire writes
+    deeper (a wire it then exceeds the limit for, where): Ollama's ``format``
+    schema (one level down; three in OpenAI Chat), OpenAI Chat tool arguments
+    (text: no depth; Anthropic's ``input`` object)."""
+    if source == "ollama":
+        schema: dict[str, Any] = {"type": "string"}
+        while json_depth(json.dumps({"format": schema})) < MAX_JSON_DEPTH:
+            schema = {"type": "object", "properties": {"a": schema}}
+        return ({**_with(REQUESTS["ollama"], "hi"), "format": schema}, "openai",
+                "response_format.json_schema.schema.properties.a")
+    arguments = '{"a": ' + "[" * (MAX_JSON_DEPTH - 4) + "]" * (MAX_JSON_DEPTH - 4) + "}"
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": arguments}}
+    return ({"model": "m", "messages": [
+        {"role": "user", "content": "q"}, {"role": "assistant", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"}]}, "anthropic",
+        "messages[1].content[0].input.a")
+
+
+@pytest.mark.parametrize("source", ["ollama", "openai"])
+def test_a_request_read_within_the_depth_limit_is_built_readable_or_refused_naming_where(
+        source: str) -> None:
+    """A build writes some values deeper than the wire they were read from: an
+    Ollama body of 128 levels was built 130 deep for OpenAI Chat, which
+    streamkit's own reader (and serde_json's default limit) refuse (the request
+    fuzzer). A build past the limit is the builder's typed refusal, naming the
+    depth and where; anything built reads back."""
+    body, refusing, where = _at_the_depth_limit(source)
+    request = parse_request(source, body)
     refused = []
     for target in WIRES:
         try:
             built = build_request(target, request, model="m")
         except UnsupportedFeatureError as error:
-            assert "levels deep" in str(error) and ".properties.a" in str(error), str(error)
+            assert "levels deep" in str(error), str(error)
             refused.append(target)
+            if target == refusing:
+                assert where in str(error), str(error)
         else:
             parse_request(target, built)
-    assert "openai" in refused and "ollama" not in refused
+    assert refusing in refused and source not in refused
 
 
 @pytest.mark.parametrize("wire", WIRES)
