@@ -55,16 +55,18 @@ from ..conversation.messages import Message
 from ..conversation.request import JsonOutput, JsonSchemaOutput, Request, ToolChoice
 from ..conversation.tools import Tool, tool
 from ..conversation.workbench import ListedTool, without_workbenches
+from ..framing.encoding import json_bytes
 from ..model.errors import (
     InvalidBodyError,
     ProtocolError,
     ProviderError,
     StreamError,
     StreamkitError,
+    UnsupportedFeatureError,
 )
 from ..model.events import TRUNCATED_PAYLOAD, ErrorEvent, Event, without_cut_payload
 from ..model.extras import Extras
-from ..model.limits import MAX_JSON_DEPTH, too_deep
+from ..model.limits import MAX_JSON_DEPTH, json_depth, too_deep
 from ..model.response import ChatResponse
 from ..model.vendors import ProviderEntry
 
@@ -150,7 +152,60 @@ def build_request(
     if entry.options:
         request = dataclasses.replace(request, options=with_defaults(request.options,
                                                                      entry.options))
-    return wire.build_request(request, entry.dialect)
+    return _readable(wire.build_request(request, entry.dialect), entry.wire)
+
+
+def _readable(body: dict[str, Any], wire: str) -> dict[str, Any]:
+    """``body``, when :func:`parse_request` reads it back: a body nested deeper than
+    :data:`~streamkit.model.limits.MAX_JSON_DEPTH` is the builder's
+    :class:`~streamkit.model.errors.UnsupportedFeatureError`, naming the depth and
+    where. A body read within the limit can be written deeper: a wire may hold
+    a value further down than the wire it was read from (Ollama's ``format``
+    schema is OpenAI Chat's ``response_format.json_schema.schema``); sent, it
+    would be refused by streamkit's own reader (a gateway's) and by JSON readers
+    of the same limit (serde_json's default). A body JSON cannot say is left to
+    whoever encodes it, as before; one msgspec pass, in C."""
+    try:
+        depth = too_deep(json_bytes(body))
+    except RecursionError:  # deeper than msgspec goes
+        nested = "too deeply to encode"
+    except (TypeError, ValueError, OverflowError):
+        return body
+    else:
+        if depth is None:
+            return body
+        nested = f"{depth} levels deep"
+    raise UnsupportedFeatureError(
+        wire, f"a request body nested {nested} (deepest at {_deepest_at(body)})",
+        f"the limit is {MAX_JSON_DEPTH} levels, which streamkit's reader and other JSON "
+        f"readers refuse past: flatten that value (this wire holds it deeper than the wire "
+        f"it may have been read from)")
+
+
+def _deepest_at(body: Any, steps: int = 6) -> str:
+    """Where ``body`` nests deepest, its first ``steps`` keys
+    (``response_format.json_schema.schema...``): at each step the child of the
+    deepest encoding. Only on the refusing path, at most ``steps`` passes over
+    the body."""
+    path = ""
+    node = body
+    for _ in range(steps):
+        keys: Iterable[Any] = node if isinstance(node, dict) else range(len(node)) \
+            if isinstance(node, list) else ()
+        deepest = max(keys, key=lambda key: _depth_of(node[key]), default=None)
+        if deepest is None:
+            break
+        path += f"[{deepest}]" if isinstance(node, list) else f".{deepest}" if path \
+            else str(deepest)
+        node = node[deepest]
+    return path
+
+
+def _depth_of(value: Any) -> int:
+    try:
+        return json_depth(json_bytes(value))
+    except Exception:  # deeper than msgspec goes, or no JSON: the deepest there is
+        return MAX_JSON_DEPTH * 1000
 
 
 def _given(request: Request, *, model: str | None, stream: bool | _Unsaid | None,
@@ -205,13 +260,15 @@ def _request_json(text: bytes | str, wire: str) -> Any:
     """A request body's JSON, bounded: deeper than
     :data:`~streamkit.model.limits.MAX_JSON_DEPTH` is refused before any decoder
     recurses; msgspec decodes, and Python's decoder reads what msgspec refuses
-    but JSON allows and a request keeps (a lone surrogate, ``"\\ud800"``)."""
+    but JSON allows and a request keeps: a lone surrogate, as its escape
+    (``"\\ud800"``) or, in text, itself (msgspec reads text as UTF-8, which
+    cannot carry one: ``UnicodeEncodeError``)."""
     depth = too_deep(text)
     if depth is not None:
         raise _too_deep(wire, "request", depth)
     try:
         return msgspec.json.decode(text)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, UnicodeEncodeError):
         try:
             return json.loads(text)
         except ValueError as exc:  # UnicodeDecodeError too

@@ -312,6 +312,7 @@ def _messages(messages: list[Message], foreign_thinking: ForeignThinking) -> lis
     a tool result and the user's next words from another wire are one user
     turn here), except a message read as one of its own from an Anthropic body."""
     out: list[Wire] = []
+    joined: dict[int, int] = {}  # a joined message's index -> its parts that go results first
     for message in messages:
         if isinstance(message, ChatResponse):  # its metadata is the response's, not wire extras
             message = as_assistant(message)
@@ -322,9 +323,13 @@ def _messages(messages: list[Message], foreign_thinking: ForeignThinking) -> lis
             continue
         if (out and out[-1]["role"] == wire["role"] and wire["role"] in _ALTERNATING
                 and joins_previous(message, NAME)):
-            _join(out[-1], wire, results_first=not same_turn)
+            index = len(out) - 1
+            _join(out[index], wire, own_list=index in joined)
+            joined[index] = joined.get(index, 0) if same_turn else len(out[index]["content"])
         else:
             out.append(wire)
+    for index, results_first in joined.items():
+        _results_first(out[index]["content"], results_first)
     return out
 
 
@@ -332,20 +337,31 @@ def _messages(messages: list[Message], foreign_thinking: ForeignThinking) -> lis
 _ALTERNATING = frozenset({"user", "assistant"})
 
 
-def _join(previous: Wire, wire: Wire, *, results_first: bool) -> None:
+def _join(previous: Wire, wire: Wire, *, own_list: bool) -> None:
     """Put a message into the wire message before it: back into the one it was
-    read from, or (``results_first``) joining another of its role, where the
-    ``tool_result`` parts go first, as Anthropic requires of a user message
-    that holds them (the order its own reader saw is kept as it was)."""
+    read from, or joining another of its role (whose ``tool_result`` parts then
+    go first: :func:`_results_first`, once the turn is whole). The content list
+    is copied at the first join (``own_list`` after it) and extended in place:
+    each join costs its own parts, not the turn's so far."""
     content = previous["content"]
     if isinstance(content, str):
         content = [{"type": "text", "text": content}]
+    elif not own_list:
+        content = list(content)
     added = wire["content"]
-    joined = [*content, *([{"type": "text", "text": added}] if isinstance(added, str) else added)]
-    if results_first:
-        joined = sorted(joined, key=lambda part: not _is_tool_result(part))  # stable
-    previous["content"] = joined
+    content.extend([{"type": "text", "text": added}] if isinstance(added, str) else added)
+    previous["content"] = content
     previous.update({k: v for k, v in wire.items() if k not in ("role", "content")})
+
+
+def _results_first(content: list[Any], count: int) -> None:
+    """The ``tool_result`` parts of the first ``count`` parts first, as Anthropic
+    requires of a user message that holds them (a stable sort: the rest keep
+    their order; the parts after ``count`` joined back into the message they
+    were read from, and keep the order its own reader saw). Sorting once is
+    sorting after each join: a stable partition of a partition is the same."""
+    if count:
+        content[:count] = sorted(content[:count], key=lambda part: not _is_tool_result(part))
 
 
 def _is_tool_result(part: Any) -> bool:

@@ -306,6 +306,7 @@ def _contents(messages: list[Message], calls: dict[str, ToolCallBlock],
     back into the user content its reader split, or, from elsewhere, a tool
     result and the user's next words as one user content)."""
     out: list[Wire] = []
+    joined = -1  # the index of the content whose parts list is this builder's own
     for message in messages:
         if isinstance(message, ChatResponse):  # its metadata is the response's, not wire extras
             message = as_assistant(message)
@@ -313,7 +314,10 @@ def _contents(messages: list[Message], calls: dict[str, ToolCallBlock],
         if content is None:
             continue
         if out and _same_turn(out[-1], content) and joins_previous(message, NAME):
-            out[-1]["parts"] = [*out[-1]["parts"], *content["parts"]]
+            if joined != len(out) - 1:  # copied once, then extended: linear in the parts
+                out[-1]["parts"] = list(out[-1]["parts"])
+                joined = len(out) - 1
+            out[-1]["parts"].extend(content["parts"])
         else:
             out.append(content)
     return out

@@ -133,6 +133,9 @@ _THINKING_KEYS = frozenset({ITEM_ID, KIND, STATUS, "summary_index", "content_ind
 # How a reasoning item's visible parts are listed, by the thinking block's kind.
 _REASONING_LISTS = {"summary": ("summary", "summary_text"),
                     "reasoning_text": ("content", "reasoning_text")}
+# Those lists' names: the reader handles them, so in a block's metadata they are
+# a part's own fields, never its item's (they would replace the lists parts go into).
+_REASONING_FIELDS = frozenset(name for name, _ in _REASONING_LISTS.values())
 # Another wire format marks its server-side tool calls so (Anthropic, Gemini).
 # A message item's status when the block does not say (ResponseOutputMessageParam
 # requires one; the stream parser drops "completed" as saying nothing).
@@ -380,7 +383,11 @@ class TurnWriter:
     def _message(self, item_id: str, metadata: dict[str, Any]) -> Wire:
         """The message item ``item_id`` this part belongs to: the last item, or a new
         one with the item fields ``metadata`` holds (its status ``completed`` unless
-        it says otherwise: ResponseOutputMessageParam requires one)."""
+        it says otherwise: ResponseOutputMessageParam requires one). A ``content``
+        there is no field of the message, whose reader handles its own: it is a
+        part's own field (``{"content": null}`` as a part), and would replace the
+        list the parts go into; the item, written without it, then differs from
+        the one read, which the reader keeps whole instead."""
         message = self._continues("message", item_id)
         if message is not None:
             return message
@@ -389,6 +396,7 @@ class TurnWriter:
         status = _given(metadata, STATUS, _COMPLETED)
         if status is not None:
             item["status"] = status
+        metadata.pop("content", None)
         item.update(metadata)
         self._add(item, ("message", item_id))
         return item
@@ -429,7 +437,8 @@ class TurnWriter:
             return False
         item = self._continues("reasoning", item_id)
         if item is None:
-            metadata = {k: v for k, v in written.items() if k not in _THINKING_KEYS}
+            metadata = {k: v for k, v in written.items()
+                        if k not in _THINKING_KEYS and k not in _REASONING_FIELDS}
             item = {"type": "reasoning", "id": item_id, "summary": []}
             status = written.get(STATUS)
             if status is not None:
