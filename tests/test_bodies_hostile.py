@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -29,7 +30,7 @@ from streamkit import (
     parse_request,
     parse_response,
 )
-from streamkit.model.limits import MAX_JSON_DEPTH, json_depth
+from streamkit.model.limits import MAX_JSON_DEPTH, json_depth, nested_deeper_than
 
 REQUESTS: dict[str, dict[str, Any]] = {
     "openai": {"model": "m", "messages": [{"role": "user", "content": "TEXT"}]},
@@ -219,6 +220,28 @@ def _at_the_depth_limit(source: str) -> tuple[dict[str, Any], str, str]:
         {"role": "user", "content": "q"}, {"role": "assistant", "tool_calls": [call]},
         {"role": "tool", "tool_call_id": "c1", "content": "ok"}]}, "anthropic",
         "messages[1].content[0].input.a")
+
+
+def test_a_values_nesting_is_its_jsons_depth_without_encoding_it() -> None:
+    """The builder's check walks a body's containers instead of encoding it:
+    it must say what the JSON's depth says, around the limit, whatever holds
+    the deepest branch (dicts, lists, tuples, a shallower sibling; text with
+    brackets does not count)."""
+    wrappers: list[tuple[int, Callable[[Any], Any]]] = [
+        (1, lambda v: [v]), (1, lambda v: {"k": v, "s": "]}"}), (1, lambda v: ("x", v)),
+        (2, lambda v: {"a": [[1]], "b": [2, v]})]
+    rng = random.Random(31)
+    seen = set()
+    for _ in range(200):
+        value: Any = "[{" * rng.randrange(3)
+        depth, goal = 0, rng.randrange(MAX_JSON_DEPTH - 3, MAX_JSON_DEPTH + 4)
+        while depth < goal:
+            levels, wrap = rng.choice(wrappers)
+            value, depth = wrap(value), depth + levels
+        deeper = json_depth(json.dumps(value)) > MAX_JSON_DEPTH
+        assert nested_deeper_than(value) is deeper
+        seen.add(json_depth(json.dumps(value)))
+    assert {MAX_JSON_DEPTH, MAX_JSON_DEPTH + 1} <= seen
 
 
 @pytest.mark.parametrize("source", ["ollama", "openai"])

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from typing import Any
 
 #: The deepest JSON nesting a payload or tool-argument text may have. Real
 #: payloads nest a few levels (11 at most in every recording here); a hostile
@@ -71,6 +72,22 @@ def too_deep(data: bytes | str, limit: int = MAX_JSON_DEPTH) -> int | None:
         return None
     depth = json_depth(data)
     return depth if depth > limit else None
+
+
+def nested_deeper_than(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether a value made of dicts and lists (a body about to be encoded)
+    nests deeper than ``limit``, as its JSON would. One pass over its
+    containers, no string read: a large body of text costs what its structure
+    costs, not what encoding it and scanning the bytes would."""
+    stack: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, dict | list | tuple) else []
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        for child in node.values() if isinstance(node, dict) else node:
+            if isinstance(child, dict | list | tuple):
+                stack.append((child, depth + 1))
+    return False
 
 
 #: The longest message, code or type an error keeps from a provider: a hostile

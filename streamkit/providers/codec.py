@@ -66,7 +66,7 @@ from ..model.errors import (
 )
 from ..model.events import TRUNCATED_PAYLOAD, ErrorEvent, Event, without_cut_payload
 from ..model.extras import Extras
-from ..model.limits import MAX_JSON_DEPTH, json_depth, too_deep
+from ..model.limits import MAX_JSON_DEPTH, json_depth, nested_deeper_than, too_deep
 from ..model.response import ChatResponse
 from ..model.vendors import ProviderEntry
 
@@ -164,7 +164,10 @@ def _readable(body: dict[str, Any], wire: str) -> dict[str, Any]:
     schema is OpenAI Chat's ``response_format.json_schema.schema``); sent, it
     would be refused by streamkit's own reader (a gateway's) and by JSON readers
     of the same limit (serde_json's default). A body JSON cannot say is left to
-    whoever encodes it, as before; one msgspec pass, in C."""
+    whoever encodes it, as before. One pass over the body's containers; only a
+    body found too deep is encoded, to say how deep."""
+    if not nested_deeper_than(body):
+        return body
     try:
         depth = too_deep(json_bytes(body))
     except RecursionError:  # deeper than msgspec goes
