@@ -26,8 +26,8 @@ Failures never lose what was received: every error is a
 far. A transport that breaks mid-stream is an
 :class:`~streamkit.model.errors.IncompleteStreamError` and the partial is marked
 ``interrupted`` (the last event whose data came whole, its line end not, is
-read first, as a clean end reads it); closing the stream early (``aclose()``, leaving ``async with``,
-cancellation) closes the HTTP response at once and marks it the same way.
+read first, as a clean end reads it); closing the stream early (``aclose()``,
+leaving ``async with``, cancellation) closes the HTTP response at once and marks it the same way.
 With ``on_error="return"`` the stream ends with the partial response instead of
 raising, and :attr:`Stream.error` holds the error.
 """
