@@ -44,8 +44,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable
+from typing import Any, TypeVar
 
 import anyio
 import httpx
@@ -210,8 +210,8 @@ class Gateway:
                                               f"it serves: {known}"))
         client = self._clients[route.name]
         if call.streams(parsed.stream):
-            return await self._streamed(call, client, parsed, log)
-        return await self._answered(call, client, parsed, log)
+            return await self._streamed(request, call, client, parsed, log)
+        return await self._answered(request, call, client, parsed, log)
 
     async def _read(self, request: HttpRequest, call: ServedCall,
                     log: CallLog) -> Request | Response:
@@ -232,12 +232,14 @@ class Gateway:
         except InvalidBodyError as error:
             return log.done(_error(call, 400, str(error)))
 
-    async def _answered(self, call: ServedCall, client: Client, parsed: Request,
-                        log: CallLog) -> Response:
+    async def _answered(self, request: HttpRequest, call: ServedCall, client: Client,
+                        parsed: Request, log: CallLog) -> Response:
         try:
-            response = await client.create(parsed)
+            response = await _while_there(request, client.create(parsed))
         except StreamkitError as error:
             return log.done(_upstream_error(call, error), error=error)
+        if response is None:
+            return log.done(Response(status_code=CALLER_GONE_STATUS))
         try:
             body = encode_response(call.provider, response)
         except StreamkitError as refused:  # an answer the caller's wire cannot say
@@ -245,22 +247,19 @@ class Gateway:
         return log.done(Response(_json(body), media_type="application/json"),
                         response=response)
 
-    async def _streamed(self, call: ServedCall, client: Client, parsed: Request,
-                        log: CallLog) -> Response:
+    async def _streamed(self, request: HttpRequest, call: ServedCall, client: Client,
+                        parsed: Request, log: CallLog) -> Response:
         """A streamed answer, once the upstream said something an answer says
         (:func:`_read_ahead`): a failure before that is the caller's wire's HTTP
         error, never a 200 whose stream holds nothing."""
         context = client.stream(parsed)
         try:
-            events = await context.__aenter__()
+            opened = await _while_there(request, _opened(context))
         except StreamkitError as error:
             return log.done(_upstream_error(call, error), error=error)
-        try:
-            held = await _read_ahead(events)
-        except StreamkitError as error:
-            with anyio.CancelScope(shield=True):
-                await context.__aexit__(None, None, None)
-            return log.done(_upstream_error(call, error), error=error)
+        if opened is None:
+            return log.done(Response(status_code=CALLER_GONE_STATUS))
+        events, held = opened
         encoded = encode_stream(call.provider, _relayed(held, events), request=parsed,
                                 **({"array": True} if call.array else {}))
         return StreamingResponse(self._relay(call, encoded, context, events, log),
@@ -290,6 +289,45 @@ class Gateway:
 
 #: The events that make an upstream's stream an answer worth a 200.
 _ANSWERING = (BlockStart, BlockDelta)
+
+T = TypeVar("T")
+
+
+async def _while_there(request: HttpRequest, work: Awaitable[T]) -> T | None:
+    """``work``'s result, or ``None`` when the caller left first: ``work`` (the
+    upstream call, before any answer went to the caller) is cancelled then, as
+    nobody will read its answer and an upstream bills a generation to its end
+    (nor is it tried again for nobody, after its read timeout)."""
+    done: list[T] = []
+    failed: list[Exception] = []  # raised as it is, not in a task group's ExceptionGroup
+
+    async def watch(scope: anyio.CancelScope) -> None:
+        while (await request.receive())["type"] != "http.disconnect":
+            pass  # the body was read: only the disconnect can come
+        scope.cancel()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(watch, group.cancel_scope)
+        try:
+            done.append(await work)
+        except Exception as error:
+            failed.append(error)
+        group.cancel_scope.cancel()
+    if failed:
+        raise failed[0]
+    return done[0] if done else None
+
+
+async def _opened(context: Any) -> tuple[Stream, list[Any]]:
+    """The upstream's stream opened and read ahead (:func:`_read_ahead`);
+    closed again when that fails or is cancelled (the caller gone)."""
+    events = await context.__aenter__()
+    try:
+        return events, await _read_ahead(events)
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            await context.__aexit__(None, None, None)
+        raise
 
 
 async def _read_ahead(events: Stream) -> list[Any]:

@@ -16,8 +16,11 @@ response is closed; so nothing is left for the garbage collector
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import contextvars
 from collections.abc import AsyncIterator, Awaitable, Callable
+from types import SimpleNamespace
 
 import aiohttp
 import httpx
@@ -28,9 +31,18 @@ __all__ = ["UPSTREAM_CONNECTIONS", "UpstreamTransport"]
 #: The upstream connections a gateway process holds at most (open streams and
 #: idle keep-alive ones): past any load one process can carry.
 UPSTREAM_CONNECTIONS = 10_000
+#: Seconds an idle kept-alive connection is kept (httpx's default): most
+#: servers close theirs later, so few requests meet a close.
+KEEPALIVE_SECONDS = 5.0
 
-#: How aiohttp says a request could not be written (``ClientOSError``'s text).
-_NOT_WRITTEN = "Can not write request"
+#: How aiohttp says a request could not be written (an error's ``strerror``
+#: or text: ``Can not write request body for <url>``, ``Failed to send bytes into
+#: the underlying connection``).
+_NOT_WRITTEN = ("Can not write request", "Failed to send bytes")
+
+#: The connections the pool handed the running request that it had used before
+#: (told by aiohttp's trace, in the request's own task): a list per request.
+_REUSED: contextvars.ContextVar[list[bool]] = contextvars.ContextVar("streamkit_upstream_reused")
 
 
 class UpstreamTransport(httpx.AsyncBaseTransport):
@@ -43,8 +55,7 @@ class UpstreamTransport(httpx.AsyncBaseTransport):
     gateway" in docs/benchmarks.md)."""
 
     def __init__(self, connections: int = UPSTREAM_CONNECTIONS) -> None:
-        self._limits = httpx.Limits(max_connections=connections,
-                                    max_keepalive_connections=connections)
+        self._connections = connections
         self._pool: AiohttpTransport | None = None
         self._fresh: AiohttpTransport | None = None
         self._open = 0
@@ -63,36 +74,48 @@ class UpstreamTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if self._pool is None:
-            self._pool = AiohttpTransport(limits=self._limits)
+            connections = self._connections
+            self._pool = AiohttpTransport(client=lambda: _pooled_connections(connections))
             self._fresh = AiohttpTransport(client=_fresh_connections)
-        if self._held:
-            return await self._sent(request)
-        self._open += 1
+        released = None if self._held else self._released
+        if released is not None:
+            self._open += 1
         try:
             response = await self._sent(request)
         except BaseException:
-            await self._released()
+            if released is not None:
+                await released()
             raise
         assert isinstance(response.stream, httpx.AsyncByteStream)
         return httpx.Response(response.status_code, headers=response.headers.raw,
-                              stream=_Releasing(response.stream, self._released),
+                              stream=_Body(response.stream, request, released),
                               request=request, extensions=response.extensions)
 
     async def _sent(self, request: httpx.Request) -> httpx.Response:
         """``request`` sent by the pool; sent again at once on a new connection
-        when it could not be written at all: a kept-alive connection the
-        server closed as the pool handed it out (servers close idle
-        connections without a word; under load the race is common). Nothing
-        of it reached the server (RFC 9112, 9.3.1: a request never applied
-        may be sent again), so this is no retry of the call, which the
-        client's policy counts and waits for."""
+        when the connection the pool handed it, one used before, turned out
+        closed by the server before any answer: it could not be written, or
+        the server closed or reset it as the request came (servers close idle
+        kept-alive connections without a word, and the close crosses a
+        request sent meanwhile; an upstream that closes after every answer
+        makes it common). That is the connection's failure, not the call's
+        (browsers send such a request again too), so no retry of the call,
+        which the client's policy counts and waits for; a new connection's
+        failure is the call's."""
         assert self._pool is not None and self._fresh is not None
+        reused: list[bool] = []
+        token = _REUSED.set(reused)
         try:
             return await self._pool.handle_async_request(request)
         except httpx.TransportError as error:
-            if not _never_written(error):
-                raise
-        return await self._fresh.handle_async_request(request)
+            if not (reused and _closed_by_server(error) and _in_memory(request)):
+                raise _named(error, request) from error.__cause__
+        finally:
+            _REUSED.reset(token)
+        try:
+            return await self._fresh.handle_async_request(request)
+        except httpx.TransportError as error:
+            raise _named(error, request) from error.__cause__
 
     async def _released(self) -> None:
         """One response fewer; the pool closed when it was the last and no
@@ -109,28 +132,89 @@ class UpstreamTransport(httpx.AsyncBaseTransport):
                 await transport.aclose()
 
 
+async def _on_reused(session: aiohttp.ClientSession, context: SimpleNamespace,
+                     params: aiohttp.TraceConnectionReuseconnParams) -> None:
+    """aiohttp's trace: the pool handed the running request a connection it had used."""
+    reused = _REUSED.get(None)
+    if reused is not None:
+        reused.append(True)
+
+
+def _pooled_connections(connections: int) -> aiohttp.ClientSession:
+    """The pool's session (what ``AiohttpTransport`` makes by itself: httpx's
+    TLS context, kept-alive connections dropped after 5 s idle), telling each
+    request whether its connection was used before."""
+    trace = aiohttp.TraceConfig()
+    trace.on_connection_reuseconn.append(_on_reused)
+    connector = aiohttp.TCPConnector(limit=connections, keepalive_timeout=KEEPALIVE_SECONDS,
+                                     ssl=httpx.create_ssl_context())
+    return aiohttp.ClientSession(connector=connector, trace_configs=[trace])
+
+
 def _fresh_connections() -> aiohttp.ClientSession:
     """A session whose every request has a new connection, closed after it."""
     return aiohttp.ClientSession(connector=aiohttp.TCPConnector(force_close=True, limit=0))
 
 
-def _never_written(error: httpx.TransportError) -> bool:
-    """Whether aiohttp could not write the request (its connection was closed
-    by the server before): nothing of it reached the server."""
+def _closed_by_server(error: httpx.TransportError) -> bool:
+    """Whether aiohttp's error says the server closed or reset the connection
+    (it could not be written, it ended unanswered), not a timeout."""
     cause = error.__cause__
-    return isinstance(cause, aiohttp.ClientOSError) and str(cause).startswith(_NOT_WRITTEN)
+    return isinstance(cause, aiohttp.ClientConnectionError) and not isinstance(
+        cause, (asyncio.TimeoutError, aiohttp.ClientConnectorError))
 
 
-class _Releasing(httpx.AsyncByteStream):
-    """A response's body that tells its pool when it is closed (once)."""
+def _in_memory(request: httpx.Request) -> bool:
+    """Whether the request's body can be sent again (read, not a stream)."""
+    try:
+        request.content  # noqa: B018 (raises when the body is a stream not read)
+    except httpx.RequestNotRead:
+        return False
+    return True
 
-    def __init__(self, stream: httpx.AsyncByteStream,
-                 released: Callable[[], Awaitable[None]]) -> None:
+
+def _named(error: httpx.TransportError, request: httpx.Request) -> httpx.TransportError:
+    """httpx's error for what aiohttp said: ``AiohttpTransport`` calls every
+    connection error a ``ConnectTimeout``, which a caller's 502 and the log
+    then said of a server that closed the connection. Timeouts, and
+    connections never made, keep their names."""
+    cause = error.__cause__
+    if not _closed_by_server(error):
+        return error
+    said = str(cause)
+    named: httpx.TransportError
+    if isinstance(cause, aiohttp.ServerDisconnectedError):
+        named = httpx.RemoteProtocolError(f"the server closed the connection ({said})",
+                                          request=request)
+    elif any(marker in said for marker in _NOT_WRITTEN):
+        named = httpx.WriteError(f"the server closed the connection before the request "
+                                 f"was written ({said})", request=request)
+    else:
+        named = httpx.ReadError(said, request=request)
+    return named
+
+
+class _Body(httpx.AsyncByteStream):
+    """A response's body: aiohttp's errors in it named as :func:`_named` names
+    them, and its pool told when it is closed (once), when ``released`` is given."""
+
+    def __init__(self, stream: httpx.AsyncByteStream, request: httpx.Request,
+                 released: Callable[[], Awaitable[None]] | None) -> None:
         self._stream = stream
-        self._released: Callable[[], Awaitable[None]] | None = released
+        self._chunks: AsyncIterator[bytes] | None = None
+        self._request = request
+        self._released = released
 
     def __aiter__(self) -> AsyncIterator[bytes]:
-        return self._stream.__aiter__()
+        self._chunks = self._stream.__aiter__()
+        return self
+
+    async def __anext__(self) -> bytes:
+        assert self._chunks is not None
+        try:
+            return await self._chunks.__anext__()
+        except httpx.TransportError as error:
+            raise _named(error, self._request) from error.__cause__
 
     async def aclose(self) -> None:
         released, self._released = self._released, None

@@ -410,15 +410,24 @@ class Pipeline:
             raise
         return out
 
+    def broken(self) -> list[Event]:
+        """At a broken transport, before its error: the last payload the framing
+        holds, read as a clean end reads it (:meth:`finish`). Its data all came,
+        only its line end did not (Ollama's last LF, an SSE event's blank line),
+        so it is part of the answer, often its end; a payload the break cut
+        is kept as ``truncated_payload``. Never raises: a payload that does
+        not read is dropped, as the break's error is the one to tell."""
+        if self._finished:
+            return []
+        out: list[Event] = []
+        try:
+            self._flush_framing(out)
+        except StreamError as error:
+            out += error.events
+        return out
+
     def _finish(self, out: list[Event]) -> None:
-        if self._sse is not None:
-            for name, data in self._sse.flush_payloads():  # at most the one unterminated event
-                self._feed_unterminated(name, data, out)
-        if self._lines is not None:  # a last line cut off becomes a spread document here
-            self._feed_lines(self._lines.flush(), out)
-        if self._spread is not None:  # the end of input cut a JSON document
-            self._keep_truncated(None, self._spread.text, out)
-            self._spread = None
+        self._flush_framing(out)
         tail = self.parser.finish()
         # a stream of another provider is said as such (_check_provider_matched)
         answered = self._answered(tail) or self._mismatch_message() is not None
@@ -436,6 +445,18 @@ class Pipeline:
         self._check_provider_matched()
         if not answered:
             self._refuse_no_answer()
+
+    def _flush_framing(self, out: list[Event]) -> None:
+        """The payload the framing holds at the end of input: the last SSE event
+        no blank line ended, the last JSON line no LF ended, a spread document."""
+        if self._sse is not None:
+            for name, data in self._sse.flush_payloads():  # at most the one unterminated event
+                self._feed_unterminated(name, data, out)
+        if self._lines is not None:  # a last line cut off becomes a spread document here
+            self._feed_lines(self._lines.flush(), out)
+        if self._spread is not None:  # the end of input cut a JSON document
+            self._keep_truncated(None, self._spread.text, out)
+            self._spread = None
 
     def _feed_unterminated(self, name: str, data: bytes, out: list[Event]) -> None:
         """The last SSE event, which no blank line ended: when the end of input

@@ -25,8 +25,9 @@ Failures never lose what was received: every error is a
 :class:`~streamkit.model.errors.StreamError` whose ``partial`` is the response so
 far. A transport that breaks mid-stream is an
 :class:`~streamkit.model.errors.IncompleteStreamError` and the partial is marked
-``interrupted``; closing the stream early (``aclose()``, leaving ``async with``,
-cancellation) closes the HTTP response at once and marks it the same way.
+``interrupted`` (the last event whose data came whole, its line end not, is
+read first, as a clean end reads it); closing the stream early (``aclose()``,
+leaving ``async with``, cancellation) closes the HTTP response at once and marks it the same way.
 With ``on_error="return"`` the stream ends with the partial response instead of
 raising, and :attr:`Stream.error` holds the error.
 """
@@ -279,13 +280,14 @@ class _Driver:
             raise error
         return events
 
-    @staticmethod
-    def unseen(exc: Exception) -> tuple[Event, ...]:
+    def unseen(self, exc: Exception) -> tuple[Event, ...] | list[Event]:
         """The events applied before ``exc`` that the caller has not seen, taken
         from the error (which then carries none): the stream yields them
-        before it raises, so that a UI built from events agrees with the partial."""
+        before it raises, so that a UI built from events agrees with the partial.
+        A broken transport's are those of the last payload the framing held
+        (:meth:`~streamkit.reading.pipeline.Pipeline.broken`)."""
         if not isinstance(exc, StreamError):
-            return ()
+            return self.pipeline.broken() if _is_transport_error(exc) else ()
         events, exc.events = exc.events, ()
         return events
 

@@ -428,3 +428,50 @@ def test_replay_names_its_two_results_and_still_unpacks() -> None:
     texts = [e.delta.text for e in events if isinstance(e, BlockDelta)
              and isinstance(e.delta, TextDelta)]
     assert "".join(texts) == response.text
+
+
+#: One whole answer in each wire's stream, the registry provider that reads it.
+WIRE_STREAMS = {wire: (provider, b"".join(streamkit.encode_stream(wire, ChatResponse(
+    content=[streamkit.TextBlock(id="t", text="all of it")], model="m", terminated=True,
+    finished_reason=FinishReason.STOP)))) for wire, provider in [
+        ("openai-chat", "openai"), ("openai-responses", "openai-responses"),
+        ("anthropic", "anthropic"), ("gemini", "gemini"), ("ollama", "ollama")]}
+
+
+def _broken_after(data: bytes) -> Iterator[bytes]:
+    yield data
+    raise ConnectionResetError("peer reset")
+
+
+@pytest.mark.parametrize("wire", sorted(WIRE_STREAMS))
+@pytest.mark.parametrize("kept", ["all but the last byte", "no line end"])
+def test_a_break_before_the_last_event_s_line_end_still_delivers_it(wire: str,
+                                                                    kept: str) -> None:
+    """The transport broke after the last event's data, before its line end
+    (Ollama's final LF, SSE's blank line): that event is complete and read as a
+    clean end reads it (its events before the error), then the break's typed
+    error, whose partial is the whole answer (was: lost, the partial
+    interrupted; issue 31's campaign, an Ollama stream reset one byte short)."""
+    provider, whole = WIRE_STREAMS[wire]
+    sent = whole[:-1] if kept == "all but the last byte" else whole.rstrip(b"\r\n")
+    s = streamkit.stream(_broken_after(sent), provider, on_error="return")
+    items = list(s)
+    assert isinstance(s.error, IncompleteStreamError)
+    assert s.response.text == "all of it" and s.response.terminated
+    assert s.response.finished_reason is FinishReason.STOP
+    clean = replay(whole, provider).events  # every event, as the clean end gives (ids apart)
+    assert [type(item) for item in items[:-1]] == [type(event) for event in clean]
+
+
+@pytest.mark.parametrize("wire", sorted(WIRE_STREAMS))
+def test_a_break_inside_the_last_event_s_json_keeps_it_as_cut(wire: str) -> None:
+    """A break inside the last JSON payload: that event is not read (its JSON
+    is cut) but kept as the truncated payload, as a clean end keeps it, and
+    the answer is interrupted."""
+    provider, whole = WIRE_STREAMS[wire]
+    sent = whole[:whole.rindex(b'{"') + 4]
+    s = streamkit.stream(_broken_after(sent), provider, on_error="return")
+    list(s)
+    assert isinstance(s.error, IncompleteStreamError)
+    assert not s.response.terminated and s.response.finished_reason is FinishReason.INTERRUPTED
+    assert s.response.metadata.get("truncated_payload")

@@ -37,8 +37,12 @@ class Answer:
     pause: float = 0.0
     """Seconds before each piece after the first."""
     then: str = "close"
-    """At the end: ``close`` (a clean FIN), ``reset`` (an RST), or ``hang``
-    (keep the connection open, sending nothing, until the client leaves)."""
+    """At the end: ``close`` (a clean FIN), ``reset`` (an RST), ``hang``
+    (keep the connection open, sending nothing, until the client leaves), or
+    ``close when asked again`` / ``reset when asked again`` (keep it open
+    until the client sends its next request on it, then close it with a FIN
+    or an RST, unanswered: a server closing an idle kept-alive connection as
+    the client's request crosses the close)."""
 
 
 @dataclass
@@ -75,6 +79,17 @@ def trickle(data: bytes) -> list[bytes]:
 
 
 Script = Answer | Callable[[bytes], Answer]
+
+
+def _readable(conn: socket.socket, seconds: float) -> bool:
+    """Whether ``conn`` has bytes (or its end) to read within ``seconds``:
+    ``poll``, as ``select`` refuses a descriptor past 1023 (a campaign holds
+    more sockets than that)."""
+    if not hasattr(select, "poll"):  # Windows
+        return bool(select.select([conn], [], [], seconds)[0])
+    watch = select.poll()
+    watch.register(conn, select.POLLIN)
+    return bool(watch.poll(seconds * 1000))
 
 
 class FaultServer:
@@ -208,6 +223,17 @@ class FaultServer:
                 return False
         return True
 
+    def _asked_again(self, conn: socket.socket, reset: bool) -> None:
+        """Wait for the client's next bytes on ``conn``, then end it unanswered:
+        an RST, or (its bytes read first, so the close is no RST) a FIN."""
+        while not self._stop.is_set() and not _readable(conn, 0.05):
+            pass
+        if reset:
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            return
+        with contextlib.suppress(OSError):
+            conn.recv(65536)
+
     def _left_within(self, conn: socket.socket, seconds: float, record: Connection) -> bool:
         """Wait ``seconds``, watching for the client closing; ``True`` if it did
         (or the server is stopping)."""
@@ -215,8 +241,7 @@ class FaultServer:
         while (remaining := deadline - time.monotonic()) > 0:
             if self._stop.is_set():
                 return True
-            readable, _, _ = select.select([conn], [], [], min(remaining, 0.05))
-            if readable:
+            if _readable(conn, min(remaining, 0.05)):
                 try:
                     gone = conn.recv(65536, socket.MSG_PEEK) == b""
                 except OSError:
@@ -229,6 +254,9 @@ class FaultServer:
         return False
 
     def _end(self, conn: socket.socket, answer: Answer, record: Connection) -> None:
+        if answer.then.endswith(" when asked again"):
+            self._asked_again(conn, answer.then.startswith("reset"))
+            return
         if answer.then == "reset":  # closed with no lingering: an RST
             conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             return

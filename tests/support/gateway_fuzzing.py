@@ -79,9 +79,14 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def config_text(upstream_url: str, timeouts: dict[str, float] | None = None) -> str:
-    """The run's TOML: a public model per wire, every provider at ``upstream_url``."""
-    lines = ["[gateway]", f'keys = ["{CALLER_KEY}"]', ""]
+def config_text(upstream_url: str, timeouts: dict[str, float] | None = None,
+                per_client: int | None = None) -> str:
+    """The run's TOML: a public model per wire, every provider at ``upstream_url``
+    (``per_client``: the cap on one address's connections, when not the default)."""
+    lines = ["[gateway]", f'keys = ["{CALLER_KEY}"]']
+    if per_client is not None:
+        lines.append(f"max_connections_per_client = {per_client}")
+    lines.append("")
     if timeouts:
         lines += ["[timeouts]", *(f"{name} = {value}" for name, value in timeouts.items()), ""]
     for wire, provider in TARGETS.items():
@@ -99,13 +104,14 @@ class GatewayProcess:
 
     upstream_url: str
     timeouts: dict[str, float] | None = None
+    per_client: int | None = None
     url: str = ""
     process: subprocess.Popen[bytes] | None = None
     folder: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="gw-fuzz-")))
 
     def __enter__(self) -> GatewayProcess:
         config = self.folder / "gateway.toml"
-        config.write_text(config_text(self.upstream_url, self.timeouts))
+        config.write_text(config_text(self.upstream_url, self.timeouts, self.per_client))
         port = _free_port()
         self.url = f"http://127.0.0.1:{port}"
         with (self.folder / "gateway.log").open("wb") as log:
