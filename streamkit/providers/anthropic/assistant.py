@@ -213,7 +213,7 @@ def _content(block: Block) -> ContentBlock:
 def _tool_use(block: ToolCallBlock) -> Wire:
     """A plain ``tool_use`` (another API's call is written so)."""
     return {"type": "tool_use", "id": tool_id(block.id), "name": block.name,
-            "input": arguments_as_object(block)}
+            "input": arguments_as_object(block, NAME)}
 
 
 def _own_tool_call(block: ToolCallBlock) -> list[Wire]:

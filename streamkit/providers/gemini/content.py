@@ -253,7 +253,7 @@ def call_part(block: ToolCallBlock, *, write_id: bool) -> Wire:
     call: Wire = {"id": block.id} if write_id else {}
     call["name"] = block.name
     if "args" not in absent_fields(own):
-        call["args"] = arguments_as_object(block)
+        call["args"] = arguments_as_object(block, NAME)
     part: Wire = {spelling.key("functionCall"): {**call, **call_extras}}
     _sign(part, as_str(own.get(SIGNATURE)), spelling)
     return {**part, **part_extras}
@@ -360,7 +360,7 @@ def _foreign_call(block: ToolCallBlock) -> Wire:
     """Another API's call as a plain ``functionCall`` (its id unless made up)."""
     call: Wire = {} if made_up_id(block) else {"id": block.id}
     return {"functionCall": {**call, "name": block.name,
-                             "args": arguments_as_object(block)}}
+                             "args": arguments_as_object(block, NAME)}}
 
 
 _OWN_PARTS: dict[type[Block], OwnWriter[Wire]] = {

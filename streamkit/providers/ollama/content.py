@@ -246,8 +246,11 @@ def _own_pieces(block: ContentBlock, calls: _Calls) -> list[tuple[str, Any]]:
     return [image] if image is not None else []
 
 
-def _tool_call(block: ToolCallBlock, native: bool, calls: _Calls) -> dict[str, Any]:
-    """One ``tool_calls`` entry; only Ollama's own blocks bring their metadata."""
+def _tool_call(block: ToolCallBlock, native: bool, calls: _Calls,
+               said: str | None = NAME) -> dict[str, Any]:
+    """One ``tool_calls`` entry; only Ollama's own blocks bring their metadata.
+    ``said``: the wire that says arguments it cannot hold (a request's; an
+    answer's encoder says nothing, as every wire's encoder)."""
     calls.names[block.id] = block.name
     metadata = extras_for(block.metadata, NAME) if native else {}
     wire: dict[str, Any] = {}
@@ -262,7 +265,7 @@ def _tool_call(block: ToolCallBlock, native: bool, calls: _Calls) -> dict[str, A
         elif key not in RECORDS:
             wire[key] = value
     function["name"] = block.name
-    function["arguments"] = arguments_as_object(block)
+    function["arguments"] = arguments_as_object(block, said)
     wire["function"] = function
     return wire
 
@@ -271,7 +274,7 @@ def call_entry(block: ToolCallBlock, *, own: bool) -> dict[str, Any]:
     """One ``tool_calls`` entry of an answer (the response encoder's): the
     request builder's, so a call reads the same in a turn sent back and in
     the answer that made it; ``own``: the block's kept fields go with it."""
-    return _tool_call(block, own, _Calls())
+    return _tool_call(block, own, _Calls(), said=None)
 
 
 def _tool_result(result: FunctionExecutionResult, calls: _Calls) -> dict[str, Any]:

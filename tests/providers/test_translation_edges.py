@@ -1,0 +1,117 @@
+"""Crossing wires at the edges the request fuzzer found: what a target cannot
+hold is said (a :class:`~streamkit.LossyTranslationWarning` naming it) or
+refused with a typed error, never dropped or changed silently; a body built
+for a target is valid for its SDK's types.
+
+What "kept" means is the translation matrix's (:func:`support.translation_matrix.losses`),
+the target's validity its SDK's request types (:mod:`support.request_oracles`),
+as ``tests/support/write_fuzzing.py`` checks mutated recordings."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+from support.request_oracles import sdk_valid
+from support.translation_matrix import essence, losses
+
+import streamkit
+from streamkit import (
+    AssistantMessage,
+    LossyTranslationWarning,
+    Tool,
+    ToolCallBlock,
+    UnsupportedFeatureError,
+    UserMessage,
+    build_request,
+    parse_request,
+)
+
+#: Each wire's own vendor name, as a target.
+TARGETS = {"openai-chat": "openai", "openai-responses": "openai-responses",
+           "anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama"}
+
+
+def _built(target: str, request: streamkit.Request) -> tuple[dict[str, Any], list[str]]:
+    """The body built for ``target`` and the losses it said."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        body = build_request(target, request, model="m")
+    said = [str(w.message) for w in caught if issubclass(w.category, LossyTranslationWarning)]
+    return body, said
+
+
+def _kept(request: streamkit.Request, target: str, body: dict[str, Any]) -> list[str]:
+    """What of ``request``'s conversation the body lost, read back by ``target``."""
+    return losses(essence(request), essence(parse_request(target, body)))
+
+
+# ---------------------------------------------------------------- tool schemas
+
+
+_NO_OBJECT_SCHEMAS = [{"type": -1}, {"type": "object", "properties": float("inf")},
+                      {"type": "object", "properties": {"x": {"type": 7}}},
+                      {"type": "string"}, {"type": "object", "required": "x"}]
+
+
+@pytest.mark.parametrize("schema", _NO_OBJECT_SCHEMAS)
+@pytest.mark.parametrize("field", ["parametersJsonSchema", "parameters_json_schema",
+                                   "parameters"])
+def test_a_gemini_declaration_of_no_object_schema_stays_gemini_s_own(
+        field: str, schema: dict[str, Any]) -> None:
+    """Read as a function, it was declared to Ollama as a tool its SDK's types
+    refuse (``parameters.type`` must be ``object``, ``properties`` a dict):
+    Gemini's reader now keeps it as its own entry, as the other readers do
+    (written back exactly, dropped with a warning elsewhere)."""
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+            "tools": [{"functionDeclarations": [{"name": "f", "description": "",
+                                                 field: schema}]}]}
+    request = parse_request("gemini", body)
+    assert build_request("gemini", request)["tools"] == body["tools"]
+    for wire, target in TARGETS.items():
+        if wire != "gemini":
+            built, said = _built(target, request)
+            assert "tools" not in built and any("'functionDeclarations'" in s for s in said)
+            sdk_valid(wire, built)
+
+
+@pytest.mark.parametrize("target", list(TARGETS.values()))
+def test_a_tool_of_no_object_schema_is_refused_by_every_builder(target: str) -> None:
+    """A tool made by hand (or by an MCP server) whose parameters no API takes
+    as a function's: a typed refusal naming it, not a body the API answers 400."""
+    for schema in _NO_OBJECT_SCHEMAS:
+        request = streamkit.Request([UserMessage("hi")], tools=[Tool("odd", parameters=schema)])
+        with pytest.raises(UnsupportedFeatureError, match="'odd'"):
+            build_request(target, request, model="m")
+
+
+# ---------------------------------------------------------------- call arguments
+
+
+_NO_OBJECT_ARGUMENTS = ["Infinity", '{"n": 1e400}', '{"n": NaN}', '{"n": ' + "9" * 4301 + "}",
+                        "\u202eevil", '{"a": 1', "[1, 2]", "null"]
+
+
+@pytest.mark.parametrize("target", ["anthropic", "gemini", "ollama"])
+def test_arguments_an_object_wire_cannot_hold_are_said(target: str) -> None:
+    """Arguments that are no JSON object (or hold a number JSON has no words
+    for, or one past Python's digit limit) went as ``{}`` without a word: the
+    loss is now said, naming the call; an object of big integers is kept
+    exactly, and no arguments at all are ``{}`` without a warning."""
+    for text in _NO_OBJECT_ARGUMENTS:
+        request = _call_request(text)
+        body, said = _built(target, request)
+        assert len(said) == 1 and "'call_1'" in said[0] and "'f'" in said[0], (text, said)
+        sdk_valid(streamkit.providers.wire_of(target)[0], body)
+    for text in ['{"n": ' + "9" * 80 + ', "m": -' + "1" * 300 + "}", "", "  "]:
+        request = _call_request(text)
+        body, said = _built(target, request)
+        assert said == [] and _kept(request, target, body) == [], text
+
+
+def _call_request(arguments: str) -> streamkit.Request:
+    call = ToolCallBlock("call_1", "f", arguments)
+    return streamkit.Request([UserMessage("go"), AssistantMessage([call], provider="openai"),
+                              streamkit.FunctionExecutionResultMessage(
+                                  [streamkit.FunctionExecutionResult("call_1", "done")])])
