@@ -115,3 +115,40 @@ def _call_request(arguments: str) -> streamkit.Request:
     return streamkit.Request([UserMessage("go"), AssistantMessage([call], provider="openai"),
                               streamkit.FunctionExecutionResultMessage(
                                   [streamkit.FunctionExecutionResult("call_1", "done")])])
+
+
+# ---------------------------------------------------------------- call/result pairing
+
+
+def _ollama_turns(names: list[str], results: list[tuple[str, str]]) -> dict[str, Any]:
+    """An Ollama body: one assistant turn calling ``names`` (no call ids: Ollama
+    before 0.12), then a tool message per (``tool_name``, content) of ``results``."""
+    calls = [{"function": {"name": name, "arguments": {"n": index}}}
+             for index, name in enumerate(names)]
+    return {"model": "m", "messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "", "tool_calls": calls},
+        *({"role": "tool", "tool_name": name, "content": text} for name, text in results)]}
+
+
+@pytest.mark.parametrize(("names", "results", "renamed"), [
+    (["get_weather"], [("function", "11 degrees")], 1),
+    (["temp", "cond", "temp", "cond"], [("temp", "22"), ("cond", "cloudy"), ("temp", "15"),
+                                        ('{"a": 1', "rainy")], 1),
+    (["temp", "cond", "temp", "cond"], [("temp", "22"), ("temp", "22"), ("temp", "15"),
+                                        ("cond", "rainy")], 1),
+    (["temp", "temp"], [("temp", "22"), ("temp", "15")], 0),
+])
+def test_an_ollama_result_keeps_its_call_on_gemini(
+        names: list[str], results: list[tuple[str, str]], renamed: int) -> None:
+    """Ollama has no call ids: a tool message answers the next unanswered call
+    (the one of its ``tool_name`` first). Gemini pairs a response without id
+    with the earliest unanswered call of its name, so a result named after
+    no call of its own (or another one's) lost its call on the way, without a
+    word: it now goes under its call's name, the name it had said."""
+    request = parse_request("ollama", _ollama_turns(names, results))
+    for target in ("gemini", "vertex"):
+        body, said = _built(target, request)
+        assert _kept(request, target, body) == []
+        assert len(said) == renamed and all("name" in s for s in said), said
+        sdk_valid("gemini", body, vertex=target == "vertex")

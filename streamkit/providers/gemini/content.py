@@ -50,7 +50,9 @@ make one up, derived from the stream or the body
 (:class:`~streamkit.model.ids.StreamIds`: two reads of the same bytes agree). A
 made-up id is never written back (:func:`made_up_id`): the matching
 ``functionResponse`` then goes without ``id`` too, by ``name`` and position,
-as Gemini matched them before it had ids.
+as Gemini matched them before it had ids, under its call's name (a result's
+own other name, which an Ollama ``tool_name`` may be, is dropped with a
+:class:`~streamkit.LossyTranslationWarning`: the pairing is kept).
 
 Tool results. ``response`` is a JSON object; the API reference reads an
 ``output`` key as the function's output and an ``error`` key as its failure
