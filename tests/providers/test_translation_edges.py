@@ -152,3 +152,32 @@ def test_an_ollama_result_keeps_its_call_on_gemini(
         assert _kept(request, target, body) == []
         assert len(said) == renamed and all("name" in s for s in said), said
         sdk_valid("gemini", body, vertex=target == "vertex")
+
+
+# ---------------------------------------------------------------- reasoning with nothing after it
+
+
+_REASONING = {"type": "reasoning", "id": "rs_1", "encrypted_content": "gAAAA-opaque",
+              "summary": [{"type": "summary_text", "text": "**Plan** look left"},
+                          {"type": "summary_text", "text": "then right"}]}
+_ANSWER = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+           "content": [{"type": "output_text", "text": "Look both ways.", "annotations": []}]}
+
+
+@pytest.mark.parametrize("after", [[{"role": "user", "content": "and?"}, _ANSWER], []])
+def test_reasoning_with_nothing_after_it_in_its_turn_keeps_its_text(
+        after: list[dict[str, Any]]) -> None:
+    """A reasoning item the API refuses alone (nothing after it in its turn: a
+    user message came between it and its answer, or the response was cut off
+    while reasoning) was left out, its summary with it, without a word
+    (SilentLoss on the same wire): it is thinking that cannot be a reasoning
+    item, so its text goes as another API's does (``<think>`` text); its
+    encrypted content, bookkeeping the server cannot check alone, is dropped."""
+    body = {"model": "gpt-5", "input": [{"role": "user", "content": "cross?"}, _REASONING,
+                                        *after, {"role": "user", "content": "river?"}]}
+    request = parse_request("openai-responses", body)
+    built = build_request("openai-responses", request)
+    assert _kept(request, "openai-responses", built) == []
+    assert all(item.get("type") != "reasoning" for item in built["input"])
+    assert "gAAAA-opaque" not in str(built)
+    sdk_valid("openai-responses", built)
