@@ -154,6 +154,17 @@ def test_an_ollama_result_keeps_its_call_on_gemini(
         sdk_valid("gemini", body, vertex=target == "vertex")
 
 
+def test_a_result_with_a_call_id_and_no_name_goes_under_its_call_s_name() -> None:
+    """The other side of the rule: a result of a wire with call ids (OpenAI's
+    have no name) goes to Gemini with its call's id and name, said nothing."""
+    request = _call_request('{"x": 1}')
+    for target in ("gemini", "vertex"):
+        body, said = _built(target, request)
+        answer = body["contents"][-1]["parts"][0]["functionResponse"]
+        assert (answer["id"], answer["name"], said) == ("call_1", "f", [])
+        assert _kept(request, target, body) == []
+
+
 # ---------------------------------------------------------------- reasoning with nothing after it
 
 

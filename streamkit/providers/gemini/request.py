@@ -361,7 +361,8 @@ def _result(result: FunctionExecutionResult, calls: dict[str, ToolCallBlock]) ->
     call = calls.get(result.call_id)
     write_id = not result.metadata.get(GENERATED_ID) and not (
         call is not None and made_up_id(call))
-    name = result.name if write_id or call is None else _name_pairing(result, call)
+    name = (result.name or (call.name if call is not None else None)) if (
+        write_id or call is None) else _name_pairing(result, call)
     if not name:
         raise UnsupportedFeatureError(
             NAME, f"tool result {result.call_id!r} without a name",
