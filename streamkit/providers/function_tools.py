@@ -24,9 +24,10 @@ A call's arguments go back the same way on every wire, whoever wrote the turn:
 ``function.arguments``). Arguments cut off (``incomplete``, e.g. at
 ``max_tokens``) or that are no JSON object never raise: the text wires get the
 raw text exactly as the model wrote it (nothing made up, no ``"{}"`` in its
-place), the object wires ``{}``, said with a
-:class:`~streamkit.LossyTranslationWarning` naming the call (the raw text stays in
-the response's :class:`~streamkit.model.blocks.ToolCallBlock`). Either way
+place), the object wires ``{}`` (said with a
+:class:`~streamkit.LossyTranslationWarning` naming the call when it is another
+API's call; the raw text stays in the response's
+:class:`~streamkit.model.blocks.ToolCallBlock`). Either way
 :meth:`~streamkit.conversation.tools.Tool.run_call`'s error result tells the model
 what went wrong.
 """
@@ -202,11 +203,14 @@ def arguments_as_object(block: ToolCallBlock, wire: str | None = None) -> dict[s
     kind (an array, a string) or holds a number JSON has no words for (NaN,
     Infinity, past a float's range: an encoder writes ``null`` for it): the
     wire cannot hold the text, and no guess at what the model meant is sent in
-    its place. A request builder gives its ``wire``: such a loss is then said
-    (a :class:`~streamkit.LossyTranslationWarning` naming the call); no
-    arguments at all are ``{}`` without a word. An integer of any length JSON's
-    decoder takes is kept exactly (past Python's digit limit, the text is no
-    JSON it decodes)."""
+    its place. A request builder gives its ``wire`` for another API's call
+    crossing to it: such a loss is then said (a
+    :class:`~streamkit.LossyTranslationWarning` naming the call); a call of
+    the wire's own turn (cut off at ``max_tokens`` in a tool loop) goes so
+    unsaid, its API having written it and the tool result saying what went
+    wrong, as does an answer's encoder. No arguments at all are ``{}``. An
+    integer of any length JSON's decoder takes is kept exactly (past Python's
+    digit limit, the text is no JSON it decodes)."""
     text = block.input
     if not text.strip():
         return {}

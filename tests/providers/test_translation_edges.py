@@ -192,3 +192,18 @@ def test_reasoning_with_nothing_after_it_in_its_turn_keeps_its_text(
     assert all(item.get("type") != "reasoning" for item in built["input"])
     assert "gAAAA-opaque" not in str(built)
     sdk_valid("openai-responses", built)
+
+
+# ---------------------------------------------------------------- model names
+
+
+@pytest.mark.parametrize("model", ["", "a\udfffb"])
+def test_a_model_name_no_api_takes_is_refused_by_every_builder(model: str) -> None:
+    """An empty model (or one UTF-8 cannot carry) read from a body went into
+    an Ollama body its SDK's types refuse (``model`` has at least one
+    character): every builder refuses it, naming it."""
+    request = parse_request("anthropic", {"model": model, "max_tokens": 5,
+                                          "messages": [{"role": "user", "content": "hi"}]})
+    for target in TARGETS.values():
+        with pytest.raises(UnsupportedFeatureError, match="model"):
+            build_request(target, request)
