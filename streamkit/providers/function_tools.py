@@ -24,21 +24,24 @@ A call's arguments go back the same way on every wire, whoever wrote the turn:
 ``function.arguments``). Arguments cut off (``incomplete``, e.g. at
 ``max_tokens``) or that are no JSON object never raise: the text wires get the
 raw text exactly as the model wrote it (nothing made up, no ``"{}"`` in its
-place), the object wires ``{}`` (the raw text stays in the response's
-:class:`~streamkit.model.blocks.ToolCallBlock`). Either way the model can see what
-it asked for, and :meth:`~streamkit.conversation.tools.Tool.run_call`'s error result tells
-it what went wrong.
+place), the object wires ``{}`` (said with a
+:class:`~streamkit.LossyTranslationWarning` naming the call when it is another
+API's call; the raw text stays in the response's
+:class:`~streamkit.model.blocks.ToolCallBlock`). Either way
+:meth:`~streamkit.conversation.tools.Tool.run_call`'s error result tells the model
+what went wrong.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeGuard
 
 from ..conversation.request import JsonSchemaOutput, Request
 from ..conversation.tools import Tool
 from ..model.blocks import ToolCallBlock
-from ..model.errors import InvalidBodyError, warn_lossy
+from ..model.errors import InvalidBodyError, UnsupportedFeatureError, warn_lossy
 from ..model.extras import extras_for, origin_of
 from ..model.partial_json import PartialJSONError
 from ..model.tool_arguments import decode_arguments
@@ -56,7 +59,7 @@ def function_fields(tool: Tool, wire: str, schema_field: str = "parameters",
     out: dict[str, Any] = {**(prefix or {}), "name": tool.name}
     if tool.description:
         out["description"] = tool.description
-    out[schema_field] = tool.parameters
+    out[schema_field] = function_schema(tool, wire)
     said = tool.strict if tool.strict is not None else strict
     if said is not None:
         out["strict"] = said
@@ -75,7 +78,7 @@ def read_function(fields: Mapping[str, Any], wire: str, schema_field: str = "par
     ``strict`` that is not a bool stay among the extras, where writing puts them
     back; the reader still checks that writing the tool gives the declaration."""
     name, schema = fields.get("name"), fields.get(schema_field)
-    if not isinstance(name, str) or not _object_schema(schema):
+    if not isinstance(name, str) or not is_function_schema(schema):
         return None
     description, strict = fields.get("description"), fields.get("strict")
     described = description if isinstance(description, str) else ""
@@ -86,7 +89,21 @@ def read_function(fields: Mapping[str, Any], wire: str, schema_field: str = "par
                 strict=strict if strict_read else None, metadata=unread(fields, *read, wire=wire))
 
 
-def _object_schema(schema: Any) -> TypeGuard[dict[str, Any]]:
+def function_schema(tool: Tool, wire: str) -> dict[str, Any]:
+    """``tool``'s parameters, which every builder writes only when they are what
+    every API takes as a function's (:func:`is_function_schema`): a tool made by
+    hand or by an MCP server with other parameters is refused, naming it, as
+    the API would refuse it (and Ollama's SDK types before the request is sent).
+    A reader keeps such a declaration as its wire's own entry instead."""
+    if not is_function_schema(tool.parameters):
+        raise UnsupportedFeatureError(
+            wire, f"the tool {tool.name!r}, whose parameters are no JSON Schema of an object",
+            "a function's parameters are an object schema: {\"type\": \"object\", "
+            "\"properties\": {name: schema}, \"required\": [names]}")
+    return tool.parameters
+
+
+def is_function_schema(schema: Any) -> TypeGuard[dict[str, Any]]:
     """A JSON schema (or Gemini's OpenAPI one, ``"OBJECT"``) of an object, or
     of a type it does not say, whose ``properties`` (if any) are an object of
     property schemas and ``required`` (if any) a list of names: what every API
@@ -180,19 +197,51 @@ def arguments_as_text(block: ToolCallBlock) -> str:
     return text if text.strip() else "{}"
 
 
-def arguments_as_object(block: ToolCallBlock) -> dict[str, Any]:
+def arguments_as_object(block: ToolCallBlock, wire: str | None = None) -> dict[str, Any]:
     """The call's arguments for a wire that takes a JSON object: the object
-    the text is; ``{}`` when it was cut off, is not JSON or is JSON of another
-    kind (an array, a string): the wire cannot hold the text, and no guess at
-    what the model meant is sent in its place."""
+    the text is; ``{}`` when it was cut off, is not JSON, is JSON of another
+    kind (an array, a string) or holds a number JSON has no words for (NaN,
+    Infinity, past a float's range: an encoder writes ``null`` for it): the
+    wire cannot hold the text, and no guess at what the model meant is sent in
+    its place. A request builder gives its ``wire`` for another API's call
+    crossing to it: such a loss is then said (a
+    :class:`~streamkit.LossyTranslationWarning` naming the call); a call of
+    the wire's own turn (cut off at ``max_tokens`` in a tool loop) goes so
+    unsaid, its API having written it and the tool result saying what went
+    wrong, as does an answer's encoder. No arguments at all are ``{}``. An
+    integer of any length JSON's decoder takes is kept exactly (past Python's
+    digit limit, the text is no JSON it decodes)."""
     text = block.input
-    if block.incomplete or not text.strip():
+    if not text.strip():
         return {}
+    arguments = None if block.incomplete else _json_object(text)
+    if arguments is None:
+        if wire is not None:
+            why = "cut off" if block.incomplete else "no JSON object a wire can carry"
+            warn_lossy(wire, f"the arguments of the {block.name!r} call {block.id!r}",
+                       f"they are {why}, and its calls take an object: {{}} is sent instead")
+        return {}
+    return arguments
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object ``text`` is, every number in it finite (``None``: no such object)."""
     try:
-        arguments = decode_arguments(text)
+        value = decode_arguments(text)
     except PartialJSONError:  # within the limits: text too deep or long for them is no JSON
-        return {}
-    return arguments if type(arguments) is dict else {}
+        return None
+    if type(value) is not dict:
+        return None
+    stack: list[Any] = [value]
+    while stack:  # iterative: the text may nest up to the depth limit
+        node = stack.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            return None
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return value
 
 
 def named_tools(tools: Sequence[Tool | dict[str, Any]], choice: str) -> list[Tool | dict[str, Any]]:

@@ -33,7 +33,13 @@ from typing import Any, TypeVar
 
 from ..conversation.messages import UserContent
 from ..model.blocks import Block, DataBlock, RawBlock, TextBlock, ToolResultBlock
-from ..model.errors import InvalidBodyError, StreamkitError, UnsupportedFeatureError, warn_lossy
+from ..model.errors import (
+    InvalidBodyError,
+    StreamkitError,
+    UnsupportedFeatureError,
+    collecting_losses,
+    warn_lossy,
+)
 from ..model.extras import Extras, extras_for, origin_of
 from ..model.ids import StreamIds
 
@@ -89,8 +95,9 @@ def exactly(block: Block, write: Callable[[Any], Any], obj: Mapping[str, Any], *
     never loses a field or changes a form. ``ids`` makes the raw block's id
     (the reader's, so two reads of a body agree)."""
     try:
-        if write(block) == obj:
-            return block
+        with collecting_losses():  # a check, not a build: a loss keeps the part whole, unsaid
+            if write(block) == obj:
+                return block
     except (StreamkitError, ValueError, TypeError):
         pass
     return kept(kind, obj, wire, ids)

@@ -86,11 +86,13 @@ def prepared_options(request: Request, wire: str, unsupported: Mapping[str, str]
     may write (:func:`own_options`) and actually given (``nulls``: a uniform
     option given as ``None`` too, for the wires whose bodies carry a null a
     request was read with, as a recorded Mistral body sends ``stop: null``),
-    the ``foreign_thinking`` policy taken out of them, a refusal for an option
+    the ``foreign_thinking`` policy taken out of them, a refusal for a model
+    name no API takes (:func:`check_model`) and for an option
     the wire has no form for, the options it needs nothing for removed.
     ``api_version`` (the API version the request is for) is bookkeeping for
     the wires whose API has versions (``versioned``: the builder reads it);
     on the others it says nothing and is removed."""
+    check_model(request.model, wire)
     options = own_options(request.options, wire)
     options = options if nulls else given_options(options)
     if not versioned:
@@ -99,6 +101,22 @@ def prepared_options(request: Request, wire: str, unsupported: Mapping[str, str]
     reject_unsupported(options, unsupported, wire)
     drop_implied(options, implied)
     return options, foreign_thinking
+
+
+def check_model(model: str | None, wire: str) -> None:
+    """Refuse a model name no API takes (empty, or holding a lone surrogate,
+    which UTF-8 cannot carry): Ollama's SDK types refuse it before sending,
+    the other APIs answer 404 or 400. ``None`` is no name (given elsewhere:
+    ``model=``, Gemini's URL)."""
+    if model is None:
+        return
+    try:
+        model.encode("utf-8")
+    except UnicodeEncodeError:
+        model = ""
+    if not model:
+        raise UnsupportedFeatureError(wire, "an empty model name, or one UTF-8 cannot carry",
+                                      "name the model (model=...)")
 
 
 def reject_unsupported(options: dict[str, Any], reasons: Mapping[str, str],

@@ -210,10 +210,11 @@ def _content(block: Block) -> ContentBlock:
 # ---------------------------------------------------------------- writing
 
 
-def _tool_use(block: ToolCallBlock) -> Wire:
-    """A plain ``tool_use`` (another API's call is written so)."""
+def _tool_use(block: ToolCallBlock, said: str | None = None) -> Wire:
+    """A plain ``tool_use`` (another API's call is written so, ``said``: its
+    arguments Anthropic cannot hold are said)."""
     return {"type": "tool_use", "id": tool_id(block.id), "name": block.name,
-            "input": arguments_as_object(block)}
+            "input": arguments_as_object(block, said)}
 
 
 def _own_tool_call(block: ToolCallBlock) -> list[Wire]:
@@ -258,7 +259,8 @@ _OWN_BLOCKS: dict[type[Block], OwnWriter[Wire]] = {
     RawBlock: lambda block: [block.data],
 }
 
-_FOREIGN = ForeignWriters[Wire](text=lambda text: {"type": "text", "text": text}, call=_tool_use)
+_FOREIGN = ForeignWriters[Wire](text=lambda text: {"type": "text", "text": text},
+                                call=lambda block: _tool_use(block, NAME))
 
 
 def assistant_blocks(blocks: list[ContentBlock], *, own: bool,

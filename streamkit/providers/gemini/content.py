@@ -50,7 +50,9 @@ make one up, derived from the stream or the body
 (:class:`~streamkit.model.ids.StreamIds`: two reads of the same bytes agree). A
 made-up id is never written back (:func:`made_up_id`): the matching
 ``functionResponse`` then goes without ``id`` too, by ``name`` and position,
-as Gemini matched them before it had ids.
+as Gemini matched them before it had ids, under its call's name (a result's
+own other name, which an Ollama ``tool_name`` may be, is dropped with a
+:class:`~streamkit.LossyTranslationWarning`: the pairing is kept).
 
 Tool results. ``response`` is a JSON object; the API reference reads an
 ``output`` key as the function's output and an ``error`` key as its failure
@@ -253,7 +255,7 @@ def call_part(block: ToolCallBlock, *, write_id: bool) -> Wire:
     call: Wire = {"id": block.id} if write_id else {}
     call["name"] = block.name
     if "args" not in absent_fields(own):
-        call["args"] = arguments_as_object(block)
+        call["args"] = arguments_as_object(block)  # an own turn's: unsaid (function_tools)
     part: Wire = {spelling.key("functionCall"): {**call, **call_extras}}
     _sign(part, as_str(own.get(SIGNATURE)), spelling)
     return {**part, **part_extras}
@@ -360,7 +362,7 @@ def _foreign_call(block: ToolCallBlock) -> Wire:
     """Another API's call as a plain ``functionCall`` (its id unless made up)."""
     call: Wire = {} if made_up_id(block) else {"id": block.id}
     return {"functionCall": {**call, "name": block.name,
-                             "args": arguments_as_object(block)}}
+                             "args": arguments_as_object(block, NAME)}}
 
 
 _OWN_PARTS: dict[type[Block], OwnWriter[Wire]] = {

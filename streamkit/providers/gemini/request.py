@@ -103,7 +103,7 @@ from ...conversation.request import (
     Request,
 )
 from ...model.blocks import ContentBlock, TextBlock, ToolCallBlock
-from ...model.errors import InvalidBodyError, UnsupportedFeatureError
+from ...model.errors import InvalidBodyError, UnsupportedFeatureError, warn_lossy
 from ...model.extras import Extras, extras_for
 from ...model.ids import StreamIds
 from ...model.response import ChatResponse
@@ -363,15 +363,29 @@ def _result(result: FunctionExecutionResult, calls: dict[str, ToolCallBlock]) ->
     """A ``functionResponse`` part: named after its call, with the call's id
     unless that id was made up (then Gemini matches by name and order)."""
     call = calls.get(result.call_id)
-    name = result.name or (call.name if call is not None else None)
+    write_id = not result.metadata.get(GENERATED_ID) and not (
+        call is not None and made_up_id(call))
+    name = (result.name or (call.name if call is not None else None)) if (
+        write_id or call is None) else _name_pairing(result, call)
     if not name:
         raise UnsupportedFeatureError(
             NAME, f"tool result {result.call_id!r} without a name",
             "it needs a name (functionResponse.name is required) and answers no call of this "
             "conversation: set FunctionExecutionResult.name")
-    write_id = not result.metadata.get(GENERATED_ID) and not (
-        call is not None and made_up_id(call))
     return result_part(result, name=name, write_id=write_id)
+
+
+def _name_pairing(result: FunctionExecutionResult, call: ToolCallBlock) -> str:
+    """The name of a response sent without id: its call's, which is how Gemini
+    pairs it (the earliest unanswered call of its name in the model turn
+    before), the rule Ollama's reader also pairs by when its ``tool_name``
+    names no unanswered call (else it picks the same call): the pairing is
+    kept. A name of the result's own that differs is dropped, and said."""
+    if result.name and result.name != call.name:
+        warn_lossy(NAME, f"the name {result.name!r} of the result answering the {call.name!r} "
+                   f"call", "a response without id answers the call of its name: it goes "
+                   "under its call's")
+    return call.name
 
 
 # ---------------------------------------------------------------- reading

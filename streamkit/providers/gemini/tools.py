@@ -17,7 +17,10 @@
   forms); a ``toolConfig`` option is the object the choice is added to.
 
 Reading a body back, a declaration becomes a ``Tool`` only when writing the
-``Tool`` gives it back exactly (:func:`read_tool_definition`), a
+``Tool`` gives it back exactly (:func:`read_tool_definition`) and its schema is
+what every API takes as a function's parameters (an object's: the check of
+every reader, :func:`~streamkit.providers.function_tools.is_function_schema`;
+another is Gemini's own entry, dropped with a warning elsewhere), a
 ``functionDeclarations`` entry only when all of its declarations do, and the
 ``tools`` array only when writing what was read gives it back (else it stays
 an option, whole); a ``functionCallingConfig`` only in a form
@@ -33,7 +36,7 @@ from ...conversation.request import Request
 from ...conversation.tools import Tool
 from ...model.extras import Extras, extras_for
 from ..coerce import Wire
-from ..function_tools import own_entry
+from ..function_tools import function_schema, is_function_schema, own_entry
 from ..lossless import ABSENT
 from .content import RECORDS, absent_fields
 from .schema import OPENAPI_SCHEMA, SCHEMA_FIELD, read_schema, schema_as
@@ -66,7 +69,7 @@ def tool_definition(tool: Tool) -> Wire:
         out["description"] = tool.description if isinstance(tool.description, str) else ""
     if "parameters" not in absent:
         field, schema = schema_as(metadata.get(SCHEMA_FIELD, "parametersJsonSchema"),
-                                  tool.parameters, metadata)
+                                  function_schema(tool, NAME), metadata)
         out[spelling.key(field)] = schema
     out.update({key: value for key, value in metadata.items()
                 if key not in RECORDS and key not in _TOOL_RECORDS})
@@ -75,9 +78,10 @@ def tool_definition(tool: Tool) -> Wire:
 
 def read_tool_definition(declaration: Any) -> Tool | None:
     """The :class:`~streamkit.conversation.tools.Tool` a function declaration
-    stands for, when writing it gives the declaration back exactly (``None``:
-    another shape). Its other fields, a description that is no string, the
-    fields it leaves out and its spelling are the tool's Gemini metadata."""
+    stands for, when writing it gives the declaration back exactly and its
+    schema is an object's (``None``: another shape). Its other fields, a
+    description that is no string, the fields it leaves out and its spelling
+    are the tool's Gemini metadata."""
     if not isinstance(declaration, dict) or not isinstance(declaration.get("name"), str):
         return None
     spelling = Spelling()
@@ -106,6 +110,8 @@ def read_tool_definition(declaration: Any) -> Tool | None:
                 metadata=metadata)
     if isinstance(schema, dict):
         tool.parameters = read_schema(metadata.get(SCHEMA_FIELD, ""), schema, metadata)
+    if not is_function_schema(tool.parameters):
+        return None  # no API's function: kept as Gemini's own entry (as every reader does)
     try:
         return tool if tool_definition(tool) == declaration else None
     except (ValueError, TypeError):

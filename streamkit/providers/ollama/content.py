@@ -218,7 +218,7 @@ def _assistant(message: AssistantMessage, foreign_thinking: ForeignThinking,
     else:
         writers = ForeignWriters(
             text=lambda text: ("content", text),
-            call=lambda block: ("tool_calls", _tool_call(block, False, calls)),
+            call=lambda block: ("tool_calls", _tool_call(block, False, calls, NAME)),
             thinking=lambda text: ("content", thinking_as_text(text) + _AFTER_THINKING),
             media=_image)
         pieces = [piece for block in message.blocks
@@ -241,13 +241,17 @@ def _own_pieces(block: ContentBlock, calls: _Calls) -> list[tuple[str, Any]]:
     if isinstance(block, ThinkingBlock):  # redacted / encrypted only: nothing Ollama can read
         return [("thinking", block.thinking)] if block.thinking else []
     if isinstance(block, ToolCallBlock):
-        return [] if block.server_side else [("tool_calls", _tool_call(block, True, calls))]
+        return [] if block.server_side else [("tool_calls", _tool_call(block, True, calls, None))]
     image = _image(block) if isinstance(block, DataBlock) else None
     return [image] if image is not None else []
 
 
-def _tool_call(block: ToolCallBlock, native: bool, calls: _Calls) -> dict[str, Any]:
-    """One ``tool_calls`` entry; only Ollama's own blocks bring their metadata."""
+def _tool_call(block: ToolCallBlock, native: bool, calls: _Calls,
+               said: str | None) -> dict[str, Any]:
+    """One ``tool_calls`` entry; only Ollama's own blocks bring their metadata.
+    ``said``: the wire that says arguments it cannot hold, for another API's
+    call crossing to Ollama (an own turn's call goes by the policy of
+    :mod:`~streamkit.providers.function_tools` unsaid, as an answer's encoder)."""
     calls.names[block.id] = block.name
     metadata = extras_for(block.metadata, NAME) if native else {}
     wire: dict[str, Any] = {}
@@ -262,7 +266,7 @@ def _tool_call(block: ToolCallBlock, native: bool, calls: _Calls) -> dict[str, A
         elif key not in RECORDS:
             wire[key] = value
     function["name"] = block.name
-    function["arguments"] = arguments_as_object(block)
+    function["arguments"] = arguments_as_object(block, said)
     wire["function"] = function
     return wire
 
@@ -271,7 +275,7 @@ def call_entry(block: ToolCallBlock, *, own: bool) -> dict[str, Any]:
     """One ``tool_calls`` entry of an answer (the response encoder's): the
     request builder's, so a call reads the same in a turn sent back and in
     the answer that made it; ``own``: the block's kept fields go with it."""
-    return _tool_call(block, own, _Calls())
+    return _tool_call(block, own, _Calls(), said=None)
 
 
 def _tool_result(result: FunctionExecutionResult, calls: _Calls) -> dict[str, Any]:

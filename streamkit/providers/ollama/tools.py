@@ -28,7 +28,13 @@ from typing import Any
 from ...conversation.request import Request
 from ...conversation.tools import Tool, inline_refs
 from ...model.extras import Extras
-from ..function_tools import named_tools, own_entry, read_function, written_tools
+from ..function_tools import (
+    function_schema,
+    named_tools,
+    own_entry,
+    read_function,
+    written_tools,
+)
 from .wire import NAME
 
 __all__ = ["ollama_schema", "read_tool_definition", "read_tools", "tool_definition",
@@ -41,7 +47,7 @@ def tool_definition(tool: Tool) -> dict[str, Any]:
     function: dict[str, Any] = {"name": tool.name}
     if tool.description:
         function["description"] = tool.description
-    function["parameters"] = ollama_schema(tool.parameters)
+    function["parameters"] = ollama_schema(function_schema(tool, NAME))
     return {"type": "function", "function": function}
 
 

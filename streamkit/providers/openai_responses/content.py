@@ -48,9 +48,11 @@ their ``id``, ``summary`` and ``encrypted_content``, message ``id`` / ``status``
 conversation-state), with two repairs the API otherwise answers with a 400:
 
 - a reasoning item with nothing after it in its turn (a response cut off while
-  reasoning) is left out: "Item 'rs_...' of type 'reasoning' was provided
-  without its required following item" (continuedev/continue#8933,
-  vercel/ai#7099);
+  reasoning, a user message between it and its answer) cannot go as an item:
+  "Item 'rs_...' of type 'reasoning' was provided without its required
+  following item" (continuedev/continue#8933, vercel/ai#7099); its thinking
+  is written as another API's (below: its text as ``<think>`` text, its
+  encrypted content dropped);
 - thinking that cannot be a reasoning item (no item id: built by hand, or cut
   off) is treated like another API's thinking, and then the turn's function
   calls go without their item ids, which would otherwise demand it: "Item
@@ -351,12 +353,18 @@ class TurnWriter:
     open_item: tuple[str, str] | None = field(default=None, init=False)
     # thinking of this turn that could not be a reasoning item (see the module docstring)
     lost_reasoning: bool = field(default=False, init=False)
+    # the thinking blocks written into each reasoning item, by the item's id()
+    reasoning_blocks: dict[int, list[ThinkingBlock]] = field(default_factory=dict, init=False)
 
     def write(self, blocks: list[ContentBlock]) -> list[Wire]:
         """Every block of the turn, then the repairs of the module docstring."""
         self.write_blocks(blocks)
+        trailing: list[ThinkingBlock] = []
         while self.items and self.items[-1].get("type") == "reasoning":
-            self.items.pop()  # nothing follows it: the API refuses it alone
+            # nothing follows it: the API refuses it alone; its thinking cannot be an item
+            trailing[:0] = self.reasoning_blocks.pop(id(self.items.pop()), [])
+        for block in trailing:
+            self._write_foreign(block)
         if self.lost_reasoning:
             for item in self.items:
                 if item.get("type") in CLIENT_CALLS:
@@ -366,11 +374,14 @@ class TurnWriter:
     def write_blocks(self, blocks: list[ContentBlock]) -> None:
         """Each block by its own writer in a turn of this wire, else (or when
         that declines) as another API's (:data:`~streamkit.providers.turns.FOREIGN_BLOCKS`)."""
-        writers = ForeignWriters(text=_easy_text, call=self._foreign_call)
         for block in blocks:
             if not (self.own and _OWN_WRITERS[type(block)](self, block)):
-                for item in foreign_parts(block, self.foreign_thinking, writers, NAME):
-                    self._add(item)
+                self._write_foreign(block)
+
+    def _write_foreign(self, block: ContentBlock) -> None:
+        writers = ForeignWriters(text=_easy_text, call=self._foreign_call)
+        for item in foreign_parts(block, self.foreign_thinking, writers, NAME):
+            self._add(item)
 
     def _add(self, item: Wire, key: tuple[str, str] | None = None) -> None:
         self.items.append(item)
@@ -452,6 +463,7 @@ class TurnWriter:
             item.setdefault(list_name, []).append({"type": part_type, "text": block.thinking})
         if block.encrypted is not None:
             item["encrypted_content"] = block.encrypted
+        self.reasoning_blocks.setdefault(id(item), []).append(block)
         return True
 
     def own_call(self, block: ToolCallBlock) -> bool:

@@ -609,13 +609,15 @@ def test_a_call_whose_wire_id_changed_is_answered_under_it() -> None:
 
 def test_a_trailing_reasoning_item_is_not_sent() -> None:
     """A response cut off while reasoning: the API refuses a reasoning item with no
-    item after it ("provided without its required following item")."""
+    item after it ("provided without its required following item"); its text
+    goes as thinking that cannot be an item does, its encrypted content not."""
     cut = ChatResponse(content=[
         TextBlock("Partial.", metadata={"item_id": "msg_1"}),
         ThinkingBlock("Still", encrypted="gAAA", metadata={"item_id": "rs_1", "kind": "summary"}),
     ], provider=RESPONSES)
     body = body_of([UserMessage("q"), cut, UserMessage("go on")])
-    assert [item.get("type") for item in body["input"]] == [None, "message", None]
+    assert [item.get("type") for item in body["input"]] == [None, "message", None, None]
+    assert body["input"][2] == {"role": "assistant", "content": "<think>\nStill\n</think>"}
 
 
 def test_thinking_without_an_item_drops_the_call_item_ids() -> None:
