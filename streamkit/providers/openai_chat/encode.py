@@ -104,6 +104,7 @@ from ..encoder import (
     arguments_json,
     input_tokens_for,
     recorded_error,
+    response_id,
     wire_of_provider,
 )
 from ..error_payloads import openai_error_object
@@ -136,6 +137,9 @@ _BOOKKEEPING: Final = frozenset({EXTRAS_KEY, "unknown_events", "content_filters"
                                  "created", "error"})
 
 _DONE: Final = sse_event(DONE_MARKERS[1])
+
+#: The form of a completion id (``chatcmpl-...``): what another wire's id is written in.
+ID_PREFIX: Final = "chatcmpl-"
 
 
 def answer_options(request: Request) -> dict[str, Any]:
@@ -281,7 +285,7 @@ class OpenAIChatStreamEncoder(StreamEncoder):
         self.own_dialect = self.own and same_dialect(event.provider, self._dialect)
         self._pending_error = recorded_error(event.metadata.get("error"))
         self._envelope = {
-            "id": event.id or "chatcmpl-streamkit", "object": "chat.completion.chunk",
+            "id": self._id(event.id or "chatcmpl-streamkit"), "object": "chat.completion.chunk",
             "created": created_of(event.metadata), "model": event.model or "",
             **(response_fields(event.metadata) if self.own else {})}
         return self._kept(event.choice, {key: value for key, value in event.metadata.items()
@@ -289,7 +293,7 @@ class OpenAIChatStreamEncoder(StreamEncoder):
 
     def on_metadata(self, event: ResponseMetadata) -> bytes:
         if event.id is not None and event.choice == 0:
-            self._envelope["id"] = event.id
+            self._envelope["id"] = self._id(event.id)
         if event.model is not None and event.choice == 0:
             self._envelope["model"] = event.model
         created = event.metadata.get("created")
@@ -300,6 +304,10 @@ class OpenAIChatStreamEncoder(StreamEncoder):
             self._envelope[key] = fields[key]  # a repeated field changed: later chunks say so
         out = sse_event({**self._envelope, "choices": [], **fields}) if fields else b""
         return out + self._kept(event.choice, event.append)
+
+    def _id(self, given: str) -> str:
+        """The response id in this wire's form (see :func:`.encoder.response_id`)."""
+        return response_id(given, ID_PREFIX, from_this_wire=self.source_wire == NAME)
 
     def _kept(self, choice: int, lists: dict[str, Any]) -> bytes:
         """What a reader of this dialect kept without a place (``extras``,
@@ -594,7 +602,8 @@ def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
     choice: Wire = {"index": 0, "message": message, "logprobs": _logprobs(response, own),
                     "finish_reason": finish_word(response.finished_reason, response.stop_reason,
                                                  own=own, dialect=target)}
-    body: Wire = {"id": response.id, "object": "chat.completion",
+    body: Wire = {"id": response_id(response.id, ID_PREFIX, from_this_wire=source_wire == NAME),
+                  "object": "chat.completion",
                   "created": created_of(response.metadata), "model": response.model or "",
                   "choices": [choice], **(response_fields(response.metadata) if own else {})}
     if response.usage is not None:
