@@ -243,13 +243,13 @@ class Loss:
 
 
 _F = FinishReason
-_STOPS = {_F.REFUSAL: _F.STOP, _F.PAUSE: _F.STOP, _F.UNKNOWN: _F.STOP, _F.INTERRUPTED: _F.STOP}
+_STOPS = {_F.REFUSAL: _F.STOP, _F.PAUSE: _F.STOP, _F.INTERRUPTED: _F.STOP}
 
 #: What each wire cannot hold, for streams: applied in order to the source's summary.
 LOSSES: dict[str, list[Loss]] = {
     "openai-chat": [
         Loss(server_tool_calls_dropped, "server tool calls"),
-        Loss(_finish(_STOPS), "refusal, pause, unknown finish -> stop"),
+        Loss(_finish(_STOPS), "refusal, pause finish -> stop"),
         Loss(media_but_one_audio_dropped, "media but one audio"),
     ],
     "openai-responses": [
@@ -262,8 +262,8 @@ LOSSES: dict[str, list[Loss]] = {
     ],
     "anthropic": [
         Loss(refusal_is_text, "refusal as its own kind (text)"),
-        Loss(_finish({_F.CONTENT_FILTER: _F.REFUSAL, _F.UNKNOWN: _F.STOP,
-                      _F.INTERRUPTED: _F.STOP}), "content filter -> refusal; unknown -> stop"),
+        Loss(_finish({_F.CONTENT_FILTER: _F.REFUSAL, _F.INTERRUPTED: _F.STOP}),
+             "content filter -> refusal"),
         Loss(usage_always_written, "no usage -> 0 / 0"),
         Loss(arguments_not_an_object_become_empty, "arguments not a JSON object -> {}"),
         Loss(media_dropped, "media"),

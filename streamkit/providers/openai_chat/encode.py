@@ -123,7 +123,10 @@ def finish_word(finish: FinishReason | None, stop_reason: str | None, *, own: bo
     this wire when the dialect written has it (OpenAI's words, the dialect's
     own), else OpenAI's for the uniform reason (:data:`.wire.FINISH_WORDS`):
     another vendor's word (OpenRouter's ``error`` to an OpenAI caller) is
-    outside the words the caller's SDK types take."""
+    outside the words the caller's SDK types take. An unknown end is what
+    came: this wire's own word, else none (never a ``stop`` made up)."""
+    if own and finish is FinishReason.UNKNOWN:
+        return stop_reason  # what came: a word of this wire unknown to streamkit, or none
     own = own and own_word(stop_reason, dialect)
     return encoder.finish_word(finish, stop_reason, own=own, words=FINISH_WORDS)
 

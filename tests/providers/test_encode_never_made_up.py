@@ -1,8 +1,12 @@
-"""A response id written to a wire takes that wire's form (issue 30): ``msg_``
-on Anthropic, ``chatcmpl-`` on OpenAI Chat, ``resp_`` on Responses, when the
-id came from another wire or was made up (a scripted answer's ``resp_...``);
-an id read from the wire itself goes back as it came. Stream and body alike,
-read back by streamkit's own readers."""
+"""What an encoder writes is what came, never made up (issue 30).
+
+A response id written to a wire takes that wire's form (``msg_`` on Anthropic,
+``chatcmpl-`` on OpenAI Chat, ``resp_`` on Responses) when the id came from
+another wire or was made up (a scripted answer's ``resp_...``); an id read from
+the wire itself goes back as it came. An unknown finish (a word streamkit does
+not know, or none) goes back as the word that came to its own wire and as no
+word elsewhere: it reads back ``unknown``, never a success. Stream and body
+alike, read back by streamkit's own readers."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from support.paths import FIXTURES
 
 from streamkit import (
     ChatResponse,
+    FinishReason,
     TextBlock,
     encode_response,
     encode_stream,
@@ -61,3 +66,32 @@ def test_a_made_up_id_takes_the_wires_form(target: str) -> None:
             "openai-chat": "chatcmpl-000000000000000000000001",
             "openai-responses": "resp_000000000000000000000001"}[target]
     assert streamed == whole == want
+
+
+# ---------------------------------------------------------------- unknown finishes
+
+UNKNOWN_WORD = FIXTURES / "edge/anthropic-unknown-stop-reason.sse"
+#: Every wire's registry name, and the success words it has.
+SUCCESS = {"openai": {"stop", "tool_calls"}, "anthropic": {"end_turn", "tool_use"},
+           "openai-responses": {"completed"}, "gemini": {"STOP"}, "ollama": {"stop"}}
+
+
+@pytest.mark.parametrize("source", ["recording", "no word"])
+@pytest.mark.parametrize("target", SUCCESS)
+def test_an_unknown_finish_is_never_written_as_a_success(target: str, source: str) -> None:
+    """An unknown finish (a word streamkit does not know, or none) reads back
+    ``unknown`` from every wire, stream and body; the same wire gets its own word."""
+    events, answer = replay(UNKNOWN_WORD.read_bytes(), "anthropic")
+    assert answer.finished_reason is FinishReason.UNKNOWN
+    assert answer.stop_reason == "model_rethinking"
+    if source == "no word":  # made by hand: no word at all
+        answer = ChatResponse(content=[TextBlock("hi")], finished_reason=FinishReason.UNKNOWN,
+                              terminated=True)
+        events = list(events_of(answer))
+    streamed = replay(b"".join(encode_stream(target, events)), target, on_error="return")[1]
+    whole = parse_response(target, encode_response(target, answer))
+    for again in (streamed, whole):
+        assert again.finished_reason is FinishReason.UNKNOWN, target
+        assert again.stop_reason not in SUCCESS[target]
+        if target == "anthropic" and source == "recording":
+            assert again.stop_reason == "model_rethinking"  # its own word, as it came
