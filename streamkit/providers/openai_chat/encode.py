@@ -71,6 +71,7 @@ from ...conversation.request import Request
 from ...framing.sse import sse_event
 from ...model.blocks import (
     Block,
+    Citation,
     ContentBlock,
     DataBlock,
     TextBlock,
@@ -78,6 +79,7 @@ from ...model.blocks import (
     ToolCallBlock,
 )
 from ...model.events import (
+    CitationDelta,
     DataDelta,
     Delta,
     ErrorEvent,
@@ -450,6 +452,10 @@ class OpenAIChatStreamEncoder(StreamEncoder):
         if kind is TextDelta and target in ("content", "refusal"):
             assert isinstance(delta, TextDelta)
             return self._chunk(choice, self._labelled(state, index, {str(target): delta.text}))
+        if kind is CitationDelta and target == "content":
+            assert isinstance(delta, CitationDelta)
+            annotation = annotation_of(delta.citation)
+            return b"" if annotation is None else self._chunk(choice, {"annotations": [annotation]})
         if target == self._reasoning_field and index in state.details:
             return self._detail_delta(choice, index, delta)
         if kind is ThinkingDelta and target == self._reasoning_field:
@@ -463,7 +469,7 @@ class OpenAIChatStreamEncoder(StreamEncoder):
             assert isinstance(delta, MetadataAppendDelta)
             if delta.key == "logprobs" and target in ("content", "refusal"):
                 return self._logprobs(choice, str(target), delta.items)
-        return b""  # signatures, citations, other metadata: no Chat field says them
+        return b""  # signatures, citations without a url, other metadata: no Chat field
 
     def _logprobs(self, choice: int, field: str, items: list[Any]) -> bytes:
         other = "refusal" if field == "content" else "content"
@@ -572,6 +578,28 @@ class OpenAIChatStreamEncoder(StreamEncoder):
         return b""
 
 
+def annotation_of(citation: Citation) -> Wire | None:
+    """A citation as a ``delta`` / ``message`` ``annotations`` entry: this wire's
+    own annotation as it came (OpenRouter's web search ``url_citation``), else a
+    ``url_citation`` for a citation that names what one requires (url and the
+    cited span; the title ``""`` when it has none); ``None`` for any other
+    (a document's citation has no url to write)."""
+    if citation.wire == NAME and citation.raw:
+        return dict(citation.raw)
+    if citation.url is None or citation.start is None or citation.end is None:
+        return None
+    return {"type": "url_citation", "url_citation": {
+        "url": citation.url, "title": citation.title or "", "start_index": citation.start,
+        "end_index": citation.end}}
+
+
+def _annotations(response: ChatResponse) -> list[Wire]:
+    """Every text block's citations as ``message.annotations`` (see :func:`annotation_of`)."""
+    return [annotation for block in response.content
+            if type(block) is TextBlock and not block.refusal
+            for annotation in map(annotation_of, block.citations) if annotation is not None]
+
+
 def _base64(data: bytes) -> str:
     return binascii.b2a_base64(data, newline=False).decode("ascii")
 
@@ -589,6 +617,9 @@ def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
                      "refusal": _joined(response, refusal=True)}
     if response.thinking:
         message[target.reasoning_fields[0]] = response.thinking
+    annotations = _annotations(response)
+    if annotations:
+        message["annotations"] = annotations
     if own and target.history.reasoning_echo == "reasoning_details" \
             and same_dialect(response.provider, target):
         thinking = [block for block in response.content if type(block) is ThinkingBlock]

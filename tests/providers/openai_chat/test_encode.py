@@ -574,3 +574,29 @@ def test_the_usage_chunk_goes_only_to_a_request_that_asked_for_it() -> None:
     assert [chunk["usage"]["prompt_tokens"] for chunk in chunks(asked) if "usage" in chunk] == [3]
     assert all(chunk["choices"] for chunk in chunks(silent))
     assert any("usage" in chunk for chunk in chunks(None))
+
+
+# ---------------------------------------------------------------- annotations
+
+WEB_SEARCH = FIXTURES / "edge/openai-chat-openrouter-web-search-annotations.sse"
+
+
+@pytest.mark.anyio
+async def test_url_citations_go_back_as_annotations_the_openai_sdk_holds() -> None:
+    """OpenRouter's web search ``annotations`` (url citations): written in the
+    stream's delta and the body's message as they came, read back equal by
+    streamkit and held by the openai SDK's types (issue 30)."""
+    openai_types = pytest.importorskip("openai.types.chat")
+    events, response = _parsed(WEB_SEARCH)
+    came = [citation.raw for citation in response.content[0].citations]
+    assert len(came) == 1 and came[0]["url_citation"]["content"]  # OpenRouter's own field
+    encoded = b"".join(encode_stream("openrouter", events))
+    assert [delta["annotations"] for delta in _deltas(encoded) if "annotations" in delta] == [came]
+    written = encode_response("openrouter", response)
+    message = openai_types.ChatCompletion.model_validate(written).choices[0].message
+    assert [annotation.model_dump() for annotation in message.annotations or []] == came
+    with fresh_ids():
+        assert comparable(streamkit.parse_response("openrouter", written)) == comparable(response)
+    final = await openai_chat_final(encoded)
+    streamed = final.choices[0].message.annotations or []  # the stream helper's accumulation
+    assert [annotation.model_dump() for annotation in streamed] == came
