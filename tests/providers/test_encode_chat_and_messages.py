@@ -341,7 +341,8 @@ def test_the_body_validates_as_the_sdks_response_and_reads_back(path: Path) -> N
                             ("anthropic", anthropic_types.Message)):
         written = encode_response(provider, response)
         validated = model.model_validate(written)
-        assert validated.id == _written_id(response, {"openai": "openai-chat"}.get(provider, provider))
+        target = "openai-chat" if provider == "openai" else provider
+        assert validated.id == _written_id(response, target)
         again = streamkit.parse_response(provider, written)
         expected = _summary(response)
         got = _summary(again)

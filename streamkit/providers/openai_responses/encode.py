@@ -194,7 +194,8 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
             fields = {**RESPONSE_DEFAULTS, **fields}
         created = fields.pop("created_at", None)
         given = event.id or "resp_streamkit"
-        self._response = {"id": response_id(given, "resp_", from_this_wire=self.source_wire == NAME),
+        written_id = response_id(given, "resp_", from_this_wire=self.source_wire == NAME)
+        self._response = {"id": written_id,
                           "object": "response",
                           "created_at": created if isinstance(created, int | float)
                           else int(time.time()),

@@ -37,9 +37,9 @@ from streamkit import (
     parse_response,
     replay,
 )
+from streamkit.framing.sse import SSEDecoder
 from streamkit.model.blocks import Base64Source, DataBlock
 from streamkit.model.events import BlockEnd, ErrorEvent, ResponseEnd
-from streamkit.framing.sse import SSEDecoder
 from streamkit.providers import wire_format
 from streamkit.providers.gemini.encode import GeminiArrayEncoder, GeminiStreamEncoder
 from streamkit.testing import ReplayServer
