@@ -90,7 +90,9 @@ def test_an_unknown_finish_is_never_written_as_a_success(target: str, source: st
         events = list(events_of(answer))
     streamed = replay(b"".join(encode_stream(target, events)), target, on_error="return")[1]
     whole = parse_response(target, encode_response(target, answer))
-    for again in (streamed, whole):
+    # the openai SDK's ChatCompletion requires a finish word in a body: the one
+    # place an unknown end is still written (as stop); its stream says none
+    for again in (streamed, whole) if target != "openai" else (streamed,):
         assert again.finished_reason is FinishReason.UNKNOWN, target
         assert again.stop_reason not in SUCCESS[target]
         if target == "anthropic" and source == "recording":

@@ -303,6 +303,8 @@ _STREAM_ONLY = {calls_written_when_they_end, cut_stream_loses_its_finish,
 
 def _body_losses(target: str) -> list[Loss]:
     kept = [loss for loss in LOSSES[target] if loss.apply not in _STREAM_ONLY]
+    if target == "openai-chat":  # the SDK's body type requires a finish word
+        kept.append(Loss(_finish({_F.UNKNOWN: _F.STOP}), "unknown finish -> stop (body)"))
     if target in ("anthropic", "ollama"):  # a body's arguments are an object, whole
         kept.append(Loss(cut_off_arguments_become_empty, "cut-off arguments -> {}",
                          own_too=True))

@@ -633,9 +633,9 @@ def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
     if calls:
         message["tool_calls"] = [{"id": call.id, "type": "function", "function": {
             "name": call.name, "arguments": arguments_json(call.input)}} for call in calls]
+    word = finish_word(response.finished_reason, response.stop_reason, own=own, dialect=target)
     choice: Wire = {"index": 0, "message": message, "logprobs": _logprobs(response, own),
-                    "finish_reason": finish_word(response.finished_reason, response.stop_reason,
-                                                 own=own, dialect=target)}
+                    "finish_reason": word or FINISH_WORDS[FinishReason.STOP]}  # required here
     body: Wire = {"id": response_id(response.id, ID_PREFIX, from_this_wire=source_wire == NAME),
                   "object": "chat.completion",
                   "created": created_of(response.metadata), "model": response.model or "",

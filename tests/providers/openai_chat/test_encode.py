@@ -497,13 +497,13 @@ def _failing_events() -> Iterator[Any]:
 
 
 #: What each wire reads back for a uniform reason it has no word for.
+#: What a reason the wire has no word for reads back as (an unknown end is no
+#: word at all, so it reads back unknown: never a success made up).
 COLLAPSED = {"openai": {FinishReason.REFUSAL: FinishReason.STOP,
                         FinishReason.PAUSE: FinishReason.STOP,
-                        FinishReason.INTERRUPTED: FinishReason.STOP,
-                        FinishReason.UNKNOWN: FinishReason.STOP},
+                        FinishReason.INTERRUPTED: FinishReason.STOP},
              "anthropic": {FinishReason.CONTENT_FILTER: FinishReason.REFUSAL,
-                           FinishReason.INTERRUPTED: FinishReason.STOP,
-                           FinishReason.UNKNOWN: FinishReason.STOP}}
+                           FinishReason.INTERRUPTED: FinishReason.STOP}}
 
 
 def _scripted(finish: FinishReason) -> ChatResponse:
@@ -530,6 +530,8 @@ def test_a_scripted_answer_with_every_finish_reason_reads_back(
         else:
             again = _reparsed(provider, encoded)
         expected = COLLAPSED[provider].get(finish, finish)
+        if encoded.startswith(b"{") and provider == "openai" and finish is FinishReason.UNKNOWN:
+            expected = FinishReason.STOP  # the SDK's body type requires a word (docs/encoding.md)
         assert again.finished_reason == expected, (provider, finish)
         assert [(call.id, call.name, call.arguments()) for call in again.tool_calls] == \
             [("call_a", "weather", {"city": "Paris"}), ("call_b", "weather", {"city": "Rome"})]
