@@ -14,13 +14,20 @@ The span (kind ``CLIENT``, named ``{gen_ai.operation.name} {gen_ai.request.model
   conventions' value where they have one, else the registry name), ``gen_ai.request.model``,
   ``gen_ai.request.stream``, the request's ``temperature``, ``top_p``,
   ``max_tokens``, ``stop_sequences`` and ``seed`` where it sets them,
-  ``gen_ai.output.type`` (``json`` for structured output, ``speech`` for audio,
-  else ``text``), ``server.address`` / ``server.port``;
-- at the end: ``gen_ai.response.id``, ``gen_ai.response.model``,
+  ``gen_ai.output.type`` when the request asks for a kind of output (``json``
+  for structured output, ``speech`` for audio), ``server.address`` /
+  ``server.port``;
+- at the end: ``gen_ai.output.type`` ``text`` for a request that asked for no
+  other kind, unless the answer is tool calls only (the conventions' values,
+  ``text``, ``json``, ``image``, ``speech``, have none for a call, and a call
+  is not text), ``gen_ai.response.id``, ``gen_ai.response.model``,
   ``gen_ai.response.finish_reasons`` (one per choice), the usage
   (``gen_ai.usage.input_tokens`` and ``output_tokens`` as inclusive totals,
   ``cache_read.input_tokens``, ``cache_creation.input_tokens``,
-  ``reasoning.output_tokens``: see :func:`streamkit.model.usage.token_counts`), for a stream
+  ``reasoning.output_tokens``: see :func:`streamkit.model.usage.token_counts`),
+  streamkit's ``streamkit.usage.cost`` (what the call cost in USD, by
+  :func:`streamkit.model.cost.response_cost`, where the cost tables price
+  its model; the conventions define no cost attribute), for a stream
   ``gen_ai.response.time_to_first_chunk``; streamkit's own
   ``streamkit.call.attempts``, ``streamkit.call.time_before_answer`` and, for a
   stream, ``streamkit.model.response.time_to_first_token``,
@@ -56,6 +63,7 @@ from opentelemetry.semconv.attributes import error_attributes, http_attributes, 
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from ..__about__ import __version__
+from ..model.cost import response_cost
 from ..model.errors import ProviderError
 from ..model.usage import token_counts
 from ..model.vendors import vendor
@@ -83,6 +91,7 @@ OUTPUT_TOKENS_PER_SECOND = "streamkit.model.response.output_tokens_per_second"
 RETRY_EVENT = "streamkit.client.retry"
 RETRY_ATTEMPT = "streamkit.client.retry.attempt"
 RETRY_IN = "streamkit.client.retry.retry_in"
+COST = "streamkit.usage.cost"
 
 #: The operation of a call whose provider the registry does not know.
 CHAT = str(gen_ai.GenAiOperationNameValues.CHAT.value)
@@ -200,10 +209,32 @@ def _request_attributes(request: Request) -> dict[str, Any]:
         stop = [stop]
     if isinstance(stop, list) and all(isinstance(s, str) for s in stop):
         out[gen_ai.GEN_AI_REQUEST_STOP_SEQUENCES] = stop
-    kind_of_output = "JSON" if request.json_output else "SPEECH" if options.get("audio") \
-        else "TEXT"
-    out[gen_ai.GEN_AI_OUTPUT_TYPE] = gen_ai.GenAiOutputTypeValues[kind_of_output].value
+    asked = _asked_output(request)
+    if asked is not None:
+        out[gen_ai.GEN_AI_OUTPUT_TYPE] = asked
     return out
+
+
+def _asked_output(request: Request) -> str | None:
+    """The kind of output a request asks for by name (``json``, ``speech``);
+    ``None`` for plain text, which the span says only once the answer shows it
+    was not a tool call (see the module docstring)."""
+    if request.json_output:
+        return str(gen_ai.GenAiOutputTypeValues.JSON.value)
+    if request.options.get("audio"):
+        return str(gen_ai.GenAiOutputTypeValues.SPEECH.value)
+    return None
+
+
+def _calls_only(choices: list[ChatResponse]) -> bool:
+    """Whether every choice of an answer is tool calls and nothing else written."""
+    return bool(choices) and all(choice.tool_calls and not choice.text for choice in choices)
+
+
+def _cost(response: ChatResponse) -> dict[str, Any]:
+    """The call's cost in :data:`~streamkit.model.cost.CURRENCY`, where it can be priced."""
+    amount = response_cost(response).amount
+    return {} if amount is None else {COST: float(amount)}
 
 
 def _error_type(error: BaseException) -> str:
@@ -232,11 +263,14 @@ class CallTelemetry(CallObserver):
             **_server(url),
         }
         self.span = None
+        self.asked_text = False
+        """Whether the request asked for plain text (no other kind of output)."""
         if instruments.tracer is not None:
             attributes = {**self.common, gen_ai.GEN_AI_REQUEST_STREAM: stream}
             request = _request(provider, body)
             if request is not None:
                 attributes.update(_request_attributes(request))
+                self.asked_text = gen_ai.GEN_AI_OUTPUT_TYPE not in attributes
                 if capture:
                     attributes[gen_ai.GEN_AI_INPUT_MESSAGES] = to_json(
                         input_messages(request.messages))
@@ -272,8 +306,11 @@ class CallTelemetry(CallObserver):
         span = self.span
         assert span is not None
         out: dict[str, Any] = {}
+        if self.asked_text and not _calls_only(choices):
+            out[gen_ai.GEN_AI_OUTPUT_TYPE] = gen_ai.GenAiOutputTypeValues.TEXT.value
         if response is not None and _received(response):
             out.update(_response_attributes(response, choices))
+            out.update(_cost(response))
             if response.timing is not None:
                 out.update(self._timing_attributes(response.timing))
             if self.capture and choices and error is None:

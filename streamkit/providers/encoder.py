@@ -26,6 +26,7 @@ module keeps the rules that are the same on every wire:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
@@ -56,7 +57,10 @@ from ..model.usage import ChatUsage, inclusive_input, merge_usage, native_input
 from ..model.vendors import wire_of
 
 __all__ = ["StreamEncoder", "arguments_json", "finish_word", "input_tokens_for",
-           "recorded_error", "wire_of_provider"]
+           "recorded_error", "response_id", "wire_of_provider"]
+
+#: An id's leading word and separator (``resp_``, ``chatcmpl-``): another wire's form.
+_ID_WORD = re.compile(r"[a-z]+[_-](?=.)")
 
 
 def wire_of_provider(provider: str | None) -> str | None:
@@ -81,6 +85,19 @@ def finish_word(finish: FinishReason | None, stop_reason: str | None, *, own: bo
     if finish is None:
         return None
     return words[finish]
+
+
+def response_id(response_id: str, prefix: str, *, from_this_wire: bool) -> str:
+    """A response id in the form of the wire it is written to (``msg_`` on
+    Anthropic, ``chatcmpl-`` on OpenAI Chat, ``resp_`` on Responses): an id
+    read from this very wire stays as it came, one already in the form too;
+    another's (a made-up ``resp_...``, Gemini's bare ``responseId``) gets
+    ``prefix`` in place of its own leading word, so the same id always gives
+    the same one."""
+    if from_this_wire or response_id.startswith(prefix):
+        return response_id
+    word = _ID_WORD.match(response_id)
+    return prefix + (response_id[word.end():] if word else response_id)
 
 
 def arguments_json(text: str) -> str:

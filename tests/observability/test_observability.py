@@ -16,6 +16,7 @@ import sys
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +36,14 @@ from support.recordings import FIXTURES
 
 from streamkit import (
     Client,
+    IncompleteStreamError,
     Message,
     ProviderError,
     SyncClient,
     SystemMessage,
     UserMessage,
+    parse_response,
+    replay,
 )
 from streamkit.client.retry import Timing
 from streamkit.model.timing import ResponseTiming
@@ -47,6 +51,7 @@ from streamkit.model.vendors import PROVIDERS, ProviderEntry
 from streamkit.observability import observer as observability
 from streamkit.observability.telemetry import (
     ATTEMPTS,
+    COST,
     LONGEST_CHUNK_GAP,
     OUTPUT_TOKENS_PER_SECOND,
     RETRY_ATTEMPT,
@@ -155,10 +160,13 @@ STREAMED = [
 ]
 
 CREATED = [
+    # an answer that is a tool call only: no output type (the conventions have
+    # no value for a call, and it is not text)
     Case("openai", "gpt-4o", CONVERSATIONS / "openai-chat/tool-call-json/turn1.response.json",
          "chatcmpl-BSXk0dWkG4hfPt0lph4oFO35iT73I", "gpt-4o-2024-08-06", ("tool_calls",),
          usage(68, 12, cache_read=0, reasoning=0), provider_name=OPENAI,
-         options=COMMON_OPTIONS, request=COMMON_REQUEST),
+         options=COMMON_OPTIONS, request={key: value for key, value in COMMON_REQUEST.items()
+                                          if key != gen_ai.GEN_AI_OUTPUT_TYPE}),
     # Anthropic's input count leaves the cache out: the conventions' total puts it back
     Case("anthropic", "claude-haiku-4-5",
          CONVERSATIONS / "anthropic/bedrock-invoke-cache-breakpoint/turn1.response.json",
@@ -229,13 +237,25 @@ def common(case: Case, port: int) -> dict[str, Any]:
             server_attributes.SERVER_ADDRESS: "127.0.0.1", server_attributes.SERVER_PORT: port}
 
 
+@cache
+def cost_of(recording: Path, provider: str) -> float:
+    """What a case's answer costs: its own ``ChatResponse.cost``, read from the recording."""
+    if recording.suffix == ".json":
+        answer = parse_response(provider, json.loads(recording.read_bytes()))
+    else:
+        answer = replay(load_recording(recording)[0], provider)[1]
+    cost = answer.cost()
+    assert cost.amount is not None, cost.reason  # every case is priced
+    return float(cost.amount)
+
+
 def answered(case: Case, port: int, *, stream: bool) -> dict[str, Any]:
     """The span attributes of an answered call, timing aside."""
     return {**common(case, port), gen_ai.GEN_AI_REQUEST_STREAM: stream, **case.request,
             gen_ai.GEN_AI_RESPONSE_ID: case.response_id,
             gen_ai.GEN_AI_RESPONSE_MODEL: case.response_model,
             gen_ai.GEN_AI_RESPONSE_FINISH_REASONS: case.finish_reasons, **case.usage,
-            ATTEMPTS: 1}
+            COST: cost_of(case.recording, case.provider), ATTEMPTS: 1}
 
 
 STREAM_TIMING = (gen_ai.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK, TIME_TO_FIRST_TOKEN,
@@ -381,7 +401,10 @@ async def test_a_stream_that_breaks_ends_its_span_with_the_error_and_the_partial
                 async with client.stream(MESSAGES, **case.options) as events:
                     await events.final()
         port = server.port
-    assert type(caught.value).__name__ == "IncompleteStreamError"
+    assert type(caught.value) is IncompleteStreamError
+    assert caught.value.partial is not None
+    partial_cost = caught.value.partial.cost().amount
+    assert partial_cost is not None
     span = recorded.span()
     check_span(span, case, error=True)
     attributes, timing = split_timing(dict(span.attributes or {}))
@@ -390,7 +413,8 @@ async def test_a_stream_that_breaks_ends_its_span_with_the_error_and_the_partial
         gen_ai.GEN_AI_RESPONSE_ID: case.response_id,
         gen_ai.GEN_AI_RESPONSE_MODEL: case.response_model,
         gen_ai.GEN_AI_RESPONSE_FINISH_REASONS: ("interrupted",),
-        **usage(11, 1), ATTEMPTS: 1, error_attributes.ERROR_TYPE: "IncompleteStreamError"}
+        **usage(11, 1), COST: float(partial_cost),  # what came, priced
+        ATTEMPTS: 1, error_attributes.ERROR_TYPE: "IncompleteStreamError"}
     assert gen_ai.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK in timing
 
 

@@ -243,13 +243,13 @@ class Loss:
 
 
 _F = FinishReason
-_STOPS = {_F.REFUSAL: _F.STOP, _F.PAUSE: _F.STOP, _F.UNKNOWN: _F.STOP, _F.INTERRUPTED: _F.STOP}
+_STOPS = {_F.REFUSAL: _F.STOP, _F.PAUSE: _F.STOP, _F.INTERRUPTED: _F.STOP}
 
 #: What each wire cannot hold, for streams: applied in order to the source's summary.
 LOSSES: dict[str, list[Loss]] = {
     "openai-chat": [
         Loss(server_tool_calls_dropped, "server tool calls"),
-        Loss(_finish(_STOPS), "refusal, pause, unknown finish -> stop"),
+        Loss(_finish(_STOPS), "refusal, pause finish -> stop"),
         Loss(media_but_one_audio_dropped, "media but one audio"),
     ],
     "openai-responses": [
@@ -262,8 +262,8 @@ LOSSES: dict[str, list[Loss]] = {
     ],
     "anthropic": [
         Loss(refusal_is_text, "refusal as its own kind (text)"),
-        Loss(_finish({_F.CONTENT_FILTER: _F.REFUSAL, _F.UNKNOWN: _F.STOP,
-                      _F.INTERRUPTED: _F.STOP}), "content filter -> refusal; unknown -> stop"),
+        Loss(_finish({_F.CONTENT_FILTER: _F.REFUSAL, _F.INTERRUPTED: _F.STOP}),
+             "content filter -> refusal"),
         Loss(usage_always_written, "no usage -> 0 / 0"),
         Loss(arguments_not_an_object_become_empty, "arguments not a JSON object -> {}"),
         Loss(media_dropped, "media"),
@@ -303,6 +303,8 @@ _STREAM_ONLY = {calls_written_when_they_end, cut_stream_loses_its_finish,
 
 def _body_losses(target: str) -> list[Loss]:
     kept = [loss for loss in LOSSES[target] if loss.apply not in _STREAM_ONLY]
+    if target == "openai-chat":  # the SDK's body type requires a finish word
+        kept.append(Loss(_finish({_F.UNKNOWN: _F.STOP}), "unknown finish -> stop (body)"))
     if target in ("anthropic", "ollama"):  # a body's arguments are an object, whole
         kept.append(Loss(cut_off_arguments_become_empty, "cut-off arguments -> {}",
                          own_too=True))

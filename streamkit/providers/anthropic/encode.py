@@ -86,6 +86,7 @@ from ..encoder import (
     arguments_json,
     input_tokens_for,
     recorded_error,
+    response_id,
     wire_of_provider,
 )
 from ..error_payloads import type_word
@@ -96,6 +97,9 @@ from .wire import ENDING_FIELDS, ERROR_TYPES, FINISH_WORDS, NAME
 
 __all__ = ["AnthropicStreamEncoder", "encode_error", "encode_response"]
 
+
+#: The form of a message id (``msg_...``): what another wire's id is written in.
+ID_PREFIX = "msg_"
 
 #: The ``stop_reason`` to write: the API's own word when the answer came from
 #: this wire, else the word for the uniform reason, ``end_turn`` where it has none.
@@ -204,7 +208,9 @@ class AnthropicStreamEncoder(StreamEncoder):
         fields, ending = _response_fields(start.metadata) if self.own else ({}, {})
         self._ending.update(ending)
         message: Wire = {
-            "id": start.id or "msg_streamkit", "type": "message", "role": "assistant",
+            "id": response_id(start.id or "msg_streamkit", ID_PREFIX,
+                              from_this_wire=self.source_wire == NAME),
+            "type": "message", "role": "assistant",
             "model": start.model or "", "content": [], "stop_reason": None,
             "stop_sequence": None,
             "usage": usage_object(self.usage, own=self.own),
@@ -375,7 +381,8 @@ def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
             written[-1] = _whole(written[-1], block, own=own)
         content += written
     return {
-        "id": response.id, "type": "message", "role": "assistant", "model": response.model or "",
+        "id": response_id(response.id, ID_PREFIX, from_this_wire=source_wire == NAME),
+        "type": "message", "role": "assistant", "model": response.model or "",
         "content": content,
         "stop_reason": stop_word(response.finished_reason, response.stop_reason, own=own),
         "stop_sequence": None, **ending,

@@ -59,7 +59,9 @@ TOOL_CALL_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 
 #: The word written for each uniform reason (an answer of this wire keeps its
 #: own): the first word of :data:`FINISH_REASONS` for it; a filtered answer
-#: is Anthropic's refusal; a reason Anthropic has no word for ends the turn.
+#: is Anthropic's refusal; an error or an interruption ends the turn; an
+#: unknown end (a word streamkit does not know, or none) is ``null``, which the
+#: API's types allow: no success word is made up for it.
 FINISH_WORDS: Mapping[FinishReason, str | None] = MappingProxyType({
     FinishReason.STOP: "end_turn",
     FinishReason.LENGTH: "max_tokens",
@@ -69,7 +71,7 @@ FINISH_WORDS: Mapping[FinishReason, str | None] = MappingProxyType({
     FinishReason.CONTENT_FILTER: "refusal",
     FinishReason.ERROR: "end_turn",
     FinishReason.INTERRUPTED: "end_turn",
-    FinishReason.UNKNOWN: "end_turn",
+    FinishReason.UNKNOWN: None,
 })
 
 #: Message fields the stream sends at its end, in ``message_delta``'s ``delta``

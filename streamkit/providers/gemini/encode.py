@@ -26,7 +26,8 @@ without ``alt=sse`` (``[{...}``, ``,\\r\\n{...}``... ``]``; served as
   again); ``responseId`` is the response's id unless it was made up.
 - ``finishReason`` comes on a chunk of its own at a candidate's end, with the
   usage (``usageMetadata`` is on every chunk once known, as the API repeats
-  it). A usage that comes after the end is a usage-only chunk. Nothing marks
+  it) and one empty text part as its ``content``, as the API's last chunks
+  (a usage after the end: a chunk of that content too). Nothing marks
   the end of an SSE stream beyond ``finishReason``; a cut stream (its end not
   seen, ``terminated`` false) is written without it, and the array form
   without its closing ``]``.
@@ -400,8 +401,14 @@ class GeminiStreamEncoder(StreamEncoder):
 
     def on_usage(self, event: UsageUpdate) -> bytes:
         if self._ended.get(0) is not None and self.usage is not None:
-            return self._chunk(None)  # after the end: a usage-only chunk
+            return self._usage_chunk()  # after the end
         return b""
+
+    def _usage_chunk(self) -> bytes:
+        """A usage learnt after the end: a chunk with the first candidate's empty
+        content, as Gemini's last chunks have one (never a chunk without
+        candidates, which google-genai's ``chunk.candidates[0]`` cannot index)."""
+        return self._chunk(min(self._ended, default=0), {"content": last_content()})
 
     def on_response_end(self, event: ResponseEnd) -> bytes:
         self._ended[event.choice] = event.terminated
@@ -410,7 +417,7 @@ class GeminiStreamEncoder(StreamEncoder):
                         for index in list(self._blocks.get(choice, ()))])
         if not event.terminated:
             return out
-        candidate: Wire = {}
+        candidate: Wire = {"content": last_content()}
         word = finish_word(event.finish_reason, event.stop_reason, own=self.own)
         if word is not None:
             candidate["finishReason"] = word
@@ -424,7 +431,7 @@ class GeminiStreamEncoder(StreamEncoder):
 
     def close(self) -> bytes:
         if self.usage is not None and self.usage is not self._usage_written:
-            return self._chunk(None)
+            return self._usage_chunk()
         return b""
 
     # ------------------------------------------------------------ blocks
@@ -648,6 +655,13 @@ def block_parts(block: ContentBlock, *, own: bool) -> list[Wire]:
     if type(block) is RawBlock and own and block.data:
         return [dict(block.data)]
     return []
+
+
+def last_content() -> Wire:
+    """The ``content`` of a candidate's last chunk when nothing is left to say:
+    one empty text part, as Gemini's own last chunks carry (its recordings), so
+    google-genai's ``chunk.candidates[0].content.parts`` reads every chunk."""
+    return {"parts": [{"text": ""}], "role": "model"}
 
 
 def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:

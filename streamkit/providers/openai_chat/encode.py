@@ -71,6 +71,7 @@ from ...conversation.request import Request
 from ...framing.sse import sse_event
 from ...model.blocks import (
     Block,
+    Citation,
     ContentBlock,
     DataBlock,
     TextBlock,
@@ -78,6 +79,7 @@ from ...model.blocks import (
     ToolCallBlock,
 )
 from ...model.events import (
+    CitationDelta,
     DataDelta,
     Delta,
     ErrorEvent,
@@ -104,6 +106,7 @@ from ..encoder import (
     arguments_json,
     input_tokens_for,
     recorded_error,
+    response_id,
     wire_of_provider,
 )
 from ..error_payloads import openai_error_object
@@ -122,7 +125,10 @@ def finish_word(finish: FinishReason | None, stop_reason: str | None, *, own: bo
     this wire when the dialect written has it (OpenAI's words, the dialect's
     own), else OpenAI's for the uniform reason (:data:`.wire.FINISH_WORDS`):
     another vendor's word (OpenRouter's ``error`` to an OpenAI caller) is
-    outside the words the caller's SDK types take."""
+    outside the words the caller's SDK types take. An unknown end is what
+    came: this wire's own word, else none (never a ``stop`` made up)."""
+    if own and finish is FinishReason.UNKNOWN:
+        return stop_reason  # what came: a word of this wire unknown to streamkit, or none
     own = own and own_word(stop_reason, dialect)
     return encoder.finish_word(finish, stop_reason, own=own, words=FINISH_WORDS)
 
@@ -136,6 +142,9 @@ _BOOKKEEPING: Final = frozenset({EXTRAS_KEY, "unknown_events", "content_filters"
                                  "created", "error"})
 
 _DONE: Final = sse_event(DONE_MARKERS[1])
+
+#: The form of a completion id (``chatcmpl-...``): what another wire's id is written in.
+ID_PREFIX: Final = "chatcmpl-"
 
 
 def answer_options(request: Request) -> dict[str, Any]:
@@ -281,7 +290,7 @@ class OpenAIChatStreamEncoder(StreamEncoder):
         self.own_dialect = self.own and same_dialect(event.provider, self._dialect)
         self._pending_error = recorded_error(event.metadata.get("error"))
         self._envelope = {
-            "id": event.id or "chatcmpl-streamkit", "object": "chat.completion.chunk",
+            "id": self._id(event.id or "chatcmpl-streamkit"), "object": "chat.completion.chunk",
             "created": created_of(event.metadata), "model": event.model or "",
             **(response_fields(event.metadata) if self.own else {})}
         return self._kept(event.choice, {key: value for key, value in event.metadata.items()
@@ -289,7 +298,7 @@ class OpenAIChatStreamEncoder(StreamEncoder):
 
     def on_metadata(self, event: ResponseMetadata) -> bytes:
         if event.id is not None and event.choice == 0:
-            self._envelope["id"] = event.id
+            self._envelope["id"] = self._id(event.id)
         if event.model is not None and event.choice == 0:
             self._envelope["model"] = event.model
         created = event.metadata.get("created")
@@ -300,6 +309,10 @@ class OpenAIChatStreamEncoder(StreamEncoder):
             self._envelope[key] = fields[key]  # a repeated field changed: later chunks say so
         out = sse_event({**self._envelope, "choices": [], **fields}) if fields else b""
         return out + self._kept(event.choice, event.append)
+
+    def _id(self, given: str) -> str:
+        """The response id in this wire's form (see :func:`.encoder.response_id`)."""
+        return response_id(given, ID_PREFIX, from_this_wire=self.source_wire == NAME)
 
     def _kept(self, choice: int, lists: dict[str, Any]) -> bytes:
         """What a reader of this dialect kept without a place (``extras``,
@@ -439,6 +452,10 @@ class OpenAIChatStreamEncoder(StreamEncoder):
         if kind is TextDelta and target in ("content", "refusal"):
             assert isinstance(delta, TextDelta)
             return self._chunk(choice, self._labelled(state, index, {str(target): delta.text}))
+        if kind is CitationDelta and target == "content":
+            assert isinstance(delta, CitationDelta)
+            annotation = annotation_of(delta.citation)
+            return b"" if annotation is None else self._chunk(choice, {"annotations": [annotation]})
         if target == self._reasoning_field and index in state.details:
             return self._detail_delta(choice, index, delta)
         if kind is ThinkingDelta and target == self._reasoning_field:
@@ -452,7 +469,7 @@ class OpenAIChatStreamEncoder(StreamEncoder):
             assert isinstance(delta, MetadataAppendDelta)
             if delta.key == "logprobs" and target in ("content", "refusal"):
                 return self._logprobs(choice, str(target), delta.items)
-        return b""  # signatures, citations, other metadata: no Chat field says them
+        return b""  # signatures, citations without a url, other metadata: no Chat field
 
     def _logprobs(self, choice: int, field: str, items: list[Any]) -> bytes:
         other = "refusal" if field == "content" else "content"
@@ -561,6 +578,28 @@ class OpenAIChatStreamEncoder(StreamEncoder):
         return b""
 
 
+def annotation_of(citation: Citation) -> Wire | None:
+    """A citation as a ``delta`` / ``message`` ``annotations`` entry: this wire's
+    own annotation as it came (OpenRouter's web search ``url_citation``), else a
+    ``url_citation`` for a citation that names what one requires (url and the
+    cited span; the title ``""`` when it has none); ``None`` for any other
+    (a document's citation has no url to write)."""
+    if citation.wire == NAME and citation.raw:
+        return dict(citation.raw)
+    if citation.url is None or citation.start is None or citation.end is None:
+        return None
+    return {"type": "url_citation", "url_citation": {
+        "url": citation.url, "title": citation.title or "", "start_index": citation.start,
+        "end_index": citation.end}}
+
+
+def _annotations(response: ChatResponse) -> list[Wire]:
+    """Every text block's citations as ``message.annotations`` (see :func:`annotation_of`)."""
+    return [annotation for block in response.content
+            if type(block) is TextBlock and not block.refusal
+            for annotation in map(annotation_of, block.citations) if annotation is not None]
+
+
 def _base64(data: bytes) -> str:
     return binascii.b2a_base64(data, newline=False).decode("ascii")
 
@@ -578,6 +617,9 @@ def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
                      "refusal": _joined(response, refusal=True)}
     if response.thinking:
         message[target.reasoning_fields[0]] = response.thinking
+    annotations = _annotations(response)
+    if annotations:
+        message["annotations"] = annotations
     if own and target.history.reasoning_echo == "reasoning_details" \
             and same_dialect(response.provider, target):
         thinking = [block for block in response.content if type(block) is ThinkingBlock]
@@ -591,10 +633,11 @@ def encode_response(response: ChatResponse, dialect: str | None = None) -> Wire:
     if calls:
         message["tool_calls"] = [{"id": call.id, "type": "function", "function": {
             "name": call.name, "arguments": arguments_json(call.input)}} for call in calls]
+    word = finish_word(response.finished_reason, response.stop_reason, own=own, dialect=target)
     choice: Wire = {"index": 0, "message": message, "logprobs": _logprobs(response, own),
-                    "finish_reason": finish_word(response.finished_reason, response.stop_reason,
-                                                 own=own, dialect=target)}
-    body: Wire = {"id": response.id, "object": "chat.completion",
+                    "finish_reason": word or FINISH_WORDS[FinishReason.STOP]}  # required here
+    body: Wire = {"id": response_id(response.id, ID_PREFIX, from_this_wire=source_wire == NAME),
+                  "object": "chat.completion",
                   "created": created_of(response.metadata), "model": response.model or "",
                   "choices": [choice], **(response_fields(response.metadata) if own else {})}
     if response.usage is not None:

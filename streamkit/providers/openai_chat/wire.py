@@ -38,8 +38,9 @@ FINISH_REASONS: Mapping[str, FinishReason] = MappingProxyType({
 })
 
 #: The ``finish_reason`` written for each uniform reason (an answer of this wire
-#: keeps its own word): a refusal, a pause, an error or a reason OpenAI has no
-#: word for ends its answer with ``stop``.
+#: keeps its own word): a refusal, a pause or an error ends its answer with
+#: ``stop``; an unknown end (a word streamkit does not know, or none) says none,
+#: since no success word is made up for it.
 FINISH_WORDS: Mapping[FinishReason, str | None] = MappingProxyType({
     FinishReason.STOP: "stop",
     FinishReason.LENGTH: "length",
@@ -49,7 +50,7 @@ FINISH_WORDS: Mapping[FinishReason, str | None] = MappingProxyType({
     FinishReason.PAUSE: "stop",
     FinishReason.ERROR: "stop",
     FinishReason.INTERRUPTED: "stop",
-    FinishReason.UNKNOWN: "stop",
+    FinishReason.UNKNOWN: None,
 })
 
 #: The data of the terminating event (padded variants are recognised after decoding fails).

@@ -116,7 +116,7 @@ from ...model.events import (
 from ...model.replay import events_of
 from ...model.response import ChatResponse
 from ..coerce import Wire
-from ..encoder import StreamEncoder, arguments_json
+from ..encoder import StreamEncoder, arguments_json, response_id
 from ..error_payloads import openai_error_object
 from .citations import annotation_of
 from .encode_objects import (
@@ -193,7 +193,10 @@ class OpenAIResponsesStreamEncoder(StreamEncoder):
         if self.source_wire != NAME:
             fields = {**RESPONSE_DEFAULTS, **fields}
         created = fields.pop("created_at", None)
-        self._response = {"id": event.id or "resp_streamkit", "object": "response",
+        given = event.id or "resp_streamkit"
+        written_id = response_id(given, "resp_", from_this_wire=self.source_wire == NAME)
+        self._response = {"id": written_id,
+                          "object": "response",
                           "created_at": created if isinstance(created, int | float)
                           else int(time.time()),
                           "model": event.model or "", **fields}

@@ -103,8 +103,10 @@ def end_status(finish: FinishReason | None, stop_reason: str | None, *,
     if own and stop_reason is not None and stop_reason != "incomplete" and (
             word not in END_STATUSES or finish is FinishReason.UNKNOWN):
         return "incomplete", stop_reason  # the API's own reason word, as it came
-    if word is None or word in END_STATUSES:
-        return word or "completed", None
+    if word is None:
+        return "incomplete", None  # an unknown end: no success word is made up
+    if word in END_STATUSES:
+        return word, None
     return "incomplete", word
 
 

@@ -51,14 +51,15 @@ END_STATUSES: Final = frozenset({"completed", "failed"})
 
 #: The word written for each uniform reason (an answer of this wire keeps its
 #: own): a status of :data:`END_STATUSES`, or the ``incomplete_details.reason``
-#: of an ``incomplete`` response.
+#: of an ``incomplete`` response; ``None`` (an unknown end) is ``incomplete``
+#: with no reason, not a ``completed`` made up for it.
 FINISH_WORDS: Final[Mapping[FinishReason, str | None]] = MappingProxyType({
     FinishReason.STOP: "completed",
     FinishReason.TOOL_CALLS: "completed",
     FinishReason.REFUSAL: "completed",
     FinishReason.PAUSE: "completed",
     FinishReason.INTERRUPTED: "completed",
-    FinishReason.UNKNOWN: "completed",
+    FinishReason.UNKNOWN: None,
     FinishReason.ERROR: "failed",
     FinishReason.LENGTH: "max_output_tokens",
     FinishReason.CONTENT_FILTER: "content_filter",

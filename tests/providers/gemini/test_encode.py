@@ -21,6 +21,7 @@ from typing import Any
 import anyio
 import pytest
 from support.comparing import comparable, fresh_ids
+from support.encode_matrix import parsed
 from support.recordings import FIXTURES, body, fixture_id, recordings
 
 from streamkit import (
@@ -36,6 +37,7 @@ from streamkit import (
     parse_response,
     replay,
 )
+from streamkit.framing.sse import SSEDecoder
 from streamkit.model.blocks import Base64Source, DataBlock
 from streamkit.model.events import BlockEnd, ErrorEvent, ResponseEnd
 from streamkit.providers import wire_format
@@ -250,6 +252,31 @@ async def test_google_genai_reads_the_stream_of_every_recording(path: Path) -> N
         cache = (response.usage.cached_tokens or 0) + (response.usage.cache_creation_tokens or 0)
         extra = cache if _provider(path) == "anthropic" else 0
         assert usage.prompt_token_count == (response.usage.input_tokens or 0) + extra
+
+
+#: Every stream recording of every wire (but the two made up beyond the SDK's models).
+EVERY = [path for path in recordings() if fixture_id(path) not in _NOT_SDK_SHAPED]
+
+
+@pytest.mark.parametrize("path", EVERY, ids=fixture_id)
+def test_google_genais_idiom_reads_every_chunk_of_every_encoding(path: Path) -> None:
+    """``for chunk in stream: chunk.candidates[0].content.parts``, the way
+    google-genai's users read a stream, on every chunk of every recording
+    written to Gemini, each chunk held by the SDK's own type: the last chunk
+    too (issue 30: it had no ``content``, and a usage after the end no candidate)."""
+    source = parsed(path)
+    if source.choices > 1 and source.wire != "gemini":
+        return  # one candidate per chunk is Gemini's own multi-candidate form only
+    decoder = SSEDecoder()
+    encoded = b"".join(encode_stream("gemini", source.events))
+    frames = [json.loads(event.data) for event in decoder.feed(encoded) + decoder.flush()]
+    assert frames
+    for frame in frames:
+        if "error" in frame:
+            continue  # the in-stream error object: google-genai raises it, no chunk
+        chunk = types.GenerateContentResponse.model_validate(frame)
+        assert chunk.candidates is not None and chunk.candidates[0].content is not None, frame
+        assert chunk.candidates[0].content.parts is not None, frame
 
 
 def test_what_another_wires_answer_loses() -> None:

@@ -51,7 +51,7 @@ from streamkit.model.events import (
 )
 from streamkit.model.replay import events_of
 from streamkit.providers import wire_format
-from streamkit.providers.encoder import input_tokens_for, wire_of_provider
+from streamkit.providers.encoder import input_tokens_for, response_id, wire_of_provider
 from streamkit.testing import ReplayServer
 
 WIRE = "openai-responses"
@@ -86,6 +86,12 @@ VENDOR_SHAPES = {"edge/openai-responses-missing-index.sse", "edge/openai-respons
 def _parsed(path: Path) -> tuple[list[Any], ChatResponse]:
     with fresh_ids():
         return replay(body(path), PROVIDERS[_wire_of_path(path)], on_error="return")
+
+
+def _written_id(response: ChatResponse) -> str:
+    """The response's id in this wire's form (``test_encode_ids.py`` pins the rule)."""
+    return response_id(response.id, "resp_",
+                       from_this_wire=wire_of_provider(response.provider) == WIRE)
 
 
 def _reparsed(encoded: bytes) -> ChatResponse:
@@ -283,7 +289,7 @@ async def test_the_official_sdk_reads_the_encoded_stream(path: Path) -> None:
         assert await _sdk_read(encoded) is None  # no terminal event, as the source had none
         return
     final = await _sdk_read(encoded)
-    assert final.id == response.id
+    assert final.id == _written_id(response)
     got, expected = _got(final), _expected(response)
     assert got == expected
     if final.status == "completed":
@@ -468,7 +474,7 @@ def test_the_body_validates_as_the_sdks_response_and_reads_back(path: Path) -> N
     _, response = _parsed(path)
     written = encode_response(WIRE, response)
     validated = types.Response.model_validate(_as_the_sdk_models_it(written))
-    assert validated.id == response.id
+    assert validated.id == _written_id(response)
     again = streamkit.parse_response(WIRE, written) if response.finished_reason \
         != FinishReason.ERROR else None
     if again is None:
