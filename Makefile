@@ -116,15 +116,20 @@ check-tools:
 	  echo "    sudo apt-get install -y chromium chromium-driver    (Debian; .ci/run does it in CI)" >&2; \
 	  exit 1; }
 
-# The whole suite on every core (pytest-xdist), the docs site built strictly
+# The whole suite on every core and one worker more (pytest-xdist, JOBS=N to
+# choose): many tests wait on sockets, timeouts and subprocesses (the gateway,
+# the CLI, node, Chromium), and the extra worker runs while they wait (fresh
+# clone on 2 cores: 6:17 with 2 workers, 5:25 with 3). The docs site built strictly
 # (tests/test_docs.py) and every code block of the docs and README run. A
 # skipped test fails here (STREAMKIT_NO_SKIPS, tests/support/skips_fail.py), as in CI.
 # mypy --strict runs beside the suite, not before it: from a fresh clone (no
 # cache) it takes a minute and a half of one core, which the suite's workers
 # share; its report is printed after the suite's, and either failing fails.
+WORKERS := $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+
 test: lint check-tools web/node_modules/.package-lock.json
 	@typed=$$(mktemp); $(BIN)/mypy > $$typed 2>&1 & mypy=$$!; \
-	STREAMKIT_NO_SKIPS=1 $(BIN)/python -m pytest -q -n $(or $(JOBS),auto) --dist worksteal; \
+	STREAMKIT_NO_SKIPS=1 $(BIN)/python -m pytest -q -n $(or $(JOBS),$(WORKERS)) --dist worksteal; \
 	tests=$$?; wait $$mypy; checked=$$?; echo "$(BIN)/mypy"; cat $$typed; rm -f $$typed; \
 	test $$tests -eq 0 && test $$checked -eq 0
 
