@@ -10,7 +10,8 @@ from streamkit.model.json_values import copy_json
 
 
 def test_a_copy_shares_no_container_and_keeps_every_value() -> None:
-    value = {"a": [1, 2.5, {"b": None, "c": True}], "d": "text", "e": [[["deep"]]]}
+    value: dict[str, Any] = {"a": [1, 2.5, {"b": None, "c": True}], "d": "text",
+                             "e": [[["deep"]]]}
     copied = copy_json(value)
     assert copied == value
     copied["a"][2]["b"] = "changed"
