@@ -33,8 +33,8 @@ from typing import Any, Self
 
 import anyio.from_thread
 
-from ..conversation.messages import Message
 from ..conversation.estimate import CHARS_PER_TOKEN, estimate_tokens
+from ..conversation.messages import Message
 from ..conversation.request import Request
 from ..model.errors import (
     InvalidBodyError,
