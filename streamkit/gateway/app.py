@@ -12,6 +12,15 @@ One request's way through (:meth:`Gateway.answer`):
    event as it comes (:func:`~streamkit.encode_stream`), or the body
    (:func:`~streamkit.encode_response`).
 
+A token count (each wire's count endpoint, :attr:`ServedCall.count
+<streamkit.providers.routes.ServedCall.count>`) takes the same first steps and
+is answered by the upstream's own count (``client.count_tokens()``), written
+in the caller's wire's count answer; an upstream whose API cannot count gives
+an estimate, said by the :data:`ESTIMATE_HEADER` response header. The
+caller's headers its wire's list allows (and ``[gateway] forward_headers``)
+go to an upstream of the caller's wire, never another's, never a key
+(:mod:`streamkit.client.forwarding`).
+
 Errors: before the first byte, the caller's wire's HTTP error with the
 upstream's status (:func:`~streamkit.encode_error`; 502 when the upstream
 never answered or answered nothing: a redirect, an empty or another wire's
