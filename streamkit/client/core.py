@@ -295,16 +295,8 @@ class ClientCore:
         given; a fallback chain's adds the models tried before), its usage
         counted as an answer handed back whole. Every error carries what the
         body decoded to so far."""
-        body = BoundedBody(self.max_body_bytes)
-        failure = yield Read(response, body, call.deadline, self.secret)
-        provider = self.entry.name
-        if body.over_limit:
-            raise LimitExceeded(f"the response body is larger than max_body_bytes={body.limit}",
-                                limit="max_body_bytes", value=body.limit, observed=body.limit + 1,
-                                partial=partial_answer(provider, body.data))
-        if failure is not None:
-            raise broken_body(provider, failure, body.data) from failure
-        answer = whole_answer(provider, self.entry.wire, response, body.data, self.secret)
+        data = yield from self.whole_body(response, call)
+        answer = whole_answer(self.entry.name, self.entry.wire, response, data, self.secret)
         if self.secret is not None:
             redact_blocks(answer, self.secret)
         usage = answer.usage
@@ -314,6 +306,21 @@ class ClientCore:
         answer.timing = ResponseTiming.whole_body(request_timing, clock.monotonic(), output)
         self.record(answer, whole=True)
         return answer
+
+    def whole_body(self, response: httpx.Response, call: Call) -> Generator[Step, Any, bytes]:
+        """``response``'s whole body, up to ``max_body_bytes`` and never further
+        (past it, :class:`~streamkit.model.errors.LimitExceeded`); a body cut
+        short is :func:`~streamkit.client.answers.broken_body`'s error. Each
+        carries what the body decoded to."""
+        body = BoundedBody(self.max_body_bytes)
+        failure = yield Read(response, body, call.deadline, self.secret)
+        if body.over_limit:
+            raise LimitExceeded(f"the response body is larger than max_body_bytes={body.limit}",
+                                limit="max_body_bytes", value=body.limit, observed=body.limit + 1,
+                                partial=partial_answer(self.entry.name, body.data))
+        if failure is not None:
+            raise broken_body(self.entry.name, failure, body.data) from failure
+        return body.data
 
     def events(self, source: Any, options: ReadOptions,
                request_timing: RequestTiming | None = None) -> Stream | SyncStream:

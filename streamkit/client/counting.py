@@ -22,15 +22,14 @@ from collections.abc import Generator, Mapping
 from typing import Any
 
 from ..conversation.estimate import estimate_tokens
-from ..model.errors import InvalidBodyError, LimitExceeded, ProtocolError
+from ..model.errors import InvalidBodyError, ProtocolError
 from ..model.finish import FinishReason
 from ..model.token_count import TokenCount
 from ..providers.codec import parse_request
 from ..providers.counting import TokenCounting
-from ..reading.error_body import BoundedBody
-from .answers import broken_body, nothing
+from .answers import nothing
 from .core import ClientCore, Clock
-from .steps import Call, Read, Step
+from .steps import Call, Step
 
 __all__ = ["count_steps", "read_count"]
 
@@ -57,16 +56,8 @@ def _counted(core: ClientCore, counting: TokenCounting, call: Call,
              clock: Clock) -> Generator[Step, Any, TokenCount]:
     """The count endpoint's answer, after the client's usual attempts."""
     response = yield from core.attempts(call, clock)
-    body = BoundedBody(core.max_body_bytes)
-    failure = yield Read(response, body, call.deadline, core.secret)
-    provider = core.entry.name
-    if body.over_limit:
-        raise LimitExceeded(f"the token count answer is larger than max_body_bytes={body.limit}",
-                            limit="max_body_bytes", value=body.limit, observed=body.limit + 1,
-                            partial=nothing(provider, FinishReason.ERROR))
-    if failure is not None:
-        raise broken_body(provider, failure, body.data) from failure
-    return read_count(provider, core.wire.name, counting, body.data)
+    data = yield from core.whole_body(response, call)
+    return read_count(core.entry.name, core.wire.name, counting, data)
 
 
 def read_count(provider: str, wire: str, counting: TokenCounting, data: bytes) -> TokenCount:

@@ -18,7 +18,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from ..model.blocks import TextBlock, ThinkingBlock, ToolCallBlock, ToolResultBlock
+from ..model.blocks import ToolCallBlock, ToolResultBlock
+from ..model.merge import streamed_text
 from ..model.response import ChatResponse
 from ..model.token_count import TokenCount
 from .messages import FunctionExecutionResultMessage, Message, SystemMessage, as_assistant
@@ -63,18 +64,17 @@ def _message_texts(message: Message) -> Iterator[str]:
 
 
 def _block_texts(block: Any) -> Iterator[str]:
+    """A block's text: what its deltas grow (a text, visible thinking, a call's
+    arguments; nothing for media and raw items), a call's name, a result's parts."""
     if isinstance(block, str):  # a plain string in a content list is text
         yield block
-    elif isinstance(block, TextBlock):
-        yield block.text
-    elif isinstance(block, ThinkingBlock):
-        yield block.thinking
-    elif isinstance(block, ToolCallBlock):
-        yield block.name
-        yield block.input
     elif isinstance(block, ToolResultBlock):
         for part in block.content:
             yield from _block_texts(part)
+    else:
+        if isinstance(block, ToolCallBlock):
+            yield block.name
+        yield streamed_text(block)
 
 
 def _tool_texts(tool: Tool | dict[str, Any]) -> Iterator[str]:
