@@ -246,14 +246,46 @@ def _wrap_deep(body: Any, rng: random.Random) -> Any:
     return body
 
 
+#: The most a huge body may say as JSON. Its items are shared, so a second huge
+#: list inside the first one's repeated item multiplies (3,000 x 3,000 items of a
+#: few hundred bytes: a 9 GB body, which no HTTP request carries, and whose
+#: encoding killed a 100k run for memory); such a second one is not made.
+HUGE_BYTES = 16_000_000
+
+
 def _huge(body: Any, rng: random.Random) -> Any:
-    """A list of the body repeated until it holds thousands of items (a 1-6 MB body)."""
+    """A list of the body repeated until it holds thousands of items (a 1-16 MB body)."""
     lists = [container for container, _ in _slots(body) if isinstance(container, list)]
     if lists:
         items = rng.choice(lists)
         if items:
+            had = len(items)
             items.extend([items[-1]] * rng.choice([500, 3000]))  # shared: read only
+            if written_size(body) > HUGE_BYTES:
+                del items[had:]
     return body
+
+
+def written_size(value: Any) -> int:
+    """About how many bytes ``value`` takes as JSON, a shared item counted each
+    time it is written; each container is walked once (no recursion), so a body
+    of shared items costs its distinct containers, not its written size."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        node, walked = stack.pop()
+        if not isinstance(node, (dict, list)) or (id(node) in sizes and not walked):
+            continue
+        children = list(node.values()) if isinstance(node, dict) else node
+        if not walked:
+            stack.append((node, True))
+            stack.extend((child, False) for child in children)
+            continue
+        keys = sum(len(str(key)) + 4 for key in node) if isinstance(node, dict) else 0
+        sizes[id(node)] = 2 + keys + sum(
+            sizes[id(child)] if isinstance(child, (dict, list))
+            else len(child) + 2 if isinstance(child, str) else 8 for child in children)
+    return sizes.get(id(value), 8)
 
 
 DICT_MUTATIONS: dict[str, Callable[[Any, random.Random], Any]] = {
