@@ -22,7 +22,7 @@ module. From here:
   :class:`DataDelta`, :class:`TranscriptDelta`, :class:`CitationDelta`);
 - talking back: the messages, :func:`build_request`, :func:`parse_request`,
   :func:`parse_response`, :class:`Request`, ``ToolChoice``, ``JsonOutput``,
-  :class:`JsonSchemaOutput`, :func:`tool`, :class:`Tool`, :class:`Workbench`,
+  :class:`JsonSchemaOutput`, :class:`CachePoint`, :func:`tool`, :class:`Tool`, :class:`Workbench`,
   :class:`StaticWorkbench` and :func:`run_calls` (a response's calls run by
   whatever tools the request was given);
 - answering as a provider: :func:`encode_stream` (events or a response -> the
@@ -57,6 +57,7 @@ from .conversation.strict import StrictSchemaError
 from .conversation.tools import Tool, tool
 from .conversation.workbench import StaticWorkbench, Workbench, run_calls
 from .model.accumulate import Accumulator
+from .model.cache import CachePoint
 from .model.blocks import (
     Block,
     Citation,
@@ -165,6 +166,7 @@ __all__ = [
     "BlockDelta",
     "BlockEnd",
     "BlockStart",
+    "CachePoint",
     "ChatResponse",
     "ChatUsage",
     "Citation",

@@ -95,8 +95,10 @@ from ..options import (
     read_renamed,
     write_renamed,
 )
+from ..cache_points import place_points, read_points
 from ..turns import SAME_TURN, is_own_turn, joins_previous, refuse_orphan_results, user_turns
 from .assistant import assistant_blocks, read_assistant_block
+from .cache import MARKERS, fit_breakpoints
 from .content import (
     own_extras,
     read_tool_result,
@@ -139,6 +141,7 @@ _EFFORT = {"minimal": "low"}
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The Messages API body for ``request`` (see the module docstring)."""
     refuse_orphan_results(request.messages, NAME)
+    request = place_points(request, MARKERS)  # cache points as cache_control (see .cache)
     options, foreign_thinking = prepared_options(request, NAME, _UNSUPPORTED, _IMPLIED,
                                                  versioned=True)
     origin = origin_of(request.options)
@@ -161,6 +164,7 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
         body["stream"] = request.stream
     body = finished_body(body, options)  # everything else, under its own name
     fit_messages(body["messages"], version)
+    fit_breakpoints(body, request)
     if "max_tokens" not in body:
         raise UnsupportedFeatureError(
             NAME, "a request without max_tokens",
@@ -425,6 +429,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     read_renamed(rest, request.options, _RENAMED)
     request.options.update(rest)
     check_uniform_options(request.options, NAME, _RENAMED)
+    read_points(request, MARKERS)
     return request
 
 

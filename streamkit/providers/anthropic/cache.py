@@ -1,0 +1,84 @@
+"""Anthropic's prompt-cache breakpoints: ``cache_control`` to and from
+:class:`~streamkit.model.cache.CachePoint` s, and the limit of four.
+
+A breakpoint is ``"cache_control": {"type": "ephemeral"}`` (``"ttl": "5m"`` or
+``"1h"`` beside it) on a tool definition, a system text block, a content block
+of a message or a tool result (Anthropic's prompt-caching guide). A message has
+no marker of its own: a point on a message goes on its last block (never a
+thinking block, which takes none). A ``cache_control`` this model cannot hold
+(another ``type``, a TTL Anthropic does not list) stays the block's extra and
+goes back to Anthropic as it came.
+
+The limit: "A maximum of 4 blocks with cache_control may be provided. Found 5."
+is Anthropic's 400 (quoted in tghamm/Anthropic.SDK#50, continuedev/continue#6937).
+When a request asks for more, the body keeps the **first** breakpoint in the
+prompt's order (tools, then system, then messages: the prefix every
+conversation of an application shares, read by all of them) and the **last
+three** (the latest turns, the prefix the next request of this conversation
+reads), and drops the others with a :class:`~streamkit.LossyTranslationWarning`
+naming each by its place in the body. Breakpoints counted are every
+``cache_control`` the body holds, the caller's own extras and server tools'
+included.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from ...conversation.request import Request
+from ...model.cache import CACHE_TTLS, CachePoint
+from ...model.errors import warn_lossy
+from ..cache_points import Markers, written_points
+from .wire import NAME
+
+__all__ = ["MARKERS", "MAX_BREAKPOINTS", "fit_breakpoints"]
+
+#: The most ``cache_control`` blocks one request may hold (see the module docstring).
+MAX_BREAKPOINTS: Final = 4
+
+
+def _write(point: CachePoint) -> dict[str, Any]:
+    marker: dict[str, Any] = {"type": "ephemeral"}
+    if point.ttl is not None:
+        marker["ttl"] = point.ttl
+    return marker
+
+
+def _read(value: Any) -> CachePoint | None:
+    """The point a ``cache_control`` stands for; ``None`` for one that would not
+    be written back as it came."""
+    if not isinstance(value, dict) or value.get("type") != "ephemeral":
+        return None
+    ttl = value.get("ttl")
+    if set(value) - {"type", "ttl"} or (ttl is not None and ttl not in CACHE_TTLS) or (
+            "ttl" in value and ttl is None):
+        return None
+    return CachePoint(ttl)
+
+
+#: Anthropic's markers (:mod:`streamkit.providers.cache_points`).
+MARKERS: Final = Markers(NAME, "cache_control", _write, _read)
+
+
+def fit_breakpoints(body: dict[str, Any], placed: Request) -> None:
+    """``body`` within :data:`MAX_BREAKPOINTS` (the module docstring's rule),
+    a point placed in ``placed`` but not written said."""
+    found = written_points(_prompt_parts(body), placed, MARKERS)
+    if len(found) <= MAX_BREAKPOINTS:
+        return
+    dropped = found[1:len(found) - MAX_BREAKPOINTS + 1]
+    for holder, _ in dropped:
+        del holder[MARKERS.field]
+    warn_lossy(NAME, f"{len(found)} cache breakpoints: the ones at "
+               f"{', '.join(path for _, path in dropped)}",
+               f"Anthropic takes at most {MAX_BREAKPOINTS} a request; the first (the prefix "
+               f"every conversation shares) and the last three (the latest turns) are kept")
+
+
+def _prompt_parts(body: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The parts of a body that can hold breakpoints, in the prompt's order."""
+    parts: list[tuple[str, Any]] = []
+    for key in ("tools", "system", "messages"):
+        if isinstance(body.get(key), list):
+            parts.append((key, body[key]))
+    return parts
