@@ -42,12 +42,13 @@ from ..conversation.messages import (
 from ..conversation.request import Request
 from ..conversation.tools import Tool
 from ..model.blocks import Block, TextBlock, ThinkingBlock
-from ..model.cache import CachePoint
+from ..model.cache import CACHE_TTLS, CachePoint
 from ..model.errors import warn_lossy
 from ..model.extras import Extras, origin_of
 from ..model.response import ChatResponse
 
-__all__ = ["Markers", "place_points", "read_points", "written_points"]
+__all__ = ["Markers", "place_points", "read_ephemeral", "read_points", "write_ephemeral",
+           "written_points"]
 
 Holder: TypeAlias = "Message | Block | FunctionExecutionResult | Tool"
 
@@ -57,13 +58,43 @@ class Markers:
     """How one wire marks a cache point: its ``field`` on a holder, the value
     written for a point (``write``), the point a value stands for (``read``:
     ``None`` when the value is not one this model can hold), and whether a
-    message itself carries a marker (``on_messages``; else its last block does)."""
+    message itself carries a marker (``on_messages``; else its last block does).
+    ``in_tool_metadata``: a tool's marker is one of its extras (Anthropic's);
+    else the wire's tool module reads and writes it (an OpenAI Chat tool's
+    extras go inside its ``function``, its marker beside it)."""
 
     wire: str
     field: str
     write: Callable[[CachePoint], dict[str, Any]]
     read: Callable[[Any], CachePoint | None]
     on_messages: bool = False
+    in_tool_metadata: bool = True
+
+
+def write_ephemeral(point: CachePoint) -> dict[str, Any]:
+    """Anthropic's marker, ``{"type": "ephemeral"}`` and the point's ``ttl``
+    (Anthropic's prompt-caching guide; OpenRouter and LiteLLM take the same
+    marker in an OpenAI Chat body)."""
+    marker: dict[str, Any] = {"type": "ephemeral"}
+    if point.ttl is not None:
+        marker["ttl"] = point.ttl
+    return marker
+
+
+def read_ephemeral(value: Any) -> CachePoint | None:
+    """The point a marker :func:`write_ephemeral` writes stands for; ``None``
+    for any other value (another ``type``, a TTL no API lists, more fields),
+    which stays its wire's extra and goes back as it came."""
+    if not isinstance(value, dict) or value.get("type") != "ephemeral" or (
+            set(value) - {"type", "ttl"}):
+        return None
+    ttl = value.get("ttl", _NO_TTL)
+    if ttl is _NO_TTL:
+        return CachePoint()
+    return CachePoint(ttl) if ttl in CACHE_TTLS else None
+
+
+_NO_TTL = object()
 
 
 class _Placed(dict[str, Any]):
@@ -86,7 +117,7 @@ class _Placed(dict[str, Any]):
 def read_points(request: Request, markers: Markers) -> None:
     """Move each marker a reader of ``markers.wire`` kept in ``request`` into
     its holder's ``cache`` (in place: ``request`` was just read)."""
-    for holder, is_message in _holders(request):
+    for holder, is_message in _holders(request, tools=markers.in_tool_metadata):
         if markers.on_messages or not is_message:
             _lift(holder, markers)
 
@@ -101,9 +132,10 @@ def _lift(holder: Holder, markers: Markers) -> None:
         holder.cache = point
 
 
-def _holders(request: Request) -> Iterator[tuple[Holder, bool]]:
-    """Every holder of a point, messages flagged ``True``, in the prompt's order."""
-    for tool in request.tools or ():
+def _holders(request: Request, *, tools: bool = True) -> Iterator[tuple[Holder, bool]]:
+    """Every holder of a point (the tools too, unless not ``tools``), messages
+    flagged ``True``, in the prompt's order."""
+    for tool in request.tools or () if tools else ():
         if isinstance(tool, Tool):
             yield tool, False
     for message in request.messages:
@@ -134,19 +166,20 @@ def place_points(request: Request, markers: Markers) -> Request:
     metadata (copies of the holders that have one; ``request`` is untouched)."""
     if not any(holder.cache is not None for holder, _ in _holders(request)):
         return request
-    tools = None if request.tools is None else [
+    tools = None if request.tools is None or not markers.in_tool_metadata else [
         _marked(tool, f"tools[{number}]", markers) if isinstance(tool, Tool) else tool
         for number, tool in enumerate(request.tools)]
     messages = [_placed_message(message, f"messages[{number}]", markers)
                 for number, message in enumerate(request.messages)]
-    return dataclasses.replace(request, tools=tools, messages=messages)
+    return dataclasses.replace(request, tools=tools or request.tools, messages=messages)
 
 
 def _placed_message(message: Message, place: str, markers: Markers) -> Message:
     if isinstance(message, ChatResponse):
         return message
     cache = message.cache
-    if cache is not None and not markers.on_messages:
+    if cache is not None and (not markers.on_messages or isinstance(
+            message, FunctionExecutionResultMessage)):  # written as one message per result
         message = _point_on_last(message, cache)
     changes: dict[str, Any] = {}
     if isinstance(message, FunctionExecutionResultMessage):

@@ -26,9 +26,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from ...conversation.request import Request
-from ...model.cache import CACHE_TTLS, CachePoint
 from ...model.errors import warn_lossy
-from ..cache_points import Markers, written_points
+from ..cache_points import Markers, read_ephemeral, write_ephemeral, written_points
 from .wire import NAME
 
 __all__ = ["MARKERS", "MAX_BREAKPOINTS", "fit_breakpoints"]
@@ -37,27 +36,8 @@ __all__ = ["MARKERS", "MAX_BREAKPOINTS", "fit_breakpoints"]
 MAX_BREAKPOINTS: Final = 4
 
 
-def _write(point: CachePoint) -> dict[str, Any]:
-    marker: dict[str, Any] = {"type": "ephemeral"}
-    if point.ttl is not None:
-        marker["ttl"] = point.ttl
-    return marker
-
-
-def _read(value: Any) -> CachePoint | None:
-    """The point a ``cache_control`` stands for; ``None`` for one that would not
-    be written back as it came."""
-    if not isinstance(value, dict) or value.get("type") != "ephemeral":
-        return None
-    ttl = value.get("ttl")
-    if set(value) - {"type", "ttl"} or (ttl is not None and ttl not in CACHE_TTLS) or (
-            "ttl" in value and ttl is None):
-        return None
-    return CachePoint(ttl)
-
-
 #: Anthropic's markers (:mod:`streamkit.providers.cache_points`).
-MARKERS: Final = Markers(NAME, "cache_control", _write, _read)
+MARKERS: Final = Markers(NAME, "cache_control", write_ephemeral, read_ephemeral)
 
 
 def fit_breakpoints(body: dict[str, Any], placed: Request) -> None:
