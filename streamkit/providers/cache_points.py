@@ -48,7 +48,7 @@ from ..model.extras import Extras, origin_of
 from ..model.response import ChatResponse
 
 __all__ = ["Markers", "place_points", "read_ephemeral", "read_points", "write_ephemeral",
-           "written_points"]
+           "with_automatic_points", "written_points"]
 
 Holder: TypeAlias = "Message | Block | FunctionExecutionResult | Tool"
 
@@ -286,3 +286,47 @@ def _placed_places(request: Request, markers: Markers) -> list[str]:
         if isinstance(marker, _Placed):
             places.append(marker.place)
     return places
+
+
+# ---------------------------------------------------------------- automatic points
+
+
+def with_automatic_points(request: Request) -> Request:
+    """``request`` with the points a gateway adds for a model configured
+    ``cache = "auto"``: on the last tool (every definition cached), on the
+    system prompt (its last leading system message) and on the last user
+    turn (the conversation's last user message or tool results), at most three,
+    within Anthropic's four. A request with a point of its own is returned as
+    it is: its caller placed them (Claude Code does), and knows better."""
+    if any(holder.cache is not None for holder, _ in _holders(request)):
+        return request
+    point = CachePoint()
+    tools = request.tools
+    numbered = [number for number, tool in enumerate(tools or ()) if isinstance(tool, Tool)]
+    if tools is not None and numbered:
+        tools = list(tools)
+        tools[numbered[-1]] = _with_point(tools[numbered[-1]], point)
+    messages = list(request.messages)
+    for number in (_system_end(messages), _last_user_turn(messages)):
+        if number is not None:
+            messages[number] = _with_point(messages[number], point)
+    return dataclasses.replace(request, tools=tools, messages=messages)
+
+
+def _with_point(holder: Any, point: CachePoint) -> Any:
+    marked = copy.copy(holder)  # not dataclasses.replace: a Tool's binding is no init field
+    marked.cache = point
+    return marked
+
+
+def _system_end(messages: list[Message]) -> int | None:
+    count = 0
+    while count < len(messages) and isinstance(messages[count], SystemMessage):
+        count += 1
+    return count - 1 if count else None
+
+
+def _last_user_turn(messages: list[Message]) -> int | None:
+    return next((number for number in range(len(messages) - 1, -1, -1)
+                 if isinstance(messages[number], (UserMessage,
+                                                  FunctionExecutionResultMessage))), None)

@@ -30,7 +30,13 @@ from ...model.errors import warn_lossy
 from ..cache_points import Markers, read_ephemeral, write_ephemeral, written_points
 from .wire import NAME
 
-__all__ = ["MARKERS", "MAX_BREAKPOINTS", "fit_breakpoints"]
+__all__ = ["CACHE_HINTS", "MARKERS", "MAX_BREAKPOINTS", "fit_breakpoints"]
+
+#: OpenAI's prompt-cache options (``prompt_cache_key``, a routing hint;
+#: ``prompt_cache_retention``): Anthropic's cache is keyed by the exact prefix
+#: and lives as its breakpoints' ``ttl`` say, so they ask nothing of it and are
+#: dropped without a word (a documented no-op, ``docs/caching.md``).
+CACHE_HINTS: Final = ("prompt_cache_key", "prompt_cache_retention")
 
 #: The most ``cache_control`` blocks one request may hold (see the module docstring).
 MAX_BREAKPOINTS: Final = 4

@@ -98,7 +98,7 @@ from ..options import (
 from ..cache_points import place_points, read_points
 from ..turns import SAME_TURN, is_own_turn, joins_previous, refuse_orphan_results, user_turns
 from .assistant import assistant_blocks, read_assistant_block
-from .cache import MARKERS, fit_breakpoints
+from .cache import CACHE_HINTS, MARKERS, fit_breakpoints
 from .content import (
     own_extras,
     read_tool_result,
@@ -123,7 +123,8 @@ _UNSUPPORTED = {
 }
 
 # Uniform options that need nothing on this wire.
-_IMPLIED = frozenset({"include_usage"})  # message_start / message_delta always carry usage
+_IMPLIED = frozenset({"include_usage",  # message_start / message_delta always carry usage
+                      *CACHE_HINTS})
 
 # thinking.display <-> include_thoughts (ThinkingConfigEnabledParam.display:
 # "summarized" returns the thinking, "omitted" only its signature).
