@@ -57,7 +57,6 @@ from .conversation.strict import StrictSchemaError
 from .conversation.tools import Tool, tool
 from .conversation.workbench import StaticWorkbench, Workbench, run_calls
 from .model.accumulate import Accumulator
-from .model.cache import CachePoint
 from .model.blocks import (
     Block,
     Citation,
@@ -69,6 +68,7 @@ from .model.blocks import (
     ToolCallBlock,
     ToolResultBlock,
 )
+from .model.cache import CachePoint
 from .model.data_sources import Base64Source, URLSource
 from .model.errors import (
     BlockConflictError,

@@ -47,10 +47,18 @@ from ..model.errors import warn_lossy
 from ..model.extras import Extras, origin_of
 from ..model.response import ChatResponse
 
-__all__ = ["Markers", "place_points", "read_ephemeral", "read_points", "write_ephemeral",
-           "with_automatic_points", "written_points"]
+__all__ = [
+    "Markers",
+    "place_points",
+    "read_ephemeral",
+    "read_points",
+    "with_automatic_points",
+    "write_ephemeral",
+    "written_points",
+]
 
-Holder: TypeAlias = "Message | Block | FunctionExecutionResult | Tool"
+Turn: TypeAlias = SystemMessage | UserMessage | AssistantMessage | FunctionExecutionResultMessage
+Holder: TypeAlias = "Turn | Block | FunctionExecutionResult | Tool"
 
 
 @dataclass(frozen=True)
@@ -174,9 +182,10 @@ def place_points(request: Request, markers: Markers) -> Request:
     return dataclasses.replace(request, tools=tools or request.tools, messages=messages)
 
 
-def _placed_message(message: Message, place: str, markers: Markers) -> Message:
-    if isinstance(message, ChatResponse):
-        return message
+def _placed_message(given: Message, place: str, markers: Markers) -> Message:
+    if isinstance(given, ChatResponse):
+        return given
+    message: Turn = given
     cache = message.cache
     if cache is not None and (not markers.on_messages or isinstance(
             message, FunctionExecutionResultMessage)):  # written as one message per result
@@ -198,10 +207,12 @@ def _placed_result(result: FunctionExecutionResult, place: str,
     content = result.content if isinstance(result.content, str) else [
         _marked(block, f"{place}.content[{number}]", markers)
         for number, block in enumerate(result.content)]
-    return _marked(dataclasses.replace(result, content=content), place, markers)
+    marked: FunctionExecutionResult = _marked(dataclasses.replace(result, content=content),
+                                              place, markers)
+    return marked
 
 
-def _point_on_last(message: Message, cache: CachePoint) -> Message:
+def _point_on_last(message: Turn, cache: CachePoint) -> Turn:
     """A message whose point its wire cannot hold, the point on its last block
     (its last tool result; a string content as one text block)."""
     if isinstance(message, FunctionExecutionResultMessage):
@@ -215,7 +226,7 @@ def _point_on_last(message: Message, cache: CachePoint) -> Message:
         last = copy.copy(content[markable[-1]])
         last.cache = cache
         content[markable[-1]] = last
-    return dataclasses.replace(message, content=content, cache=None)  # type: ignore[arg-type]
+    return dataclasses.replace(message, content=content, cache=None)  # type: ignore[arg-type]  # one list for any turn
 
 
 def _marked(holder: Any, place: str, markers: Markers) -> Any:

@@ -30,7 +30,8 @@ EPHEMERAL = {"type": "ephemeral"}
 def upstream() -> Iterator[ThreadedReplayServer]:
     with ReplayServer().in_thread() as server:
         # usage: 120 in, 900 read from the cache, 30 written to it
-        server.add_file("/v1/messages", FIXTURES / "edge" / "anthropic-interleaved-tools-unknown.sse")
+        server.add_file("/v1/messages",
+                        FIXTURES / "edge" / "anthropic-interleaved-tools-unknown.sse")
         yield server
 
 

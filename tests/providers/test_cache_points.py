@@ -107,7 +107,7 @@ def test_more_than_four_breakpoints_keep_the_first_and_the_last_three() -> None:
     with pytest.warns(LossyTranslationWarning, match=r"7 cache breakpoints: the ones at "
                       r"system\[0\], messages\[0\]\.content\[0\], "
                       r"messages\[2\]\.content\[0\]: "):
-        body = build_request("anthropic", messages + [UserMessage("q")], model="c",
+        body = build_request("anthropic", [*messages, UserMessage("q")], model="c",
                              max_tokens=5, tools=TOOLS)
     sdk_valid("anthropic", body)
     marked = [path for path, part in _parts(body) if "cache_control" in part]
@@ -219,8 +219,8 @@ def test_a_gemini_explicit_cache_goes_to_gemini_and_is_refused_elsewhere() -> No
     request = parse_request("gemini", body)
     assert build_request("gemini", request) == body
     for provider in ("anthropic", "openai", "openai-responses", "ollama"):
-        with pytest.raises(UnsupportedFeatureError, match="cachedContents/contract-42.*"
-                           "explicit context cache"):
+        with pytest.raises(UnsupportedFeatureError, match=r"cachedContents/contract-42.*"
+                           r"explicit context cache"):
             build_request(provider, request, model="m", max_tokens=5)
 
 

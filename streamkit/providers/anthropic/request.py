@@ -86,6 +86,7 @@ from ...model.errors import InvalidBodyError, UnsupportedFeatureError, warn_loss
 from ...model.extras import Extras, extras_for, origin_of
 from ...model.ids import StreamIds
 from ...model.response import ChatResponse
+from ..cache_points import place_points, read_points
 from ..coerce import Wire, as_str, check_uniform_options
 from ..lossless import message_extras, put_back, take, take_list, unread
 from ..options import (
@@ -95,7 +96,6 @@ from ..options import (
     read_renamed,
     write_renamed,
 )
-from ..cache_points import place_points, read_points
 from ..turns import SAME_TURN, is_own_turn, joins_previous, refuse_orphan_results, user_turns
 from .assistant import assistant_blocks, read_assistant_block
 from .cache import CACHE_HINTS, MARKERS, fit_breakpoints

@@ -56,7 +56,8 @@ def _mark_tools(body: dict[str, Any], request: Request) -> None:
               if isinstance(tool, Tool) and tool.cache is not None}
     for entry in body.get("tools", ()) if points else ():
         function = entry.get("function")
-        point = points.get(function.get("name")) if isinstance(function, dict) else None
+        name = function.get("name") if isinstance(function, dict) else None
+        point = points.get(name) if isinstance(name, str) else None
         if point is not None:
             entry[MARKERS.field] = MARKERS.write(point)
 

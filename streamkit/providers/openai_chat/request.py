@@ -99,11 +99,11 @@ from ...model.blocks import DataBlock, TextBlock, ToolCallBlock
 from ...model.errors import InvalidBodyError
 from ...model.ids import StreamIds
 from ...model.vendors import PROVIDERS
+from ..cache_points import read_points
 from ..coerce import Wire, check_uniform_options
 from ..function_tools import read_schema_output, schema_fields
 from ..lossless import put_back, take, take_list, unread, with_extras
 from ..options import budget_as_effort, finished_body, prepared_options, refuse_or_drop, set_field
-from ..cache_points import read_points
 from ..tool_media import result_blocks
 from ..turns import add_result, refuse_orphan_results, write_messages
 from .assistant import RESERVED, assistant_message, patch, read_assistant

@@ -36,8 +36,8 @@ from ..function_tools import (
     written_tools,
 )
 from ..lossless import ABSENT
-from .content import own
 from .cache import read_tool_point
+from .content import own
 from .wire import NAME
 
 __all__ = ["read_tool_definition", "read_tools", "tool_definition", "write_tools"]

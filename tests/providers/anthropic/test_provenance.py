@@ -15,8 +15,8 @@ from support.conversations import conversations
 from support.request_oracles import sdk_valid
 
 from streamkit import (
-    CachePoint,
     AssistantMessage,
+    CachePoint,
     FunctionExecutionResult,
     FunctionExecutionResultMessage,
     Request,
