@@ -87,9 +87,10 @@ def test_a_callers_own_breakpoints_pass_through_untouched(
         gateway: str, upstream: ThreadedReplayServer) -> None:
     """Claude Code marks its system prompt and its latest turns, one with an hour's TTL."""
     client = anthropic.Anthropic(base_url=gateway, api_key=KEY, max_retries=0)
-    system: Any = [{"type": "text", "text": "You are Claude Code.", "cache_control": EPHEMERAL}]
+    system: Any = [{"type": "text", "text": "You are Claude Code.",
+                    "cache_control": {"type": "ephemeral", "ttl": "1h"}}]
     messages: Any = [{"role": "user", "content": [
-        {"type": "text", "text": "the repo", "cache_control": {"type": "ephemeral", "ttl": "1h"}},
+        {"type": "text", "text": "the repo", "cache_control": EPHEMERAL},
         {"type": "text", "text": "fix the bug"}]}]
     list(client.messages.create(model="cached", max_tokens=64, system=system, messages=messages,
                                 stream=True))

@@ -49,7 +49,7 @@ def conversation() -> list[Any]:
     ]
 
 
-TOOLS = [Tool("lookup", "Finds a clause.", cache=CachePoint())]
+TOOLS = [Tool("lookup", "Finds a clause.", cache=CachePoint("1h"))]  # an hour's first
 
 
 def points(request: Request) -> list[tuple[str, CachePoint]]:
@@ -87,13 +87,13 @@ def test_anthropic_writes_each_point_in_its_place_and_reads_it_back() -> None:
     body = build_request("anthropic", conversation(), model="claude-x", max_tokens=64,
                          tools=TOOLS)
     sdk_valid("anthropic", body)
-    assert body["tools"][0]["cache_control"] == EPHEMERAL
+    assert body["tools"][0]["cache_control"] == HOUR
     assert body["system"] == [{"type": "text", "text": "You review contracts.",
                                "cache_control": HOUR}]  # a message's point: its last block
     assert body["messages"][0]["content"][1]["cache_control"] == EPHEMERAL
     assert body["messages"][2]["content"][0]["cache_control"] == EPHEMERAL  # the tool result
     again = parse_request("anthropic", body)
-    assert points(again) == [("tool", CachePoint()), ("TextBlock", CachePoint("1h")),
+    assert points(again) == [("tool", CachePoint("1h")), ("TextBlock", CachePoint("1h")),
                              ("TextBlock", CachePoint()), ("FunctionExecutionResult",
                                                            CachePoint())]
     assert build_request("anthropic", again) == body
@@ -135,15 +135,15 @@ OPENAI_FORMAT: dict[str, Any] = {
     "model": "claude-via-proxy",
     "messages": [
         {"role": "system", "content": [{"type": "text", "text": "Long rules.",
-                                        "cache_control": EPHEMERAL}]},
-        {"role": "user", "content": "A long document.", "cache_control": HOUR},
+                                        "cache_control": HOUR}]},
+        {"role": "user", "content": "A long document.", "cache_control": EPHEMERAL},
         {"role": "assistant", "content": "Read it."},
         {"role": "user", "content": [{"type": "text", "text": "Summarise."},
                                      {"type": "text", "text": "Briefly.",
                                       "cache_control": EPHEMERAL}]},
     ],
     "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}},
-               "cache_control": EPHEMERAL}],
+               "cache_control": HOUR}],
 }
 
 
@@ -154,17 +154,17 @@ def test_openai_format_markers_reach_anthropic() -> None:
         body = build_request("anthropic", parse_request("openai", copy.deepcopy(OPENAI_FORMAT)),
                              max_tokens=64)
     sdk_valid("anthropic", body)
-    assert body["tools"][0]["cache_control"] == EPHEMERAL
-    assert body["system"][0]["cache_control"] == EPHEMERAL
+    assert body["tools"][0]["cache_control"] == HOUR
+    assert body["system"][0]["cache_control"] == HOUR
     assert body["messages"][0]["content"] == [{"type": "text", "text": "A long document.",
-                                               "cache_control": HOUR}]
+                                               "cache_control": EPHEMERAL}]
     assert body["messages"][2]["content"][1]["cache_control"] == EPHEMERAL
 
 
 def test_openrouter_takes_the_markers_back_where_they_were() -> None:
     request = parse_request("openrouter", copy.deepcopy(OPENAI_FORMAT))
-    assert points(request) == [("tool", CachePoint()), ("TextBlock", CachePoint()),
-                               ("UserMessage", CachePoint("1h")), ("TextBlock", CachePoint())]
+    assert points(request) == [("tool", CachePoint("1h")), ("TextBlock", CachePoint("1h")),
+                               ("UserMessage", CachePoint()), ("TextBlock", CachePoint())]
     body = build_request("openrouter", request)
     assert body == OPENAI_FORMAT
     sdk_valid("openai-chat", body, dialect="openrouter")
@@ -245,3 +245,17 @@ def test_automatic_points_mark_the_tools_the_system_prompt_and_the_last_user_tur
 def test_a_request_with_points_of_its_own_gets_none_added() -> None:
     request = Request([SystemMessage("rules"), UserMessage([TextBlock("q", cache=CachePoint())])])
     assert with_automatic_points(request) is request
+
+
+def test_a_shorter_breakpoint_before_an_hour_long_one_lives_an_hour_too() -> None:
+    """Anthropic: "1-hour entries must appear before 5-minute entries"."""
+    messages = [SystemMessage("rules", cache=CachePoint()),
+                UserMessage("doc", cache=CachePoint("1h")), AssistantMessage("ok"),
+                UserMessage("q", cache=CachePoint())]
+    with pytest.warns(LossyTranslationWarning, match=r"5-minute TTL of the cache "
+                      r"breakpoint\(s\) at tools\[0\], system\[0\]: "):
+        body = build_request("anthropic", messages, model="c", max_tokens=5,
+                             tools=[Tool("lookup", cache=CachePoint("5m"))])
+    ttls = [part["cache_control"].get("ttl") for _, part in _parts(body)
+            if "cache_control" in part]
+    assert ttls == ["1h", "1h", "1h", None]

@@ -19,6 +19,10 @@ reads), and drops the others with a :class:`~streamkit.LossyTranslationWarning`
 naming each by its place in the body. Breakpoints counted are every
 ``cache_control`` the body holds, the caller's own extras and server tools'
 included.
+
+Mixed lifetimes: Anthropic wants one-hour breakpoints before five-minute ones.
+A shorter breakpoint before the request's last one-hour breakpoint is made an
+hour long, with a warning (see :func:`_longer_first`).
 """
 
 from __future__ import annotations
@@ -50,15 +54,39 @@ def fit_breakpoints(body: dict[str, Any], placed: Request) -> None:
     """``body`` within :data:`MAX_BREAKPOINTS` (the module docstring's rule),
     a point placed in ``placed`` but not written said."""
     found = written_points(_prompt_parts(body), placed, MARKERS)
-    if len(found) <= MAX_BREAKPOINTS:
-        return
-    dropped = found[1:len(found) - MAX_BREAKPOINTS + 1]
-    for holder, _ in dropped:
-        del holder[MARKERS.field]
-    warn_lossy(NAME, f"{len(found)} cache breakpoints: the ones at "
-               f"{', '.join(path for _, path in dropped)}",
-               f"Anthropic takes at most {MAX_BREAKPOINTS} a request; the first (the prefix "
-               f"every conversation shares) and the last three (the latest turns) are kept")
+    if len(found) > MAX_BREAKPOINTS:
+        dropped = found[1:len(found) - MAX_BREAKPOINTS + 1]
+        for holder, _ in dropped:
+            del holder[MARKERS.field]
+        warn_lossy(NAME, f"{len(found)} cache breakpoints: the ones at "
+                   f"{', '.join(path for _, path in dropped)}",
+                   f"Anthropic takes at most {MAX_BREAKPOINTS} a request; the first (the prefix "
+                   f"every conversation shares) and the last three (the latest turns) are kept")
+        found = [found[0], *found[len(found) - MAX_BREAKPOINTS + 1:]]
+    _longer_first(found)
+
+
+def _longer_first(found: list[tuple[dict[str, Any], str]]) -> None:
+    """Breakpoints of one hour before those of five minutes, as Anthropic
+    requires when a request mixes them ("1-hour entries must appear before
+    5-minute entries", its prompt-caching guide, quoted in Portkey's docs):
+    a shorter breakpoint before the last one-hour breakpoint lives an hour too,
+    said with a warning (its cache write costs more)."""
+    hours = [index for index, (holder, _) in enumerate(found)
+             if _ttl(holder[MARKERS.field]) == "1h"]
+    shorter = [(holder, path) for holder, path in found[:hours[-1]] if _ttl(
+        holder[MARKERS.field]) != "1h"] if hours else []
+    for holder, _ in shorter:
+        holder[MARKERS.field] = {**holder[MARKERS.field], "ttl": "1h"}
+    if shorter:
+        warn_lossy(NAME, f"the 5-minute TTL of the cache breakpoint(s) at "
+                   f"{', '.join(path for _, path in shorter)}",
+                   "Anthropic needs 1-hour breakpoints before 5-minute ones, and a later one "
+                   "asks for an hour: they live an hour too")
+
+
+def _ttl(marker: Any) -> Any:
+    return marker.get("ttl", "5m") if isinstance(marker, dict) else None
 
 
 def _prompt_parts(body: dict[str, Any]) -> list[tuple[str, Any]]:
