@@ -71,6 +71,7 @@ VERB_FILES = ("stream.py", "request.py", "tools.py", "response.py", "content.py"
 SHARED_FILES = {
     "assistant.py": "what the model writes (an assistant turn) <-> blocks, both ways",
     "citations.py": "the wire's citation objects <-> typed citations, both ways",
+    "cache.py": "the wire's prompt-cache markers <-> cache points, both ways",
 }
 
 Endpoint = Callable[..., str]
