@@ -11,6 +11,8 @@ module. From here:
   neither httpx nor pydantic);
 - tools from MCP servers: :class:`McpWorkbench` (imported on first use, with the ``mcp``
   extra);
+- a request's input tokens: :class:`TokenCount` (``client.count_tokens()``'s
+  answer) and :func:`estimate_tokens`, the estimate where an API cannot count;
 - the answer: :class:`ChatResponse`, :class:`ChatUsage`, :class:`FinishReason`,
   the blocks (:class:`TextBlock`, :class:`ThinkingBlock`,
   :class:`ToolCallBlock`, :class:`DataBlock`, ...) and :class:`Accumulator`,
@@ -44,6 +46,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from .__about__ import __version__
+from .conversation.estimate import estimate_tokens
 from .conversation.messages import (
     AssistantMessage,
     FunctionExecutionResult,
@@ -112,6 +115,7 @@ from .model.finish import FinishReason
 from .model.merge import DeltaMismatchError
 from .model.partial_json import PartialJSONError
 from .model.response import ChatResponse
+from .model.token_count import TokenCount
 from .model.usage import ChatUsage
 from .providers.codec import (
     build_request,
@@ -221,6 +225,7 @@ __all__ = [
     "ThinkingBlock",
     "ThinkingDelta",
     "Timeouts",
+    "TokenCount",
     "Tool",
     "ToolArgumentsError",
     "ToolCallBlock",
@@ -240,6 +245,7 @@ __all__ = [
     "encode_error",
     "encode_response",
     "encode_stream",
+    "estimate_tokens",
     "parse_request",
     "parse_response",
     "replay",

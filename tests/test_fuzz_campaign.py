@@ -31,7 +31,9 @@ AUTH_CASES = 120
 FAULT_CASES = 2
 """Callers of each fault of ``gateway_faults.FAULTS``."""
 SDK_EVERY = 30
-PACE = gateway_faults.Pace(caller=1.5, hang=2.5, hold=1.5)
+PACE = gateway_faults.Pace(caller=1.5, upstream_read=0.75, hang=2.5, hold=1.5)
+"""Short: a hanging upstream's three attempts outlast the caller here (counted
+as the caller giving up); the full run's pace waits for the gateway's 502."""
 
 
 

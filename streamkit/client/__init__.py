@@ -11,6 +11,9 @@
   an error); :mod:`.attempts`, how an attempt is told; :mod:`.totals`, usage
   summed;
 - :mod:`.fallbacks`: the chain of models a call falls back along;
+- :mod:`.counting`: a conversation's input tokens, by the provider's count
+  endpoint or estimated; :mod:`.forwarding`, a caller's headers a gateway
+  passes on to a model of the caller's wire;
 - :mod:`.retry`: when to try again and how long to wait;
 - :mod:`.timeouts`: how long each phase may take;
 - :mod:`.endpoint`: which provider a model string names, and its base URL;
@@ -24,7 +27,8 @@ from .answers import ERROR_HEADERS
 from .attempts import RETRYABLE_TRANSPORT_ERRORS, Attempt
 from .client import Client, SyncClient
 from .fallbacks import Fallback
+from .forwarding import ForwardedHeaders
 from .timeouts import Timeouts
 
 __all__ = ["ERROR_HEADERS", "RETRYABLE_TRANSPORT_ERRORS", "Attempt", "Client", "Fallback",
-           "SyncClient", "Timeouts"]
+           "ForwardedHeaders", "SyncClient", "Timeouts"]

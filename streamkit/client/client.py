@@ -88,10 +88,12 @@ from ..conversation.request import JsonOutput, Request, ToolChoice
 from ..conversation.tools import Tool
 from ..conversation.workbench import AnyTools, listed_tools, without_workbenches
 from ..model.response import ChatResponse
+from ..model.token_count import TokenCount
 from ..reading.options import OnError, ReadOptions
 from ..reading.stream import Stream, SyncStream
 from .bodies import AsyncDeadlineBody, SyncDeadlineBody, forget_locals, left, total_passed
 from .fallbacks import Chain
+from .forwarding import ForwardedHeaders
 from .orchestration import create_call, stream_call
 from .retry import SyncTiming, Timing
 from .shell import Shell
@@ -131,13 +133,37 @@ class Client(Shell[httpx.AsyncClient, Timing]):
 
     async def create(self, messages: Sequence[Message] | Request, *, tools: AnyTools | None = None,
                      tool_choice: ToolChoice | Tool | None = None,
-                     json_output: JsonOutput | None = None, **options: Any) -> ChatResponse:
+                     json_output: JsonOutput | None = None,
+                     forward_headers: ForwardedHeaders | None = None,
+                     **options: Any) -> ChatResponse:
         """One non-streamed answer, parsed by :func:`streamkit.parse_response`
         (from a fallback when this client's model cannot be reached). A
-        workbench in ``tools`` is asked for its tools now, for this request."""
+        workbench in ``tools`` is asked for its tools now, for this request.
+        ``forward_headers``: a caller's headers for the models of its wire
+        (:mod:`streamkit.client.forwarding`)."""
         return await self._create(self._chain(
             messages, stream=False, tools=await listed_tools(tools), tool_choice=tool_choice,
-            json_output=json_output, options=options))
+            json_output=json_output, options=options, forwarded=forward_headers))
+
+    async def count_tokens(self, messages: Sequence[Message] | Request, *,
+                           tools: AnyTools | None = None,
+                           tool_choice: ToolChoice | Tool | None = None,
+                           model: str | None = None,
+                           forward_headers: ForwardedHeaders | None = None,
+                           **options: Any) -> TokenCount:
+        """The input tokens of the conversation (and its tools) for this
+        client's model, or ``model`` of the same provider: counted by the
+        provider's own endpoint (Anthropic, Gemini, OpenAI Responses), with
+        this client's key, retries and errors; estimated without a request
+        where the API has none (``estimated=True``, see
+        :mod:`streamkit.client.counting`)."""
+        counting = self._count(messages, tools=await listed_tools(tools), tool_choice=tool_choice,
+                               model=model, options=options, forwarded=forward_headers)
+        if isinstance(counting, TokenCount):
+            return counting
+        progress = Progress(counting)
+        await self._drive(progress)
+        return progress.result()
 
     async def create_body(self, body: dict[str, Any]) -> ChatResponse:
         """Send a request body built elsewhere (a gateway forwarding one) as it is,
@@ -149,14 +175,17 @@ class Client(Shell[httpx.AsyncClient, Timing]):
                      tool_choice: ToolChoice | Tool | None = None,
                      json_output: JsonOutput | None = None, on_error: OnError = "raise",
                      think_tags: bool | tuple[str, str] | None = None,
+                     forward_headers: ForwardedHeaders | None = None,
                      **options: Any) -> AsyncIterator[Stream]:
         """``async with client.stream(messages) as events:`` a streamed answer as
         today's :class:`~streamkit.Stream` (same events, final response and errors).
         Leaving the block closes the connection. From a fallback when this
         client's model cannot be reached before the answer begins. A
-        workbench in ``tools`` is asked for its tools now, for this request."""
+        workbench in ``tools`` is asked for its tools now, for this request.
+        ``forward_headers`` as for :meth:`create`."""
         chain = self._chain(messages, stream=True, tools=await listed_tools(tools),
-                            tool_choice=tool_choice, json_output=json_output, options=options)
+                            tool_choice=tool_choice, json_output=json_output, options=options,
+                            forwarded=forward_headers)
         async with self._stream(chain, ReadOptions(on_error, think_tags=think_tags)) as events:
             yield events
 
@@ -286,12 +315,30 @@ class SyncClient(Shell[httpx.Client, SyncTiming]):
 
     def create(self, messages: Sequence[Message] | Request, *, tools: AnyTools | None = None,
                tool_choice: ToolChoice | Tool | None = None,
-               json_output: JsonOutput | None = None, **options: Any) -> ChatResponse:
+               json_output: JsonOutput | None = None,
+               forward_headers: ForwardedHeaders | None = None,
+               **options: Any) -> ChatResponse:
         """One non-streamed answer, parsed by :func:`streamkit.parse_response`
         (from a fallback when this client's model cannot be reached)."""
         return self._create(self._chain(
             messages, stream=False, tools=without_workbenches(tools, "SyncClient.create()"),
-            tool_choice=tool_choice, json_output=json_output, options=options))
+            tool_choice=tool_choice, json_output=json_output, options=options,
+            forwarded=forward_headers))
+
+    def count_tokens(self, messages: Sequence[Message] | Request, *,
+                     tools: AnyTools | None = None,
+                     tool_choice: ToolChoice | Tool | None = None, model: str | None = None,
+                     forward_headers: ForwardedHeaders | None = None,
+                     **options: Any) -> TokenCount:
+        """:meth:`Client.count_tokens`, blocking."""
+        counting = self._count(
+            messages, tools=without_workbenches(tools, "SyncClient.count_tokens()"),
+            tool_choice=tool_choice, model=model, options=options, forwarded=forward_headers)
+        if isinstance(counting, TokenCount):
+            return counting
+        progress = Progress(counting)
+        self._drive(progress)
+        return progress.result()
 
     def create_body(self, body: dict[str, Any]) -> ChatResponse:
         """Send a request body built elsewhere as it is, for one non-streamed
@@ -303,6 +350,7 @@ class SyncClient(Shell[httpx.Client, SyncTiming]):
                tool_choice: ToolChoice | Tool | None = None,
                json_output: JsonOutput | None = None, on_error: OnError = "raise",
                think_tags: bool | tuple[str, str] | None = None,
+               forward_headers: ForwardedHeaders | None = None,
                **options: Any) -> Iterator[SyncStream]:
         """``with client.stream(messages) as events:`` a streamed answer as a
         :class:`~streamkit.SyncStream`; leaving the block closes the connection.
@@ -310,7 +358,8 @@ class SyncClient(Shell[httpx.Client, SyncTiming]):
         answer begins."""
         chain = self._chain(messages, stream=True,
                             tools=without_workbenches(tools, "SyncClient.stream()"),
-                            tool_choice=tool_choice, json_output=json_output, options=options)
+                            tool_choice=tool_choice, json_output=json_output, options=options,
+                            forwarded=forward_headers)
         with self._stream(chain, ReadOptions(on_error, think_tags=think_tags)) as events:
             yield events
 

@@ -153,41 +153,49 @@ class ClientCore:
 
     def url(self, *, stream: bool) -> str:
         """Where the wire package says the call goes, with the entry's query."""
-        endpoint = self.wire.endpoint(self.base_url, self.model, stream=stream,
-                                      dialect=self.entry.dialect)
+        return self.with_query(self.wire.endpoint(self.base_url, self.model, stream=stream,
+                                                  dialect=self.entry.dialect))
+
+    def with_query(self, endpoint: str) -> str:
+        """``endpoint`` with the entry's query (Azure's ``api-version``)."""
         if not self.entry.query:
             return endpoint
         return str(httpx.URL(endpoint).copy_merge_params(dict(self.entry.query)))
 
     def body(self, messages: Sequence[Message] | Request, *, stream: bool,
              tools: Tools | None, tool_choice: ToolChoice | Tool | None,
-             json_output: JsonOutput | None, options: dict[str, Any]) -> dict[str, Any]:
-        """The request body for the conversation, by the wire's encoder."""
+             json_output: JsonOutput | None, options: dict[str, Any],
+             model: str | None = None, headers: Mapping[str, str] = _NO_HEADERS,
+             ) -> dict[str, Any]:
+        """The request body for the conversation, by the wire's encoder, for
+        ``model`` (this client's when not given), fitting the API version the
+        headers sent with it say (the entry's, then ``headers``)."""
         merged = {**self.entry.options, **options} if self.entry.options else dict(options)
         if stream and self.entry.stream_usage:
             merged.setdefault("include_usage", True)  # usage totals need it (OpenAI Chat)
-        messages = self._for_version(messages, merged)
-        model = self.model if self.wire.model_in_body else None
+        messages = self._for_version(messages, merged, headers)
+        model = (model or self.model) if self.wire.model_in_body else None
         return build_request(self.entry.name, messages, model=model, tools=tools,
                              tool_choice=tool_choice, json_output=json_output, stream=stream,
                              **merged)
 
-    def api_version(self) -> str | None:
+    def api_version(self, headers: Mapping[str, str] = _NO_HEADERS) -> str | None:
         """The API version the calls are for: the value of the wire's version
         header this client sends (Anthropic's ``anthropic-version``, from the
-        registry or the client's ``headers=``); ``None`` where there is none."""
+        registry or the client's ``headers=``, or a call's own ``headers``,
+        which win); ``None`` where there is none."""
         header = self.wire.version_header
         if header is None:
             return None
-        sent = {name.lower(): value for name, value in self.entry.headers.items()}
+        sent = {name.lower(): value for name, value in {**self.entry.headers, **headers}.items()}
         return sent.get(header.lower())
 
-    def _for_version(self, messages: Sequence[Message] | Request,
-                     options: dict[str, Any]) -> Sequence[Message] | Request:
+    def _for_version(self, messages: Sequence[Message] | Request, options: dict[str, Any],
+                     headers: Mapping[str, str]) -> Sequence[Message] | Request:
         """Give the builder the version the header says (``api_version``, in
         ``options`` or in the request's own), so the body fits what is sent; a
         call asking for another version than the header is refused."""
-        version = self.api_version()
+        version = self.api_version(headers)
         if version is None:
             return messages
         held = messages.options if isinstance(messages, Request) else options
@@ -204,11 +212,17 @@ class ClientCore:
         kept["api_version"] = version
         return dataclasses.replace(messages, options=kept)
 
-    def call(self, body: dict[str, Any], *, stream: bool, now: float) -> Call:
-        """What every attempt of one call started ``now`` (monotonic) sends."""
-        headers = {"content-type": "application/json", **self.entry.headers}
+    def call(self, body: dict[str, Any], *, stream: bool, now: float,
+             headers: Mapping[str, str] = _NO_HEADERS, url: str | None = None) -> Call:
+        """What every attempt of one call started ``now`` (monotonic) sends:
+        the entry's headers, then the call's own (a caller's, forwarded by a
+        gateway: :mod:`streamkit.client.forwarding`), to ``url`` (the wire's
+        endpoint when not given)."""
+        own = {name: value for name, value in self.entry.headers.items()
+               if name.lower() not in headers}  # a call's header replaces the entry's
+        sent = {"content-type": "application/json", **own, **headers}
         total = self.timeouts.total if self.timeouts is not None else None
-        return Call(self.url(stream=stream), body_bytes(body), headers,
+        return Call(url or self.url(stream=stream), body_bytes(body), sent,
                     None if total is None else now + total, self._key_auth)
 
     def attempt_timeout(self, deadline: float | None, now: float) -> httpx.Timeout | Any:
@@ -281,16 +295,8 @@ class ClientCore:
         given; a fallback chain's adds the models tried before), its usage
         counted as an answer handed back whole. Every error carries what the
         body decoded to so far."""
-        body = BoundedBody(self.max_body_bytes)
-        failure = yield Read(response, body, call.deadline, self.secret)
-        provider = self.entry.name
-        if body.over_limit:
-            raise LimitExceeded(f"the response body is larger than max_body_bytes={body.limit}",
-                                limit="max_body_bytes", value=body.limit, observed=body.limit + 1,
-                                partial=partial_answer(provider, body.data))
-        if failure is not None:
-            raise broken_body(provider, failure, body.data) from failure
-        answer = whole_answer(provider, self.entry.wire, response, body.data, self.secret)
+        data = yield from self.whole_body(response, call)
+        answer = whole_answer(self.entry.name, self.entry.wire, response, data, self.secret)
         if self.secret is not None:
             redact_blocks(answer, self.secret)
         usage = answer.usage
@@ -300,6 +306,21 @@ class ClientCore:
         answer.timing = ResponseTiming.whole_body(request_timing, clock.monotonic(), output)
         self.record(answer, whole=True)
         return answer
+
+    def whole_body(self, response: httpx.Response, call: Call) -> Generator[Step, Any, bytes]:
+        """``response``'s whole body, up to ``max_body_bytes`` and never further
+        (past it, :class:`~streamkit.model.errors.LimitExceeded`); a body cut
+        short is :func:`~streamkit.client.answers.broken_body`'s error. Each
+        carries what the body decoded to."""
+        body = BoundedBody(self.max_body_bytes)
+        failure = yield Read(response, body, call.deadline, self.secret)
+        if body.over_limit:
+            raise LimitExceeded(f"the response body is larger than max_body_bytes={body.limit}",
+                                limit="max_body_bytes", value=body.limit, observed=body.limit + 1,
+                                partial=partial_answer(self.entry.name, body.data))
+        if failure is not None:
+            raise broken_body(self.entry.name, failure, body.data) from failure
+        return body.data
 
     def events(self, source: Any, options: ReadOptions,
                request_timing: RequestTiming | None = None) -> Stream | SyncStream:

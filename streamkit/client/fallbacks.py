@@ -43,12 +43,15 @@ every model tried (``attempts``) and the time before the answering attempt
 (``before_answer``). When every model fails, the last error is raised; the
 earlier ones are its ``fallback_errors`` (in order), and each is named in its
 ``__notes__``.
+
+A caller's headers a gateway forwards (:mod:`streamkit.client.forwarding`) go
+to each model of the caller's wire, and to no model of another.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,11 +65,12 @@ from ..model.errors import (
 from ..model.timing import RequestTiming
 from ..model.vendors import ModelInfo
 from .core import ClientCore
+from .forwarding import ForwardedHeaders
 from .keys import ApiKey
 from .retry import RetryPolicy
 from .steps import Call
 
-__all__ = ["Chain", "Fallback", "Leg", "falls_back"]
+__all__ = ["Chain", "Fallback", "Leg", "falls_back", "forwarded_to"]
 
 logger = logging.getLogger("streamkit.client")
 
@@ -99,6 +103,11 @@ class Fallback:
         key = "" if self.api_key is None else f", {self.api_key!r}"
         where = "" if self.base_url is None else f", base_url={self.base_url!r}"
         return f"Fallback({self.model!r}{key}{where})"
+
+
+def forwarded_to(core: ClientCore, forwarded: ForwardedHeaders | None) -> Mapping[str, str]:
+    """The caller's headers that go to ``core``'s model: those of its wire only."""
+    return {} if forwarded is None else forwarded.for_wire(core.wire.name)
 
 
 def falls_back(error: StreamkitError, policy: RetryPolicy) -> bool:
@@ -140,9 +149,10 @@ class Chain:
     """
 
     def __init__(self, cores: Sequence[ClientCore], build: Callable[[ClientCore], dict[str, Any]],
-                 *, stream: bool) -> None:
+                 *, stream: bool, forwarded: ForwardedHeaders | None = None) -> None:
         self._cores = cores
         self._build = build
+        self._forwarded = forwarded
         self._stream = stream
         self._tried = 0
         self._errors: list[tuple[str, StreamkitError]] = []
@@ -169,7 +179,8 @@ class Chain:
                                    core.name, refused)
                     self._errors.append((core.name, refused))
                     continue
-            call = core.call(body, stream=self._stream, now=now)
+            call = core.call(body, stream=self._stream, now=now,
+                             headers=forwarded_to(core, self._forwarded))
             self._calls.append(call)
             return Leg(core, body, call)
         raise self._last()

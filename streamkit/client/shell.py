@@ -20,7 +20,9 @@ from ..model.usage import ChatUsage
 from ..model.vendors import ModelInfo, ProviderEntry
 from .attempts import Attempt
 from .core import ClientCore, Tools
-from .fallbacks import Chain, Fallback
+from .counting import Counting, count_steps
+from .fallbacks import Chain, Fallback, forwarded_to
+from .forwarding import ForwardedHeaders
 from .keys import ApiKey
 from .retry import RetryPolicy, SyncTiming, Timing
 from .timeouts import UNSET, Timeouts
@@ -74,17 +76,31 @@ class Shell(Generic[HttpClient, TimingT]):
 
     def _chain(self, messages: Sequence[Message] | Request, *, stream: bool,
                tools: Tools | None, tool_choice: ToolChoice | Tool | None,
-               json_output: JsonOutput | None, options: dict[str, Any]) -> Chain:
-        """One call of the conversation, across this client's models."""
+               json_output: JsonOutput | None, options: dict[str, Any],
+               forwarded: ForwardedHeaders | None = None) -> Chain:
+        """One call of the conversation, across this client's models (a
+        caller's ``forwarded`` headers to those of its wire)."""
         def build(core: ClientCore) -> dict[str, Any]:
             return core.body(messages, stream=stream, tools=tools, tool_choice=tool_choice,
-                             json_output=json_output, options=options)
+                             json_output=json_output, options=options,
+                             headers=forwarded_to(core, forwarded))
 
-        return Chain(self._cores, build, stream=stream)
+        return Chain(self._cores, build, stream=stream, forwarded=forwarded)
 
     def _only(self, body: dict[str, Any], *, stream: bool) -> Chain:
         """One call of a body built elsewhere: for this client's own model only."""
         return Chain([self._core], lambda core: body, stream=stream)
+
+    def _count(self, messages: Sequence[Message] | Request, *, tools: Tools | None,
+               tool_choice: ToolChoice | Tool | None, model: str | None,
+               options: dict[str, Any], forwarded: ForwardedHeaders | None) -> Counting:
+        """A count of the conversation's input tokens for this client's own
+        model (or ``model`` of its provider): :mod:`streamkit.client.counting`."""
+        core = self._core
+        headers = forwarded_to(core, forwarded)
+        body = core.body(messages, stream=False, tools=tools, tool_choice=tool_choice,
+                         json_output=None, options=options, model=model, headers=headers)
+        return count_steps(core, body, model or core.model, headers, self._timing)
 
     def _own_http(self) -> HttpClient:
         """The httpx client made when none is given."""

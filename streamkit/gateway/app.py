@@ -12,6 +12,15 @@ One request's way through (:meth:`Gateway.answer`):
    event as it comes (:func:`~streamkit.encode_stream`), or the body
    (:func:`~streamkit.encode_response`).
 
+A token count (each wire's count endpoint, :attr:`ServedCall.count
+<streamkit.providers.routes.ServedCall.count>`) takes the same first steps and
+is answered by the upstream's own count (``client.count_tokens()``), written
+in the caller's wire's count answer; an upstream whose API cannot count gives
+an estimate, said by the :data:`ESTIMATE_HEADER` response header. The
+caller's headers its wire's list allows (and ``[gateway] forward_headers``)
+go to an upstream of the caller's wire, never another's, never a key
+(:mod:`streamkit.client.forwarding`).
+
 Errors: before the first byte, the caller's wire's HTTP error with the
 upstream's status (:func:`~streamkit.encode_error`; 502 when the upstream
 never answered or answered nothing: a redirect, an empty or another wire's
@@ -58,6 +67,7 @@ from starlette.routing import Route
 
 from ..client.client import Client
 from ..client.fallbacks import Fallback
+from ..client.forwarding import ForwardedHeaders
 from ..conversation.request import Request
 from ..framing.encoding import json_bytes
 from ..model.errors import (
@@ -77,10 +87,13 @@ from ..providers.codec import (
     encode_error,
     encode_response,
     encode_stream,
+    encode_token_count,
     error_event,
+    parse_count_request,
     parse_request,
 )
 from ..providers.routes import ServedCall, served_call
+from ..providers.wire_format import wire_format
 from ..reading.stream import Stream
 from .access_log import ACCESS, AccessLog, AccessRecord
 from .callers import caller_key, config_keys, gateway_option, is_allowed
@@ -101,6 +114,11 @@ CALLER_GONE_STATUS = 499
 
 #: The status logged for a request whose body did not come in time (:mod:`.limits`).
 TIMED_OUT_STATUS = 408
+
+#: The response header of a token count the upstream's API could not make,
+#: estimated by the gateway instead: how (``characters/4``). No wire's count
+#: answer has a field for it.
+ESTIMATE_HEADER = "x-streamkit-token-estimate"
 
 #: Bodies by the frame writers' one JSON rule: a lone surrogate an answer holds
 #: is its escape, never a failed response.
@@ -212,9 +230,18 @@ class Gateway:
         client = self._clients[route.name]
         if route.cache == "auto":  # the config asks for cache points (docs/caching.md)
             parsed = with_automatic_points(parsed)
+        forwarded = self._forwarded(request, call)
+        if call.count:
+            return await self._counted(request, call, client, parsed, forwarded, log)
         if call.streams(parsed.stream):
-            return await self._streamed(request, call, client, parsed, log)
-        return await self._answered(request, call, client, parsed, log)
+            return await self._streamed(request, call, client, parsed, forwarded, log)
+        return await self._answered(request, call, client, parsed, forwarded, log)
+
+    def _forwarded(self, request: HttpRequest, call: ServedCall) -> ForwardedHeaders:
+        """The caller's headers an upstream of its wire gets: its wire's list
+        and the config's (:mod:`streamkit.client.forwarding`; never a key)."""
+        allowed = wire_format(call.wire).forwarded_headers | self.config.forward_headers
+        return ForwardedHeaders.chosen(call.wire, request.headers.items(), allowed)
 
     async def _read(self, request: HttpRequest, call: ServedCall,
                     log: CallLog) -> Request | Response:
@@ -231,14 +258,33 @@ class Gateway:
             return log.done(Response(status_code=TIMED_OUT_STATUS if timed_out
                                      else CALLER_GONE_STATUS))
         try:
+            if call.count:
+                return parse_count_request(call.provider, bytes(body))
             return parse_request(call.provider, bytes(body))
         except InvalidBodyError as error:
             return log.done(_error(call, 400, str(error)))
 
-    async def _answered(self, request: HttpRequest, call: ServedCall, client: Client,
-                        parsed: Request, log: CallLog) -> Response:
+    async def _counted(self, request: HttpRequest, call: ServedCall, client: Client,
+                       parsed: Request, forwarded: ForwardedHeaders, log: CallLog) -> Response:
+        """A token count in the caller's wire's answer, by the upstream's own
+        count endpoint (whatever its wire), or estimated where it has none:
+        then the :data:`ESTIMATE_HEADER` header says how."""
         try:
-            response = await _while_there(request, client.create(parsed))
+            count = await _while_there(request, client.count_tokens(
+                parsed, forward_headers=forwarded))
+        except StreamkitError as error:
+            return log.done(_upstream_error(call, error), error=error)
+        if count is None:
+            return log.done(Response(status_code=CALLER_GONE_STATUS))
+        said = {ESTIMATE_HEADER: count.method or "estimated"} if count.estimated else {}
+        return log.done(Response(_json(encode_token_count(call.provider, count)),
+                                 media_type="application/json", headers=said))
+
+    async def _answered(self, request: HttpRequest, call: ServedCall, client: Client,
+                        parsed: Request, forwarded: ForwardedHeaders, log: CallLog) -> Response:
+        try:
+            response = await _while_there(request, client.create(parsed,
+                                                                  forward_headers=forwarded))
         except StreamkitError as error:
             return log.done(_upstream_error(call, error), error=error)
         if response is None:
@@ -251,11 +297,11 @@ class Gateway:
                         response=response)
 
     async def _streamed(self, request: HttpRequest, call: ServedCall, client: Client,
-                        parsed: Request, log: CallLog) -> Response:
+                        parsed: Request, forwarded: ForwardedHeaders, log: CallLog) -> Response:
         """A streamed answer, once the upstream said something an answer says
         (:func:`_read_ahead`): a failure before that is the caller's wire's HTTP
         error, never a 200 whose stream holds nothing."""
-        context = client.stream(parsed)
+        context = client.stream(parsed, forward_headers=forwarded)
         try:
             opened = await _while_there(request, _opened(context))
         except StreamkitError as error:

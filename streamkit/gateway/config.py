@@ -5,6 +5,7 @@ goes, and who may call it, read from a TOML file.
 
     [gateway]
     keys_env = "STREAMKIT_GATEWAY_KEYS"   # or keys = ["..."]: the callers' keys
+    forward_headers = ["x-trace-id"]      # caller headers passed on to a same-wire upstream
 
     [models.fast]                         # the name callers ask for
     model = "openai:gpt-4o-mini"          # the registry model it is served by
@@ -34,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..client.forwarding import NEVER_FORWARDED
 from ..client.keys import ApiKey
 from ..client.timeouts import Timeouts
 from ..model.errors import ProviderConfigError
@@ -44,7 +46,7 @@ __all__ = ["CallerLimits", "GatewayConfig", "GatewayConfigError", "ModelRoute", 
 
 #: The keys each table may hold: anything else is a mistake, said at once.
 GATEWAY_KEYS = frozenset({"keys", "keys_env", "open", "max_body_bytes", "max_connections",
-                          "max_connections_per_client"})
+                          "max_connections_per_client", "forward_headers"})
 MODEL_KEYS = frozenset({"model", "fallbacks", "cache"})
 #: The words ``cache`` may say: ``"auto"``, prompt-cache points added where the
 #: caller placed none (:func:`~streamkit.providers.cache_points.with_automatic_points`).
@@ -127,6 +129,9 @@ class GatewayConfig:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     limits: CallerLimits = CallerLimits()
     upstream_timeouts: Timeouts = UPSTREAM_DEFAULTS
+    forward_headers: frozenset[str] = frozenset()
+    """Caller headers (lower case) passed on to an upstream of the caller's wire,
+    beside the wire's own list (:mod:`streamkit.client.forwarding`)."""
 
     def upstream(self, model: str) -> Upstream:
         """The settings of the provider a ``provider:model`` string names."""
@@ -170,8 +175,23 @@ def parse_config(data: Mapping[str, Any], *,
     _only(timeouts, frozenset(CALLER_TIMEOUTS) | frozenset(UPSTREAM_TIMEOUTS), "[timeouts]")
     return GatewayConfig(models=models, providers=providers, keys=keys, open=is_open,
                          max_body_bytes=max_body, limits=_caller_limits(gateway, timeouts),
+                         forward_headers=_forwarded(gateway),
                          upstream_timeouts=dataclasses.replace(
                              UPSTREAM_DEFAULTS, **_seconds(timeouts, UPSTREAM_TIMEOUTS)))
+
+
+def _forwarded(gateway: Mapping[str, Any]) -> frozenset[str]:
+    """``forward_headers``: header names, none of them a key's (a caller's
+    credentials never reach an upstream, which the gateway's own key opens)."""
+    names = gateway.get("forward_headers", [])
+    if type(names) is not list or not all(type(name) is str and name for name in names):
+        raise GatewayConfigError("[gateway] forward_headers must be a list of header names")
+    refused = sorted({name.lower() for name in names} & NEVER_FORWARDED)
+    if refused:
+        raise GatewayConfigError(f"[gateway] forward_headers names {', '.join(refused)}, which "
+                                 f"is never forwarded (a key, a credential or the request's "
+                                 f"own framing); remove it")
+    return frozenset(name.lower() for name in names)
 
 
 def _is_open(gateway: Mapping[str, Any]) -> bool:

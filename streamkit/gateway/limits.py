@@ -22,7 +22,12 @@ uvicorn's h11 protocol with four rules added:
   keeps for callers already in.
 
 A request that runs out of time is answered ``408 Request Timeout`` (with
-``Connection: close``) when no answer has begun, then closed; an idle
+``Connection: close``) when no answer has begun, then closed in two steps
+(RFC 9112 section 9.6): the gateway's side at once, the caller's once it
+closes too or after :data:`LINGER_SECONDS`, what it sends meanwhile read and
+dropped. Closed at once, a socket holding a request that came late (a caller
+on a busy machine) is reset, and the reset throws away the 408 before the
+caller reads it: it would see a broken connection, not an answer. An idle
 kept-alive connection is closed quietly. Each is one line on the
 ``streamkit.gateway`` logger (``{"closed": "headers", "client": ...}``), and
 the request's own line, when the gateway had begun it, says 408.
@@ -57,6 +62,10 @@ _TIMEOUT_TEXT = b"the request was not sent in time"
 REQUEST_TIMEOUT = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
                    b"connection: close\r\ncontent-length: %d\r\n\r\n%s"
                    % (len(_TIMEOUT_TEXT), _TIMEOUT_TEXT))
+
+#: How long a timed-out connection is read (and what comes dropped) after its
+#: 408, for the caller to read the answer before the socket goes.
+LINGER_SECONDS = 2.0
 
 #: File descriptors kept aside from the connection cap (logs, the listening
 #: socket, the interpreter's own files).
@@ -127,6 +136,7 @@ class GuardedProtocol(H11Protocol):
         self._phase: str | None = None
         self._deadline: asyncio.TimerHandle | None = None
         self._idle: asyncio.TimerHandle | None = None
+        self._lingering = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -148,6 +158,8 @@ class GuardedProtocol(H11Protocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        if self._lingering:
+            return  # what came after the 408: read, so the socket is not reset, and dropped
         super().data_received(data)
         self._watch(read=True)
 
@@ -202,7 +214,21 @@ class GuardedProtocol(H11Protocol):
             self.cycle.scope[TIMED_OUT] = phase  # type: ignore[literal-required]
         if self.cycle is None or not self.cycle.response_started:
             self.transport.write(REQUEST_TIMEOUT)
+            if self.transport.can_write_eof():
+                self._linger()
+                return
         self.transport.close()
+
+    def _linger(self) -> None:
+        """Close the gateway's side after the 408, and the whole socket when the
+        caller closes its side or :data:`LINGER_SECONDS` later; the request
+        being read, if any, ends now (its handler sees the caller gone)."""
+        self._lingering = True
+        self.transport.write_eof()
+        if self.cycle is not None:
+            self.cycle.disconnected = True
+            self.cycle.message_event.set()
+        self._deadline = self.loop.call_later(LINGER_SECONDS, self.transport.close)
 
 
 def guarded_protocol(limits: CallerLimits) -> type[GuardedProtocol]:

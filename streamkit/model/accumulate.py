@@ -15,9 +15,10 @@ is the read-only view of a block's current state that UIs use while it streams.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
+
+from streamkit.model.json_values import copy_json
 
 from .blocks import ContentBlock, ToolCallBlock
 from .errors import ProtocolError
@@ -192,7 +193,7 @@ class Accumulator:
         if event.provider:
             response.provider = event.provider
         if event.metadata:
-            response.metadata.update(copy.deepcopy(event.metadata))  # the event keeps its own
+            response.metadata.update(copy_json(event.metadata))  # the event keeps its own
 
     def _usage(self, event: UsageUpdate) -> None:
         response = self._choice(event.choice).response
@@ -201,12 +202,12 @@ class Accumulator:
     def _metadata(self, event: ResponseMetadata) -> None:
         response = self._choice(event.choice).response
         if event.metadata:
-            response.metadata.update(copy.deepcopy(event.metadata))  # the event keeps its own
+            response.metadata.update(copy_json(event.metadata))  # the event keeps its own
         for key, items in event.append.items():
             kept = response.metadata.get(key)
             if type(kept) is not list:
                 kept = response.metadata[key] = []
-            kept.extend(copy.deepcopy(items))
+            kept.extend(copy_json(items))
         if event.id:
             response.id = event.id
         if event.model:

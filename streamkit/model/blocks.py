@@ -22,10 +22,11 @@ name of theirs is re-exported here (this module's ``__all__`` is what
 from __future__ import annotations
 
 import builtins
-import copy
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, overload
 
 import msgspec
+
+from streamkit.model.json_values import copy_json
 
 from .cache import CachePoint, cache_from_dict
 from .data_sources import Base64Source, URLSource, source_from_dict
@@ -177,7 +178,7 @@ class Citation(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Citation:
         """The citation :meth:`to_dict` gave."""
-        return cls(**{key: copy.deepcopy(value) for key, value in d.items()
+        return cls(**{key: copy_json(value) for key, value in d.items()
                       if key in cls.__struct_fields__})
 
 
@@ -652,7 +653,7 @@ def block_from_dict(d: dict[str, Any]) -> ContentBlock:
 
 def _block_from_dict(d: dict[str, Any]) -> ContentBlock:
     kind = d.get("type")
-    meta = copy.deepcopy(d.get("metadata", {}))
+    meta = copy_json(d.get("metadata", {}))
     origin = d.get("origin")
     if isinstance(origin, str):
         meta = Extras(origin, meta)
@@ -676,7 +677,7 @@ def _block_from_dict(d: dict[str, Any]) -> ContentBlock:
         return ToolResultBlock(d["call_id"], parts, d.get("is_error", False), id=d["id"],
                                metadata=meta)
     if kind == "raw":
-        return RawBlock(d["kind"], copy.deepcopy(d.get("data", {})), id=d["id"], metadata=meta)
+        return RawBlock(d["kind"], copy_json(d.get("data", {})), id=d["id"], metadata=meta)
     raise ValueError(f"unknown block type {kind!r} in {sorted(d)}")
 
 

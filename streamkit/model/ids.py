@@ -52,11 +52,12 @@ class StreamIds:
     prefix and how many ids of that prefix came before. Seed it with the first
     payload (:meth:`seed`; later calls change nothing) before the first id."""
 
-    __slots__ = ("_counts", "_seed")
+    __slots__ = ("_counts", "_hashed_seed", "_seed")
 
     def __init__(self) -> None:
         self._seed: bytes | None = None
         self._counts: dict[str, int] = {}
+        self._hashed_seed: Any = None  # the seed's hash state, copied for each id
 
     @property
     def seeded(self) -> bool:
@@ -83,14 +84,17 @@ class StreamIds:
             if isinstance(data, str):  # SEED_BYTES characters encode to SEED_BYTES bytes or more
                 data = data[:SEED_BYTES].encode("utf-8", "replace")
             self._seed = bytes(data[:SEED_BYTES])
+            self._hashed_seed = None
 
     def make(self, prefix: str) -> str:
         """The next made-up id with ``prefix`` (the installed factory's, if any)."""
         if _factory is not None:
             return _factory(prefix)
         count = self._counts[prefix] = self._counts.get(prefix, 0) + 1
-        digest = hashlib.blake2b(self._seed or b"", digest_size=12,
-                                 person=prefix.encode()[:16], salt=count.to_bytes(16, "big"))
+        if self._hashed_seed is None:  # the seed (4 KB) is hashed once, not once an id
+            self._hashed_seed = hashlib.blake2b(self._seed or b"", digest_size=12)
+        digest = self._hashed_seed.copy()
+        digest.update(b"\0%s\0%d" % (prefix.encode("utf-8", "replace"), count))
         return f"{prefix}_{digest.hexdigest()}"
 
 

@@ -8,9 +8,10 @@ O(size of the delta).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
+
+from streamkit.model.json_values import copy_json
 
 from .blocks import Block, DataBlock, RawBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from .data_sources import Base64Source
@@ -92,14 +93,14 @@ def _citation(block: Block, delta: CitationDelta) -> None:
 
 
 def _metadata(block: Block, delta: MetadataDelta) -> None:
-    block.metadata.update(copy.deepcopy(delta.metadata))  # the event keeps its own values
+    block.metadata.update(copy_json(delta.metadata))  # the event keeps its own values
 
 
 def _metadata_append(block: Block, delta: MetadataAppendDelta) -> None:
     items = block.metadata.setdefault(delta.key, [])
     if type(items) is not list:  # a scalar the provider sent earlier under that key
         items = block.metadata[delta.key] = [items]
-    items.extend(copy.deepcopy(delta.items))  # the event keeps its own items
+    items.extend(copy_json(delta.items))  # the event keeps its own items
 
 
 DELTA_APPLIERS: dict[type, Callable[[Any, Any], None]] = {

@@ -17,8 +17,9 @@ Applying the events of :func:`events_of` to an
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator
+
+from streamkit.model.json_values import copy_json
 
 from .blocks import ContentBlock, TextBlock, ThinkingBlock, ToolCallBlock
 from .events import (
@@ -48,7 +49,7 @@ def shell_of(block: ContentBlock) -> ContentBlock:
     arguments (whether they were cut off stays: a wire may say it first).
     Other blocks (media, tool results, raw provider items) are sent
     whole, so their shell is a copy of them."""
-    metadata = copy.deepcopy(block.metadata)
+    metadata = copy_json(block.metadata)
     if type(block) is TextBlock:
         return TextBlock(id=block.id, refusal=block.refusal, metadata=metadata)
     if type(block) is ThinkingBlock:
@@ -84,13 +85,13 @@ def events_of(response: ChatResponse, choice: int = 0) -> Iterator[Event]:
     deltas and its end, the usage, the end with the finish reason, the
     provider's stop word and whether the stream was terminated."""
     yield ResponseStart(id=response.id, model=response.model, choice=choice,
-                        metadata=copy.deepcopy(response.metadata), provider=response.provider)
+                        metadata=copy_json(response.metadata), provider=response.provider)
     for index, block in enumerate(response.content):
         yield BlockStart(index=index, block=shell_of(block), choice=choice)
         for delta in deltas_of(block):
             yield BlockDelta(index=index, delta=delta, choice=choice)
         yield BlockEnd(index=index, choice=choice)
     if response.usage is not None:
-        yield UsageUpdate(usage=copy.deepcopy(response.usage), choice=choice)
+        yield UsageUpdate(usage=copy_json(response.usage), choice=choice)
     yield ResponseEnd(finish_reason=response.finished_reason, stop_reason=response.stop_reason,
                       terminated=response.terminated, choice=choice)

@@ -68,14 +68,26 @@ from ..model.events import TRUNCATED_PAYLOAD, ErrorEvent, Event, without_cut_pay
 from ..model.extras import Extras
 from ..model.limits import MAX_JSON_DEPTH, json_depth, nested_deeper_than, too_deep
 from ..model.response import ChatResponse
+from ..model.token_count import TokenCount
 from ..model.vendors import ProviderEntry
 
 if TYPE_CHECKING:
+    from .counting import TokenCounting
     from .encoder import StreamEncoder
     from .wire_format import WireFormat
 
-__all__ = ["EncodedError", "EncodedStream", "build_request", "encode_error", "encode_response",
-           "encode_stream", "parse_request", "parse_response"]
+__all__ = [
+    "EncodedError",
+    "EncodedStream",
+    "build_request",
+    "encode_error",
+    "encode_response",
+    "encode_stream",
+    "encode_token_count",
+    "parse_count_request",
+    "parse_request",
+    "parse_response",
+]
 
 Tools = Sequence[ListedTool]
 
@@ -257,6 +269,36 @@ def parse_request(provider: str, body: dict[str, Any] | bytes | str) -> Request:
         raise
     except Exception as exc:
         raise _unreadable(exc, entry.wire, "request") from exc
+
+
+def _counting(provider: str) -> TokenCounting:
+    """The count endpoint of ``provider``'s wire; a wire without one is refused."""
+    from . import wire_format
+
+    entry = _vendor(provider)
+    counting = wire_format(entry.wire).count_tokens
+    if counting is None:
+        raise UnsupportedFeatureError(entry.wire, "a token count endpoint",
+                                      "estimate the count instead (streamkit.estimate_tokens)")
+    return counting
+
+
+def parse_count_request(provider: str, body: dict[str, Any] | bytes | str) -> Request:
+    """The :class:`~streamkit.Request` a body sent to ``provider``'s token count
+    endpoint stands for (a server's side: the fake provider, the gateway), read
+    as the wire's request body it holds; malformed: :class:`InvalidBodyError`."""
+    counting = _counting(provider)
+    if isinstance(body, bytes | str):
+        body = _request_json(body, _vendor(provider).wire)
+    if not isinstance(body, dict):
+        raise InvalidBodyError(f"a request body is a JSON object, not {type(body).__name__}",
+                               wire=_vendor(provider).wire, where="body")
+    return parse_request(provider, counting.request_body(body))
+
+
+def encode_token_count(provider: str, count: TokenCount) -> dict[str, Any]:
+    """``count`` as ``provider``'s count endpoint answers it (its SDK reads it)."""
+    return _counting(provider).write_answer(count)
 
 
 def _request_json(text: bytes | str, wire: str) -> Any:

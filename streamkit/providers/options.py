@@ -10,10 +10,11 @@ no object with the request" mean the same on every wire.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
+
+from streamkit.model.json_values import copy_json
 
 from ..conversation.request import UNIFORM_OPTIONS, ForeignThinking, Request
 from ..model.errors import UnsupportedFeatureError, warn_lossy
@@ -219,4 +220,4 @@ def finished_body(body: dict[str, Any], options: Mapping[str, Any],
     caller editing one cannot change the other."""
     for key, value in options.items():
         put(body, key, value)
-    return copy.deepcopy(body)
+    return copy_json(body)

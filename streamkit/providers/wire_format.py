@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from ..model.finish import FinishReason
     from ..model.response import ChatResponse
     from .base import Parser
+    from .counting import TokenCounting
     from .encoder import StreamEncoder
     from .usage_fields import UsageFields
 
@@ -72,6 +73,8 @@ SHARED_FILES = {
     "assistant.py": "what the model writes (an assistant turn) <-> blocks, both ways",
     "citations.py": "the wire's citation objects <-> typed citations, both ways",
     "cache.py": "the wire's prompt-cache markers <-> cache points, both ways",
+    "count_tokens.py": "the API's token count endpoint: its request body and its answer, "
+                       "both ways",
 }
 
 Endpoint = Callable[..., str]
@@ -153,6 +156,16 @@ class WireFormat:
     ``anthropic-version``): the client passes the value it sends to the
     builder as the ``api_version`` option, so the body fits that version.
     ``None``: the wire's API has no versions."""
+    forwarded_headers: frozenset[str] = frozenset()
+    """The request headers (lower case) of a caller of this wire that a gateway
+    passes on to an upstream of the same wire (Anthropic's ``anthropic-beta``),
+    and only there: another wire's API does not know them. A gateway's config
+    may add names (``[gateway] forward_headers``); a key never goes."""
+    count_tokens: TokenCounting | None = None
+    """The API's token count endpoint (Anthropic's ``/v1/messages/count_tokens``,
+    Gemini's ``:countTokens``, OpenAI Responses' ``/v1/responses/input_tokens``);
+    ``None``: the API has none, and a count is estimated
+    (:func:`~streamkit.conversation.estimate.estimate_tokens`)."""
     operation: str = "chat"
     """The OpenTelemetry GenAI operation a call on this wire's API is
     (``gen_ai.operation.name``, a value of the conventions'

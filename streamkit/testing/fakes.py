@@ -4,7 +4,11 @@
 per request, in order, or computed by a function of the parsed request) at
 each wire's own path at once: ``/v1/chat/completions``, ``/v1/responses``,
 ``/v1/messages``, Gemini's ``/v1beta/models/{model}:generateContent`` and
-``:streamGenerateContent``, Ollama's ``/api/chat``. The path says the wire
+``:streamGenerateContent``, Ollama's ``/api/chat``; and the token count
+endpoints of the wires that have one (``/v1/messages/count_tokens``,
+``/v1/responses/input_tokens``, Gemini's ``:countTokens``), answered with a
+deterministic count (:meth:`FakeProvider.count`) without using a scripted
+answer. The path says the wire
 (:func:`~streamkit.providers.routes.served_call`), the body is read as that
 wire's request (:func:`streamkit.parse_request`), and the answer is written by
 that wire's encoders (:func:`streamkit.encode_stream`,
@@ -29,6 +33,7 @@ from typing import Any, Self
 
 import anyio.from_thread
 
+from ..conversation.estimate import CHARS_PER_TOKEN, estimate_tokens
 from ..conversation.messages import Message
 from ..conversation.request import Request
 from ..model.errors import (
@@ -41,19 +46,22 @@ from ..model.events import BlockDelta, Delta, Event, TextDelta, ThinkingDelta, T
 from ..model.finish import FinishReason
 from ..model.replay import events_of
 from ..model.response import ChatResponse
+from ..model.token_count import TokenCount
 from ..model.vendors import provider_entry
-from ..providers.codec import encode_error, encode_response, encode_stream, parse_request
+from ..providers.codec import (
+    encode_error,
+    encode_response,
+    encode_stream,
+    encode_token_count,
+    parse_count_request,
+    parse_request,
+)
 from ..providers.routes import ServedCall, served_call
 from ..providers.wire_format import WIRE_NAMES, wire_format
 from .replies import RecordedRequest, Reply
 from .server import ReplayServer
 
 __all__ = ["CHARS_PER_TOKEN", "Answer", "FakeProvider", "FakeRequest", "Pacing", "Script"]
-
-#: What :class:`Pacing` counts as one token: four characters, the usual rule of
-#: thumb for English text (no tokenizer is loaded; the count is exact and the
-#: same for every model).
-CHARS_PER_TOKEN = 4
 
 Answer = ChatResponse | StreamkitError
 """One scripted answer: a response, or an error answered as the provider's
@@ -236,6 +244,8 @@ class FakeProvider:
                                    f"(fake.base_url(provider) is a provider's base URL)")
             self.requests.append(FakeRequest(raw, None, None, error=error))
             return _json_reply({"error": {"message": str(error), "type": "not_found"}}, 404)
+        if call.count:
+            return self._count_reply(call, raw)
         try:
             request = parse_request(call.provider, raw.body)
         except InvalidBodyError as error:
@@ -255,6 +265,24 @@ class FakeProvider:
         except StreamkitError as error:  # the wire has no encoder, or cannot hold the answer
             self.errors.append(error)
             return self._error_reply(call, error, 500)
+
+    @staticmethod
+    def count(request: Request) -> int:
+        """The token count the fake answers for ``request``: the estimate of
+        :func:`streamkit.estimate_tokens` (its text's characters divided by
+        :data:`CHARS_PER_TOKEN`, rounded up), the same for every model."""
+        return estimate_tokens(request).input_tokens
+
+    def _count_reply(self, call: ServedCall, raw: RecordedRequest) -> Reply:
+        """A count request, read as its wire's count body and answered with
+        :meth:`count` in the wire's count answer."""
+        try:
+            request = parse_count_request(call.provider, raw.body)
+        except InvalidBodyError as error:
+            self.requests.append(FakeRequest(raw, None, call.wire, error=error))
+            return self._error_reply(call, error, 400)
+        self.requests.append(FakeRequest(raw, request, call.wire))
+        return _json_reply(encode_token_count(call.provider, TokenCount(self.count(request))))
 
     def _answer(self, request: Request, number: int, raw: RecordedRequest) -> Answer | None:
         """The next scripted answer, or ``None`` with the reason in :attr:`errors`."""

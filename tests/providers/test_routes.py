@@ -20,13 +20,20 @@ from streamkit.providers.routes import ServedCall, served_call
      ServedCall("gemini", "gemini", model="gemini-2.5-flash", stream=True, array=True)),
     ("/v1/models/my%20model:generateContent", "",
      ServedCall("gemini", "gemini", model="my model", stream=False)),
+    ("/v1/messages/count_tokens", "beta=true",
+     ServedCall("anthropic", "anthropic", stream=False, count=True)),
+    ("/v1beta/models/gemini-2.5-flash:countTokens", "",
+     ServedCall("gemini", "gemini", model="gemini-2.5-flash", stream=False, count=True)),
+    ("/v1/responses/input_tokens", "",
+     ServedCall("openai-responses", "openai-responses", stream=False, count=True)),
 ])
 def test_each_wires_path_is_recognised(path: str, query: str, expected: ServedCall) -> None:
     assert served_call(path, query) == expected
 
 
 @pytest.mark.parametrize("path", ["/", "/v1/models", "/v1/chat/completions/x", "/api/generate",
-                                  "/v1beta/models/g:countTokens", "/v2/messages"])
+                                  "/v1beta/models/g:embedContent", "/v2/messages",
+                                  "/v1/chat/completions/count_tokens"])
 def test_a_path_no_wire_serves_is_none(path: str) -> None:
     assert served_call(path) is None
 

@@ -27,10 +27,11 @@ The contract (:func:`judge`; each breach an
   connection the gateway did not close), ``FilesLeaked`` (the gateway holds
   more files than before the run), ``KeyInLog``, ``CallerKeyUpstream``.
 
-A caller that gives up after :attr:`Pace.caller` (an upstream that hangs,
-with the gateway's 600 s upstream read timeout) is counted
-(``timeout CallerGaveUp``), not a breach: the run's ``timeouts`` (the config's
-``[timeouts]``, when the gateway has one) say how long the gateway waits.
+A caller that gives up after :attr:`Pace.caller` is counted (``timeout
+CallerGaveUp``), not a breach: the run's ``timeouts`` (the config's
+``[timeouts]``) say how long the gateway waits, and the full run's pace lets
+the gateway answer a hanging upstream (6.3 s for its three attempts on a quiet
+machine, 12 s allowed) before its caller gives up.
 """
 
 from __future__ import annotations
@@ -80,8 +81,13 @@ SLOW = {"hang before head", "hang in body", "caller never finishes"}
 class Pace:
     """How long a run waits (the suite's short run waits less)."""
 
-    caller: float = 4.0
-    """Seconds a caller waits for its whole answer before it gives up."""
+    caller: float = 12.0
+    """Seconds a caller waits for its whole answer before it gives up: longer
+    than the gateway takes to give up on a silent upstream (three attempts of
+    :attr:`upstream_read` each, its default retries, and at most 1.5 s of
+    backoff), so a hanging upstream is judged by the gateway's answer."""
+    upstream_read: float = 1.5
+    """Seconds the gateway waits for an upstream's next bytes."""
     hang: float = 8.0
     """Seconds a hanging upstream holds its connection before it closes it."""
     hold: float = 4.0
@@ -89,10 +95,11 @@ class Pace:
 
     def gateway_timeouts(self) -> dict[str, float]:
         """The gateway's ``[timeouts]`` for this pace: it gives up on a silent
-        upstream, and on a caller that never finishes its request, in half the
-        time the caller waits or the request is held, so each is judged by the
-        gateway's own answer (a 502, a closed socket), not by the caller giving up."""
-        return {"upstream_read": self.caller / 2, "caller_headers": self.hold / 2,
+        upstream before the caller does (:attr:`caller`), and on a caller that
+        never finishes its request in half the time the request is held, so
+        each is judged by the gateway's own answer (a 502, a closed socket),
+        not by the caller giving up."""
+        return {"upstream_read": self.upstream_read, "caller_headers": self.hold / 2,
                 "caller_body": self.hold / 2, "caller_idle": self.hold / 2}
 
 

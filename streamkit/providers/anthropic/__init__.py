@@ -20,22 +20,32 @@ The verbs every wire package has (:mod:`streamkit.providers.wire_format`):
 
 And this wire's own files:
 
-================  ======================================================================
-``assistant.py``  what the model writes (``content_block`` s, assistant turns) <->
-                  blocks, both directions, and the cross-provider turn policy
-``cache.py``      ``cache_control`` breakpoints <-> cache points, the limit of four and
-                  the TTL order
-``citations.py``  Anthropic's five citation kinds <->
-                  :class:`~streamkit.model.blocks.Citation`
-``versions.py``   what each ``anthropic-version`` refuses, and a body fitted to it
-================  ======================================================================
+===================  ======================================================================
+``assistant.py``     what the model writes (``content_block`` s, assistant turns) <->
+                     blocks, both directions, and the cross-provider turn policy
+``cache.py``         ``cache_control`` breakpoints <-> cache points, the limit of four and
+                     the TTL order
+``citations.py``     Anthropic's five citation kinds <->
+                     :class:`~streamkit.model.blocks.Citation`
+``versions.py``      what each ``anthropic-version`` refuses, and a body fitted to it
+``count_tokens.py``  the token count endpoint (``/v1/messages/count_tokens``): its body
+                     and its answer, both ways
+===================  ======================================================================
 
 :data:`WIRE` is the package's record (:class:`~streamkit.providers.wire_format.WireFormat`).
 """
 
 from ..wire_format import WireFormat, no_answer_options
+from .count_tokens import COUNTING
 from .encode import AnthropicStreamEncoder, encode_error, encode_response
-from .http import MODEL_IN_BODY, SERVED_BASE, SERVED_PATH, VERSION_HEADER, endpoint
+from .http import (
+    FORWARDED_HEADERS,
+    MODEL_IN_BODY,
+    SERVED_BASE,
+    SERVED_PATH,
+    VERSION_HEADER,
+    endpoint,
+)
 from .request import build_request, parse_request
 from .response import parse_response
 from .stream import AnthropicParser
@@ -49,7 +59,7 @@ WIRE = WireFormat(
     served_path=SERVED_PATH, served_base=SERVED_BASE,
     # "Requests which include tool_use or tool_result blocks must define tools"
     tools_with_tool_history=True,
-    version_header=VERSION_HEADER,
+    version_header=VERSION_HEADER, count_tokens=COUNTING, forwarded_headers=FORWARDED_HEADERS,
     encode_stream=AnthropicStreamEncoder, encode_response=encode_response,
     encode_error=encode_error, answer_options=no_answer_options,
 )

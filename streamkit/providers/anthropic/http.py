@@ -23,6 +23,13 @@ SERVED_BASE = "/v1"
 #: The header naming the API version a body is for (see :mod:`.versions`).
 VERSION_HEADER = "anthropic-version"
 
+#: The request headers of a caller of this wire a gateway passes on to an
+#: upstream of the same wire: the betas it asked for (Claude Code sends
+#: ``anthropic-beta: claude-code-20250219,interleaved-thinking-2025-05-14,...``)
+#: and the API version its body is written for. Never a key (those are the
+#: gateway's, see :data:`streamkit.client.forwarding.NEVER_FORWARDED`).
+FORWARDED_HEADERS = frozenset({"anthropic-beta", VERSION_HEADER})
+
 
 def endpoint(base_url: str, model: str, *, stream: bool, dialect: str | None = None) -> str:
     """The URL a Messages request is posted to."""

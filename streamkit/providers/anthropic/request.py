@@ -68,8 +68,9 @@ wire cannot take does.
 
 from __future__ import annotations
 
-import copy
 from typing import Any, cast
+
+from streamkit.model.json_values import copy_json
 
 from ...conversation.messages import (
     AssistantMessage,
@@ -412,7 +413,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
         raise InvalidBodyError(f"an Anthropic request is a JSON object, not "
                                f"{type(body).__name__}", wire=NAME)
     reader = _Reader(body)
-    rest = copy.deepcopy(body)  # the Request shares no object with the body
+    rest = copy_json(body)  # the Request shares no object with the body
     wire_messages = take_list(rest, "messages", NAME)
     messages: list[Message] = []
     if "system" in rest:

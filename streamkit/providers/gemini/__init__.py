@@ -22,20 +22,23 @@ The verbs every wire package has (:mod:`streamkit.providers.wire_format`):
 
 And this wire's own files:
 
-================  ======================================================================
-``candidate.py``  one candidate (Gemini's word for a choice): what each part means as
-                  blocks on its :class:`~streamkit.providers.ledger.BlockLedger`, its
-                  metadata and citations
-``spelling.py``   a body's camelCase / snake_case spelling, kept as data
-``schema.py``     Gemini's OpenAPI ``Schema`` <-> JSON Schema (tool ``parameters``,
-                  ``responseSchema``), and which field a body said a schema in
-================  ======================================================================
+===================  ======================================================================
+``candidate.py``     one candidate (Gemini's word for a choice): what each part means as
+                     blocks on its :class:`~streamkit.providers.ledger.BlockLedger`, its
+                     metadata and citations
+``spelling.py``      a body's camelCase / snake_case spelling, kept as data
+``count_tokens.py``  the token count endpoint (``:countTokens``): its body and its answer,
+                     both ways
+``schema.py``        Gemini's OpenAPI ``Schema`` <-> JSON Schema (tool ``parameters``,
+                     ``responseSchema``), and which field a body said a schema in
+===================  ======================================================================
 
 Vertex AI (registry name ``vertex``) speaks this wire with no dialect: the
 parser reports the vendor it was built for as the responses' provider.
 """
 
 from ..wire_format import WireFormat, no_answer_options
+from .count_tokens import COUNTING
 from .encode import encode_error, encode_response, stream_encoder
 from .http import MODEL_IN_BODY, SERVED_BASE, SERVED_PATH, endpoint
 from .request import build_request, parse_request
@@ -59,7 +62,7 @@ WIRE = WireFormat(
     served_path=SERVED_PATH, served_base=SERVED_BASE,
     option_records=frozenset({SNAKE_CASE}), prompt_references=PROMPT_REFERENCES,
     encode_stream=stream_encoder, encode_response=encode_response, encode_error=encode_error,
-    answer_options=no_answer_options, operation="generate_content",
+    answer_options=no_answer_options, operation="generate_content", count_tokens=COUNTING,
 )
 
 __all__ = ["FINISH_REASONS", "USAGE_FIELDS", "WIRE", "GeminiParser", "map_finish_reason",

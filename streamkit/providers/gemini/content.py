@@ -233,7 +233,9 @@ def text_part(block: TextBlock) -> Wire:
     own = extras_for(block.metadata, NAME)
     part_extras, inner_extras = _wire_fields(own)
     part: Wire = {"text": block.text}
-    _sign(part, as_str(own.get(SIGNATURE)), Spelling.of(own))
+    signature = as_str(own.get(SIGNATURE))
+    if signature is not None:
+        _sign(part, signature, Spelling.of(own))
     return {**part, **inner_extras, **part_extras}
 
 

@@ -82,9 +82,10 @@ API would refuse there) is read as that option and written inside
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any, cast
+
+from streamkit.model.json_values import copy_json
 
 from ...conversation.messages import (
     AssistantMessage,
@@ -395,7 +396,7 @@ def _name_pairing(result: FunctionExecutionResult, call: ToolCallBlock) -> str:
 def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     """The :class:`Request` a body stands for (see the module docstring);
     ``model`` and ``stream`` are ``None`` (the URL says them)."""
-    rest = copy.deepcopy(body)  # the Request shares no object with the body
+    rest = copy_json(body)  # the Request shares no object with the body
     ids = StreamIds.of_body(body)  # the ids made up for the body derive from it: two reads agree
     spelling = Spelling()
     contents = take_list(rest, "contents", NAME)

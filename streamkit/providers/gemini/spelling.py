@@ -25,6 +25,7 @@ under their own key, spelling included, so they need no record.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -39,11 +40,13 @@ _UPPER = re.compile(r"(?<!^)([A-Z])")
 _UNDERSCORED = re.compile(r"_([a-z0-9])")
 
 
+@functools.lru_cache(maxsize=512)  # a few dozen field names, looked up at every part
 def snake(name: str) -> str:
     """``thoughtSignature`` -> ``thought_signature`` (a proto field name)."""
     return _UPPER.sub(r"_\1", name).lower()
 
 
+@functools.lru_cache(maxsize=512)
 def camel(name: str) -> str:
     """``thought_signature`` -> ``thoughtSignature`` (the JSON name)."""
     return _UNDERSCORED.sub(lambda match: match.group(1).upper(), name)

@@ -56,6 +56,7 @@ WIRE = WireFormat(
     endpoint=http.endpoint, model_in_body=http.MODEL_IN_BODY,
     served_path=http.SERVED_PATH, served_base=http.SERVED_BASE,
     dialects=True, option_records=frozenset({MAX_TOKENS_FIELD}),
+    forwarded_headers=http.FORWARDED_HEADERS,
     encode_stream=OpenAIChatStreamEncoder, encode_response=encode_response,
     encode_error=encode_error, answer_options=answer_options,
 )

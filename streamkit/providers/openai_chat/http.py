@@ -31,6 +31,13 @@ SERVED_PATH = r"/(?:v1/)?chat/completions"
 #: own API: its endpoint appended to it gives a path of :data:`SERVED_PATH`.
 SERVED_BASE = "/v1"
 
+#: The request headers of a caller of this wire a gateway passes on to an
+#: upstream of the same wire: ``OpenAI-Beta``, the opt-in to a beta API
+#: (openai-python sends ``OpenAI-Beta: assistants=v2``; Codex CLI
+#: ``responses=experimental``). Never a key, an organization or a project
+#: (those go with the gateway's own key).
+FORWARDED_HEADERS = frozenset({"openai-beta"})
+
 
 def endpoint(base_url: str, model: str, *, stream: bool, dialect: str | None = None) -> str:
     """The URL a chat request for ``model`` is posted to (``stream`` changes nothing here)."""

@@ -32,11 +32,14 @@ And this wire's own files:
 ``deltas.py``           the table of the streamed content kinds (``*.delta`` / ``*.done``) and
                         the typed decode of the per-token case
 ``encode_objects.py``   the objects the encoder writes: items, parts, usage, the end status
+``count_tokens.py``     the input token count endpoint (``/v1/responses/input_tokens``): its
+                        body and its answer, both ways
 ======================  ==================================================================
 """
 
 from ..wire_format import WireFormat, no_answer_options
 from . import http
+from .count_tokens import COUNTING
 from .encode import OpenAIResponsesStreamEncoder, encode_error, encode_response
 from .request import build_request, parse_request
 from .response import parse_response
@@ -50,7 +53,8 @@ WIRE = WireFormat(
     endpoint=http.endpoint, model_in_body=http.MODEL_IN_BODY,
     served_path=http.SERVED_PATH, served_base=http.SERVED_BASE,
     encode_stream=OpenAIResponsesStreamEncoder, encode_response=encode_response,
-    encode_error=encode_error, answer_options=no_answer_options,
+    encode_error=encode_error, answer_options=no_answer_options, count_tokens=COUNTING,
+    forwarded_headers=http.FORWARDED_HEADERS,
 )
 
 __all__ = ["WIRE", "OpenAIResponsesParser", "map_usage"]

@@ -72,9 +72,10 @@ them.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
+
+from streamkit.model.json_values import copy_json
 
 from ...conversation.messages import (
     AssistantMessage,
@@ -317,7 +318,7 @@ def _system_item(message: SystemMessage) -> Wire:
 
 def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     """The :class:`Request` a Responses API body stands for (see the module docstring)."""
-    rest = copy.deepcopy(body)  # the Request shares no object with the body
+    rest = copy_json(body)  # the Request shares no object with the body
     reader = ItemReader(StreamIds.of_body(body), request_fields)
     messages: list[Message] = []
     if isinstance(rest.get("instructions"), str):
