@@ -4,9 +4,15 @@ Anthropic Messages and to Gemini generateContent, judged by the same checks, tim
 Run: make bench-translation   (or .venv-bench/bin/python bench/translation.py [--repeat N])
 
 Inputs: every turn-2 request of tests/fixtures/conversations/openai-chat/* and
-openai-compatible/*, and the README's tool loop (a question, a tool call, its
-result) written by hand. Anthropic needs ``max_tokens``: both libraries get
-``max_tokens: 1024`` in the body for that target.
+openai-compatible/*, the README's tool loop (a question, a tool call, its
+result) and a request with prompt-cache markers in the convention LiteLLM and
+OpenRouter accept (``cache_control`` on a system part, a user message, a user
+part and a tool), written by hand. A translation to Anthropic that keeps fewer
+of the markers than the request has (up to Anthropic's four) loses them;
+Gemini caches implicitly, so no marker is owed there. Anthropic needs
+``max_tokens``: both libraries get ``max_tokens: 1024`` in the body for that
+target. Anthropic's two cache rules no SDK type checks (at most four
+breakpoints, one-hour ones first) are checked beside the SDK's types.
 
 - streamkit: ``parse_request("openai", body)`` then ``build_request(target, request, model=...)``.
 - LiteLLM: what ``litellm.completion`` runs before its HTTP call, without the
@@ -107,6 +113,35 @@ README_TOOL_LOOP = {
 }
 
 
+_EPHEMERAL = {"type": "ephemeral"}
+_HOUR = {"type": "ephemeral", "ttl": "1h"}
+CACHE_MARKERS = {  # LiteLLM's and OpenRouter's convention (docs.litellm.ai prompt caching)
+    "model": "gpt-4o",
+    "messages": [
+        {"role": "system", "content": [{"type": "text", "text": "You review contracts.",
+                                        "cache_control": _HOUR}]},
+        {"role": "user", "content": "Clause 1. The parties ... Clause 9.", "cache_control": _HOUR},
+        {"role": "assistant", "content": "I have read it."},
+        {"role": "user", "content": [{"type": "text", "text": "What does clause 4 say?",
+                                      "cache_control": _EPHEMERAL}]},
+    ],
+    "tools": [{"type": "function", "function": {
+        "name": "lookup", "description": "Finds a clause.",
+        "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}}},
+        "cache_control": _HOUR}],
+}
+
+# One marker more than Anthropic takes, a five-minute one before an hour's: two 400s to avoid.
+CACHE_MARKERS_FIVE = {**CACHE_MARKERS, "messages": [
+    CACHE_MARKERS["messages"][0],
+    {"role": "user", "content": "Earlier: the cover letter.", "cache_control": _EPHEMERAL},
+    {"role": "assistant", "content": "Noted."}, *CACHE_MARKERS["messages"][1:]]}
+#: Anthropic's prompt-cache rules no SDK type checks: its 400 for a fifth breakpoint
+#: (tghamm/Anthropic.SDK#50), and its guide's TTL order (quoted in Portkey's docs).
+ANTHROPIC_CACHE_RULES = ("\"A maximum of 4 blocks with cache_control may be provided\"",
+                         "\"1-hour entries must appear before 5-minute entries\"")
+
+
 def inputs() -> dict[str, dict[str, Any]]:
     """Every OpenAI-format request of the comparison, by name."""
     out = {}
@@ -114,6 +149,8 @@ def inputs() -> dict[str, dict[str, Any]]:
         for path in sorted((matrix.CONVERSATIONS / folder).glob("*/turn2.request.json")):
             out[f"{folder}/{path.parent.name}"] = json.loads(path.read_text())
     out["README tool loop"] = README_TOOL_LOOP
+    out["cache markers"] = CACHE_MARKERS
+    out["cache markers, five"] = CACHE_MARKERS_FIVE
     return out
 
 
@@ -191,6 +228,8 @@ class Reading:
     thinking: list[str] = field(default_factory=list)
     """Reasoning sent as the target's thinking (only to tell translations apart:
     another provider's reasoning may be kept as text or dropped)."""
+    cache: list[str] = field(default_factory=list)
+    """The prompt-cache points, each as its holder's kind and its TTL."""
 
 
 def read(request: Request, tools: list[str]) -> Reading:
@@ -200,7 +239,18 @@ def read(request: Request, tools: list[str]) -> Reading:
     reading.files = sum(1 for b in blocks if isinstance(b, DataBlock)
                         and not b.media_type.startswith("image/"))
     reading.thinking = [b.thinking for b in blocks if isinstance(b, ThinkingBlock)]
+    reading.cache = _cache_points(request)
     return reading
+
+
+def _cache_points(request: Request) -> list[str]:
+    holders: list[Any] = [tool for tool in request.tools or [] if not isinstance(tool, dict)]
+    for message in request.messages:
+        holders.append(message)
+        if not isinstance(message, ChatResponse) and not isinstance(message.content, str):
+            holders += list(message.content)
+    return [f"{type(holder).__name__} {holder.cache.ttl or '5m'}" for holder in holders
+            if getattr(holder, "cache", None) is not None]
 
 
 def _blocks(message: Any) -> list[Any]:
@@ -316,11 +366,12 @@ def judge(output: Output, target: str, before: Reading) -> Verdict:
     except Exception as error:
         return Verdict(False, "invalid", [f"invalid ({API_DOCS[target]}): {_why(error)}"])
     broken = [GEMINI_MIME_RULE + f": {m!r}" for m in _wildcard_mime_types(body)]
+    broken += _cache_rules_broken(body) if target == "anthropic" else []
     if broken:
         return Verdict(False, "invalid", broken)
     read_back = streamkit.parse_request(target, body)
     after = read(read_back, [t.name for t in read_back.tools or [] if not isinstance(t, dict)])
-    lost = losses(before, after)
+    lost = losses(before, after, target)
     if lost and not warned:
         return Verdict(False, "lost", [f"silently lost: {', '.join(lost)}"], after, gap)
     if lost:
@@ -338,8 +389,11 @@ def _why(error: Exception) -> str:
     return f"{type(error).__name__}: {_short(str(error), 200)}"
 
 
-def losses(before: Reading, after: Reading) -> list[str]:
+def losses(before: Reading, after: Reading, target: str) -> list[str]:
     out = matrix.losses(before.essence, after.essence)
+    owed = min(len(before.cache), 4) if target == "anthropic" else 0  # Gemini: implicit
+    if len(after.cache) < owed:
+        out.append(f"prompt-cache marker(s): {len(after.cache)} of {owed} kept")
     if missing := [name for name in before.tools if name not in after.tools]:
         out.append(f"tool declaration(s) {', '.join(missing)}")
     if before.tool_choice and after.tool_choice != before.tool_choice:
@@ -347,6 +401,28 @@ def losses(before: Reading, after: Reading) -> list[str]:
     if after.files < before.files:
         out.append("file(s)")
     return out
+
+
+def _cache_rules_broken(body: dict[str, Any]) -> list[str]:
+    """Anthropic's cache rules (:data:`ANTHROPIC_CACHE_RULES`) a body breaks."""
+    ttls = [marker.get("ttl", "5m") for marker in _markers(body)]
+    broken = [ANTHROPIC_CACHE_RULES[0] + f": {len(ttls)}"] if len(ttls) > 4 else []
+    if "1h" in ttls and "5m" in ttls[:len(ttls) - ttls[::-1].index("1h")]:
+        broken.append(ANTHROPIC_CACHE_RULES[1] + f": {ttls}")
+    return broken
+
+
+def _markers(value: Any) -> list[dict[str, Any]]:
+    """Every ``cache_control`` under ``value``, in the order of the prompt's
+    parts as the body lists them (tools, system, messages)."""
+    if isinstance(value, dict):
+        found = [value["cache_control"]] if isinstance(value.get("cache_control"), dict) else []
+        keys = ("tools", "system", "messages") if "messages" in value else value.keys()
+        return found + [m for key in keys if key != "cache_control"
+                        for m in _markers(value.get(key))]
+    if isinstance(value, list):
+        return [marker for item in value for marker in _markers(item)]
+    return []
 
 
 def _wildcard_mime_types(body: dict[str, Any]) -> list[str]:
@@ -368,7 +444,7 @@ def differences(ours: Reading, theirs: Reading) -> list[str]:
     pairs = [(f.name, getattr(ours.essence, f.name), getattr(theirs.essence, f.name))
              for f in fields(matrix.Essence)]
     pairs += [(name, getattr(ours, name), getattr(theirs, name))
-              for name in ("tools", "tool_choice", "files", "thinking")]
+              for name in ("tools", "tool_choice", "files", "thinking", "cache")]
     for name, a, b in pairs:
         if a == b:
             continue

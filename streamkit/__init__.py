@@ -24,7 +24,7 @@ module. From here:
   :class:`DataDelta`, :class:`TranscriptDelta`, :class:`CitationDelta`);
 - talking back: the messages, :func:`build_request`, :func:`parse_request`,
   :func:`parse_response`, :class:`Request`, ``ToolChoice``, ``JsonOutput``,
-  :class:`JsonSchemaOutput`, :func:`tool`, :class:`Tool`, :class:`Workbench`,
+  :class:`JsonSchemaOutput`, :class:`CachePoint`, :func:`tool`, :class:`Tool`, :class:`Workbench`,
   :class:`StaticWorkbench` and :func:`run_calls` (a response's calls run by
   whatever tools the request was given);
 - answering as a provider: :func:`encode_stream` (events or a response -> the
@@ -71,6 +71,7 @@ from .model.blocks import (
     ToolCallBlock,
     ToolResultBlock,
 )
+from .model.cache import CachePoint
 from .model.data_sources import Base64Source, URLSource
 from .model.errors import (
     BlockConflictError,
@@ -169,6 +170,7 @@ __all__ = [
     "BlockDelta",
     "BlockEnd",
     "BlockStart",
+    "CachePoint",
     "ChatResponse",
     "ChatUsage",
     "Citation",

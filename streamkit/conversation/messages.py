@@ -20,6 +20,10 @@ it came back                           every block, with signatures kept
 :class:`FunctionExecutionResultMessage` ``FunctionExecutionResultMessage``
 =====================================  =========================================
 
+``cache`` on every message (and on a block, a tool result, a tool) is a
+:class:`~streamkit.model.cache.CachePoint`: the prompt up to there is worth
+caching, written in each wire's own mechanism (``docs/caching.md``).
+
 ``metadata`` on every message holds what a wire format says about a message
 that this model has no field for (an OpenAI ``name``, an Anthropic
 ``cache_control``, a Gemini role spelling), so a request read by
@@ -38,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from ..model.blocks import ContentBlock, DataBlock, RawBlock, TextBlock
+from ..model.cache import CachePoint
 from ..model.errors import InvalidMessageError
 from ..model.response import ChatResponse
 
@@ -67,6 +72,8 @@ class SystemMessage:
 
     content: str | list[TextBlock]
     metadata: dict[str, Any] = field(default_factory=dict)
+    cache: CachePoint | None = None
+    """A prompt-cache point after the whole message (:mod:`streamkit.model.cache`)."""
 
     @property
     def text(self) -> str:
@@ -84,6 +91,8 @@ class UserMessage(_Blocks[UserContent]):
     content: str | list[UserContent]
     name: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    cache: CachePoint | None = None
+    """A prompt-cache point after the whole message (:mod:`streamkit.model.cache`)."""
 
 
 @dataclass
@@ -101,6 +110,8 @@ class AssistantMessage(_Blocks[ContentBlock]):
     provider: str | None = None
     name: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    cache: CachePoint | None = None
+    """A prompt-cache point after the whole message (:mod:`streamkit.model.cache`)."""
 
     @classmethod
     def from_response(cls, response: ChatResponse) -> AssistantMessage:
@@ -117,6 +128,8 @@ class FunctionExecutionResult:
     is_error: bool = False
     name: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    cache: CachePoint | None = None
+    """A prompt-cache point after the whole message (:mod:`streamkit.model.cache`)."""
 
     @property
     def blocks(self) -> list[TextBlock | DataBlock]:
@@ -139,6 +152,8 @@ class FunctionExecutionResultMessage:
 
     content: list[FunctionExecutionResult]
     metadata: dict[str, Any] = field(default_factory=dict)
+    cache: CachePoint | None = None
+    """A prompt-cache point after the whole message (:mod:`streamkit.model.cache`)."""
 
     def __post_init__(self) -> None:
         check_items(self.content, FunctionExecutionResult, "FunctionExecutionResultMessage.content",

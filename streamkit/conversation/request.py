@@ -47,6 +47,8 @@ UNIFORM_OPTIONS = (
     "parallel_tool_calls",  # bool
     "foreign_thinking",  # "text" | "drop": thinking from another provider's turn
     "api_version",  # str: the API version the request is for (Anthropic's anthropic-version)
+    "prompt_cache_key",  # str: OpenAI's routing hint for its prompt cache (see docs/caching.md)
+    "prompt_cache_retention",  # "in_memory" | "24h": how long OpenAI keeps a cached prefix
 )
 
 #: What each uniform option holds (the comments above), as the word a reader of
@@ -58,6 +60,7 @@ UNIFORM_OPTION_KINDS: dict[str, str] = {
     "seed": "integer", "reasoning_effort": "effort", "thinking_budget": "integer",
     "include_thoughts": "boolean", "include_usage": "boolean", "audio": "object",
     "parallel_tool_calls": "boolean", "foreign_thinking": "policy", "api_version": "string",
+    "prompt_cache_key": "string", "prompt_cache_retention": "string",
 }
 
 #: The ``reasoning_effort`` words: every wire's own (OpenAI's, the widest list,

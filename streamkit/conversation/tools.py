@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..model.blocks import DataBlock, TextBlock, ToolCallBlock
+from ..model.cache import CachePoint
 from ..model.errors import ToolDefinitionError
 from ..model.limits import MAX_JSON_DEPTH, shorten
 from ..model.partial_json import PartialJSONError
@@ -93,6 +94,8 @@ class Tool:
     strict: bool | None = None
     func: Callable[..., Any] | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    cache: CachePoint | None = None
+    """A prompt-cache point after this tool's definition (:mod:`streamkit.model.cache`)."""
     arguments_model: type[pydantic.BaseModel] | None = field(default=None, repr=False,
                                                              compare=False)
     _binding: Binding | None = field(default=None, init=False, repr=False, compare=False)

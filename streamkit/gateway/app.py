@@ -81,6 +81,7 @@ from ..model.errors import (
 )
 from ..model.events import BlockDelta, BlockStart
 from ..model.response import ChatResponse
+from ..providers.cache_points import with_automatic_points
 from ..providers.codec import (
     EncodedStream,
     encode_error,
@@ -227,6 +228,8 @@ class Gateway:
             return log.done(_error(call, 404, f"the gateway serves no model {name!r}; "
                                               f"it serves: {known}"))
         client = self._clients[route.name]
+        if route.cache == "auto":  # the config asks for cache points (docs/caching.md)
+            parsed = with_automatic_points(parsed)
         forwarded = self._forwarded(request, call)
         if call.count:
             return await self._counted(request, call, client, parsed, forwarded, log)
@@ -492,6 +495,9 @@ class CallLog:
             "upstream": _upstream_of(response), "status": status,
             "input_tokens": None if usage is None else usage.input_tokens,
             "output_tokens": None if usage is None else usage.output_tokens,
+            # the prompt cache's reads and writes, which a bill prices apart
+            "cache_read_tokens": None if usage is None else usage.cached_tokens,
+            "cache_write_tokens": None if usage is None else usage.cache_creation_tokens,
             "ttfb_ms": None if self.first is None else round((self.first - self.started) * 1000, 1),
             "duration_ms": round((now - self.started) * 1000, 1),
         }

@@ -10,6 +10,7 @@ goes, and who may call it, read from a TOML file.
     [models.fast]                         # the name callers ask for
     model = "openai:gpt-4o-mini"          # the registry model it is served by
     fallbacks = ["anthropic:claude-haiku-4-5"]
+    cache = "auto"                        # prompt-cache points where the caller put none
 
     [providers.openai]                    # an upstream: where, and with which key
     base_url = "http://127.0.0.1:9000/v1"
@@ -46,7 +47,10 @@ __all__ = ["CallerLimits", "GatewayConfig", "GatewayConfigError", "ModelRoute", 
 #: The keys each table may hold: anything else is a mistake, said at once.
 GATEWAY_KEYS = frozenset({"keys", "keys_env", "open", "max_body_bytes", "max_connections",
                           "max_connections_per_client", "forward_headers"})
-MODEL_KEYS = frozenset({"model", "fallbacks"})
+MODEL_KEYS = frozenset({"model", "fallbacks", "cache"})
+#: The words ``cache`` may say: ``"auto"``, prompt-cache points added where the
+#: caller placed none (:func:`~streamkit.providers.cache_points.with_automatic_points`).
+CACHE_MODES = frozenset({"auto"})
 PROVIDER_KEYS = frozenset({"base_url", "api_key_env", "api_key", "headers"})
 #: ``[timeouts]``: each a number of seconds, and the field it sets.
 CALLER_TIMEOUTS = {"caller_headers": "headers", "caller_body": "body", "caller_idle": "idle",
@@ -104,11 +108,14 @@ class Upstream:
 
 @dataclass(frozen=True)
 class ModelRoute:
-    """One public model: the registry model that serves it and its fallbacks."""
+    """One public model: the registry model that serves it and its fallbacks;
+    ``cache``: ``"auto"`` to add prompt-cache points to a request whose caller
+    placed none (``docs/caching.md``), ``None`` to send requests as they came."""
 
     name: str
     model: str
     fallbacks: tuple[str, ...] = ()
+    cache: str | None = None
 
 
 @dataclass(frozen=True)
@@ -281,7 +288,11 @@ def _route(name: str, table: Mapping[str, Any]) -> ModelRoute:
         raise GatewayConfigError(f"[models.{name}] fallbacks must be a list of model strings")
     for each in (model, *fallbacks):
         vendor_name(_provider_of(each), f"[models.{name}] {each!r}")
-    return ModelRoute(name, model, tuple(fallbacks))
+    cache = table.get("cache")
+    if cache is not None and cache not in CACHE_MODES:
+        raise GatewayConfigError(f"[models.{name}] cache = {cache!r}: the one mode is "
+                                 f"\"auto\" (leave it out to send requests as they came)")
+    return ModelRoute(name, model, tuple(fallbacks), cache)
 
 
 def _upstream(name: str, table: Mapping[str, Any], env: Mapping[str, str]) -> Upstream:

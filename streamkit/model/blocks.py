@@ -28,6 +28,7 @@ import msgspec
 
 from streamkit.model.json_values import copy_json
 
+from .cache import CachePoint, cache_from_dict
 from .data_sources import Base64Source, URLSource, source_from_dict
 from .errors import MediaTypeError, ToolArgumentsError
 from .extras import Extras, origin_of
@@ -81,11 +82,20 @@ def new_block_id(prefix: str = "blk") -> str:
 class Block:
     """Common base of every content block: ``id``, ``type`` and ``metadata``."""
 
-    __slots__ = ("id", "metadata")
+    __slots__ = ("_cache", "id", "metadata")
     type: ClassVar[str] = ""
 
     id: str
     metadata: dict[str, Any]
+
+    @property
+    def cache(self) -> CachePoint | None:
+        """The prompt-cache point after this block (see :mod:`streamkit.model.cache`)."""
+        return getattr(self, "_cache", None)
+
+    @cache.setter
+    def cache(self, point: CachePoint | None) -> None:
+        self._cache = point
 
     def to_dict(self) -> dict[str, Any]:
         """A plain, JSON-ready dict of this block (lossless)."""
@@ -110,6 +120,8 @@ class Block:
         out: dict[str, Any] = {"type": self.type, "id": self.id}
         if self.metadata:
             out["metadata"] = self.metadata
+        if self.cache is not None:
+            out["cache"] = self.cache.to_dict()
         origin = origin_of(self.metadata)
         if origin is not None:  # the wire the extras came from (see streamkit.model.extras)
             out["origin"] = origin
@@ -185,8 +197,10 @@ class TextBlock(Block):
         citations: list[Citation] | None = None,
         refusal: bool = False,
         metadata: dict[str, Any] | None = None,
+        cache: CachePoint | None = None,
     ) -> None:
         self.id = id or new_block_id("text")
+        self.cache = cache
         self._text = TextBuffer(text)
         self.citations: list[Citation] = citations if citations is not None else []
         self.refusal = refusal
@@ -445,8 +459,10 @@ class DataBlock(Block):
         *,
         transcript: str = "",
         metadata: dict[str, Any] | None = None,
+        cache: CachePoint | None = None,
     ) -> None:
         self.id = id or new_block_id("data")
+        self.cache = cache
         self.source: Base64Source | URLSource = (
             source if source is not None else Base64Source(b"", media_type)
         )
@@ -630,6 +646,12 @@ def _arguments_error(call: ToolCallBlock, text: str, offset: int,
 
 def block_from_dict(d: dict[str, Any]) -> ContentBlock:
     """Rebuild a block from :meth:`Block.to_dict` output (the ``type`` tag decides)."""
+    block = _block_from_dict(d)
+    block.cache = cache_from_dict(d.get("cache"))
+    return block
+
+
+def _block_from_dict(d: dict[str, Any]) -> ContentBlock:
     kind = d.get("type")
     meta = copy_json(d.get("metadata", {}))
     origin = d.get("origin")

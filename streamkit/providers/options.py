@@ -53,11 +53,23 @@ def own_options(options: Mapping[str, Any], wire: str) -> dict[str, Any]:
     if origin in (None, wire):
         return dict(options)
     records = wire_format(origin).option_records if origin in WIRE_NAMES else frozenset()
+    _refuse_references(options, origin, wire)
     theirs = sorted(name for name in options if name not in _UNIFORM and name not in records)
     if theirs:
         warn_lossy(wire, f"{origin}'s option(s) {', '.join(theirs)}",
                    f"they are {origin}'s own fields")
     return Extras(origin, {name: value for name, value in options.items() if name in _UNIFORM})
+
+
+def _refuse_references(options: Mapping[str, Any], origin: str | None, wire: str) -> None:
+    """Refuse another wire's option that names prompt content its provider
+    keeps (:attr:`~streamkit.providers.wire_format.WireFormat.prompt_references`):
+    dropped, it would leave the request without part of its prompt."""
+    references = wire_format(origin).prompt_references if origin in WIRE_NAMES else {}
+    for name in options:
+        if name in references:
+            raise UnsupportedFeatureError(wire, f"{origin}'s {name}={options[name]!r}",
+                                          references[name])
 
 
 def is_foreign(options: Mapping[str, Any], wire: str) -> bool:

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -72,6 +72,7 @@ VERB_FILES = ("stream.py", "request.py", "tools.py", "response.py", "content.py"
 SHARED_FILES = {
     "assistant.py": "what the model writes (an assistant turn) <-> blocks, both ways",
     "citations.py": "the wire's citation objects <-> typed citations, both ways",
+    "cache.py": "the wire's prompt-cache markers <-> cache points, both ways",
     "count_tokens.py": "the API's token count endpoint: its request body and its answer, "
                        "both ways",
 }
@@ -141,6 +142,11 @@ class WireFormat:
     own records, never wire fields (OpenAI Chat's ``max_tokens_field``, Gemini's
     ``snake_case``): another wire drops them without a word, since nothing the
     caller asked for is lost with them."""
+    prompt_references: Mapping[str, str] = field(default_factory=dict)
+    """The options that name prompt content the provider keeps (Gemini's
+    ``cachedContent``), each with why no other API can take it: another wire
+    refuses a request read with one, since sent without it the request would
+    lack part of its prompt (see :func:`~streamkit.providers.options.own_options`)."""
     tools_with_tool_history: bool = False
     """Whether the API refuses a conversation holding tool calls or results
     unless tools are declared (Anthropic: "Requests which include tool_use or

@@ -23,6 +23,8 @@ And this wire's own files:
 ===================  ======================================================================
 ``assistant.py``     what the model writes (``content_block`` s, assistant turns) <->
                      blocks, both directions, and the cross-provider turn policy
+``cache.py``         ``cache_control`` breakpoints <-> cache points, the limit of four and
+                     the TTL order
 ``citations.py``     Anthropic's five citation kinds <->
                      :class:`~streamkit.model.blocks.Citation`
 ``versions.py``      what each ``anthropic-version`` refuses, and a body fitted to it

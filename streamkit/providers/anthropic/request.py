@@ -87,6 +87,7 @@ from ...model.errors import InvalidBodyError, UnsupportedFeatureError, warn_loss
 from ...model.extras import Extras, extras_for, origin_of
 from ...model.ids import StreamIds
 from ...model.response import ChatResponse
+from ..cache_points import place_points, read_points
 from ..coerce import Wire, as_str, check_uniform_options
 from ..lossless import message_extras, put_back, take, take_list, unread
 from ..options import (
@@ -98,6 +99,7 @@ from ..options import (
 )
 from ..turns import SAME_TURN, is_own_turn, joins_previous, refuse_orphan_results, user_turns
 from .assistant import assistant_blocks, read_assistant_block
+from .cache import CACHE_HINTS, MARKERS, fit_breakpoints
 from .content import (
     own_extras,
     read_tool_result,
@@ -122,7 +124,8 @@ _UNSUPPORTED = {
 }
 
 # Uniform options that need nothing on this wire.
-_IMPLIED = frozenset({"include_usage"})  # message_start / message_delta always carry usage
+_IMPLIED = frozenset({"include_usage",  # message_start / message_delta always carry usage
+                      *CACHE_HINTS})
 
 # thinking.display <-> include_thoughts (ThinkingConfigEnabledParam.display:
 # "summarized" returns the thinking, "omitted" only its signature).
@@ -140,6 +143,7 @@ _EFFORT = {"minimal": "low"}
 def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     """The Messages API body for ``request`` (see the module docstring)."""
     refuse_orphan_results(request.messages, NAME)
+    request = place_points(request, MARKERS)  # cache points as cache_control (see .cache)
     options, foreign_thinking = prepared_options(request, NAME, _UNSUPPORTED, _IMPLIED,
                                                  versioned=True)
     origin = origin_of(request.options)
@@ -162,6 +166,7 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
         body["stream"] = request.stream
     body = finished_body(body, options)  # everything else, under its own name
     fit_messages(body["messages"], version)
+    fit_breakpoints(body, request)
     if "max_tokens" not in body:
         raise UnsupportedFeatureError(
             NAME, "a request without max_tokens",
@@ -426,6 +431,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
     read_renamed(rest, request.options, _RENAMED)
     request.options.update(rest)
     check_uniform_options(request.options, NAME, _RENAMED)
+    read_points(request, MARKERS)
     return request
 
 

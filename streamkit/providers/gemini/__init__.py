@@ -45,7 +45,14 @@ from .request import build_request, parse_request
 from .response import parse_response
 from .spelling import SNAKE_CASE
 from .stream import GeminiParser
-from .wire import FINISH_REASONS, NAME, USAGE_FIELDS, map_finish_reason, map_usage
+from .wire import (
+    FINISH_REASONS,
+    NAME,
+    PROMPT_REFERENCES,
+    USAGE_FIELDS,
+    map_finish_reason,
+    map_usage,
+)
 
 WIRE = WireFormat(
     name=NAME, title="Gemini generateContent", parser=GeminiParser,
@@ -53,7 +60,7 @@ WIRE = WireFormat(
     finish_reasons=FINISH_REASONS, usage_fields=USAGE_FIELDS,
     endpoint=endpoint, model_in_body=MODEL_IN_BODY,
     served_path=SERVED_PATH, served_base=SERVED_BASE,
-    option_records=frozenset({SNAKE_CASE}),
+    option_records=frozenset({SNAKE_CASE}), prompt_references=PROMPT_REFERENCES,
     encode_stream=stream_encoder, encode_response=encode_response, encode_error=encode_error,
     answer_options=no_answer_options, operation="generate_content", count_tokens=COUNTING,
 )

@@ -165,7 +165,8 @@ _THINKING_TYPES: dict[str, type] = {"thinkingBudget": int, "includeThoughts": bo
 _EFFORT = {"none": "minimal"}
 
 # Uniform options this wire has no switch for: nothing is written.
-_IMPLIED = ("include_usage", "parallel_tool_calls")
+# and OpenAI's prompt-cache hints: Gemini caches prefixes implicitly, keyed by nothing else
+_IMPLIED = ("include_usage", "parallel_tool_calls", "prompt_cache_key", "prompt_cache_retention")
 
 _JSON = "application/json"
 _MESSAGE_RECORDS = frozenset({SAME_TURN, ABSENT})

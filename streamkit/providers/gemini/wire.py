@@ -24,7 +24,7 @@ import base64
 import binascii
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final
 
 from ...model.finish import FinishReason
 from ...model.usage import ChatUsage
@@ -38,6 +38,7 @@ __all__ = [
     "FINISH_REASONS",
     "FINISH_WORDS",
     "NAME",
+    "PROMPT_REFERENCES",
     "PROVIDER",
     "USAGE_FIELDS",
     "decode_base64",
@@ -52,6 +53,17 @@ NAME = "gemini"
 
 #: The registry name of the wire's own API (the default provider of its parser).
 PROVIDER = "gemini"
+
+# Explicit context caching: ``cachedContent`` names a cache made beforehand
+# (``cachedContents.create``, ai.google.dev/gemini-api/docs/caching), whose
+# contents the model reads before the request's own; no other API can see it.
+_CACHED_CONTENT = ("names a Gemini explicit context cache (cachedContents/...), prompt content "
+                   "only Gemini holds: put that content in the conversation to send it elsewhere")
+
+#: The options naming prompt content Gemini keeps (both spellings a body may use):
+#: :attr:`~streamkit.providers.wire_format.WireFormat.prompt_references`.
+PROMPT_REFERENCES: Final = MappingProxyType({"cachedContent": _CACHED_CONTENT,
+                                             "cached_content": _CACHED_CONTENT})
 
 #: The documented type of each field of a part the parser reads (a ``Part``,
 #: ``FunctionCall``, ``Blob``, ``FileData``). A field that arrives with another

@@ -78,7 +78,8 @@ _THINK: dict[str, bool | str] = {"none": False, "minimal": "low", "low": "low",
                                   "max": "max"}
 _THINK_LEVELS = frozenset({"low", "medium", "high", "max"})
 #: Uniform options with no Ollama switch (see the module docstring).
-_NO_SUCH_SWITCH = frozenset({"include_usage", "include_thoughts", "parallel_tool_calls"})
+_NO_SUCH_SWITCH = frozenset({"include_usage", "include_thoughts", "parallel_tool_calls",
+                             "prompt_cache_key", "prompt_cache_retention"})
 #: Uniform options Ollama has no form for (see the module docstring).
 _UNSUPPORTED = {"audio": "no Ollama model speaks: audio output has no Ollama form"}
 

@@ -23,6 +23,7 @@ And this wire's own files:
 
 =====================  =================================================================
 ``assistant.py``       an assistant turn, both ways
+``cache.py``           ``cache_control`` markers (OpenRouter's, LiteLLM's) <-> cache points
 ``history.py``         who wrote a turn, seen from the dialect it goes to, and what
                        building one request carries
 ``dialects.py``        what each OpenAI-compatible dialect bends, reading and writing,

@@ -123,6 +123,10 @@ class HistoryRules:
     """When set, call ids must be exactly this many letters and digits; other
     ids are replaced by one derived from them (the same on the call and its
     result)."""
+    cache_markers: bool = False
+    """Whether the vendor takes Anthropic's ``cache_control`` markers on messages,
+    content parts and tools (:mod:`.cache`); a vendor that does not caches
+    prefixes by itself or refuses the field."""
     sources: tuple[str, ...] = field(default=(), compare=False)
     """Where each rule comes from."""
 
@@ -254,7 +258,10 @@ _TABLE: tuple[Dialect, ...] = (
         ),
         history=HistoryRules(
             reasoning_echo="reasoning_details",
+            cache_markers=True,
             sources=(
+                "openrouter.ai/docs/client-sdks/typescript/models/anthropiccachecontroldirective: "
+                "cache_control on a content block marks an explicit cache breakpoint",
                 "openrouter.ai/docs/guides/best-practices/reasoning-tokens#preserving-reasoning-"
                 "blocks: pass reasoning_details back unmodified, signatures and encrypted data "
                 "included",

@@ -99,6 +99,7 @@ from ...model.blocks import DataBlock, TextBlock, ToolCallBlock
 from ...model.errors import InvalidBodyError
 from ...model.ids import StreamIds
 from ...model.vendors import PROVIDERS
+from ..cache_points import read_points
 from ..coerce import Wire, check_uniform_options
 from ..function_tools import read_schema_output, schema_fields
 from ..lossless import put_back, take, take_list, unread, with_extras
@@ -106,6 +107,7 @@ from ..options import budget_as_effort, finished_body, prepared_options, refuse_
 from ..tool_media import result_blocks
 from ..turns import add_result, refuse_orphan_results, write_messages
 from .assistant import RESERVED, assistant_message, patch, read_assistant
+from .cache import MARKERS, check_markers, with_markers
 from .content import data_part, own, read_text_part, read_user_part, text_part, user_part
 from .dialects import DEFAULT, Dialect, HistoryRules, get_dialect
 from .history import BuildContext
@@ -151,6 +153,7 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     target = get_dialect(dialect)
     rules = target.history
     refuse_orphan_results(request.messages, NAME)
+    request = with_markers(request, rules)  # cache points, where the dialect takes them
     options, foreign_thinking = prepared_options(request, NAME, nulls=True)
     body: dict[str, Any] = {}
     if request.model is not None:
@@ -164,7 +167,9 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     if request.stream is not None:
         body["stream"] = request.stream
     _write_options(body, options, target, rules, request.stream is True)
-    return finished_body(body, options, put=set_field)  # everything else, under its own name
+    body = finished_body(body, options, put=set_field)  # everything else, under its own name
+    check_markers(body, request, rules)
+    return body
 
 
 def _write_options(body: dict[str, Any], options: dict[str, Any], target: Dialect,
@@ -301,6 +306,7 @@ def parse_request(body: dict[str, Any], dialect: str | None) -> Request:
         "thinking_budget": rules.thinking_budget_field or "thinking_budget",
         "include_usage": "stream_options.include_usage"})
     request.options = options
+    read_points(request, MARKERS)  # cache_control markers (LiteLLM's, OpenRouter's): .cache
     return request
 
 

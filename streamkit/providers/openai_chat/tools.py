@@ -36,6 +36,7 @@ from ..function_tools import (
     written_tools,
 )
 from ..lossless import ABSENT
+from .cache import read_tool_point
 from .content import own
 from .wire import NAME
 
@@ -56,13 +57,18 @@ def tool_definition(tool: Tool) -> Wire:
 
 def read_tool_definition(entry: dict[str, Any]) -> Tool | None:
     """The :class:`~streamkit.conversation.tools.Tool` a function entry stands
-    for, when writing it gives the entry back exactly (``None``: another entry)."""
+    for, when writing it gives the entry back exactly (``None``: another entry);
+    a ``cache_control`` beside ``function`` is the tool's cache point."""
+    entry, point = read_tool_point(entry)
     function, kind = entry.get("function"), entry.get("type", _UNTYPED)
     tool = read_function(function, NAME) if kind in ("function", _UNTYPED) and isinstance(
         function, dict) else None
     if tool is not None and kind is _UNTYPED:
         tool.metadata[ABSENT] = ["type"]
-    return tool if tool is not None and tool_definition(tool) == entry else None
+    if tool is None or tool_definition(tool) != entry:
+        return None
+    tool.cache = point
+    return tool
 
 
 def write_tools(body: dict[str, Any], request: Request) -> None:

@@ -16,6 +16,7 @@ from support.request_oracles import sdk_valid
 
 from streamkit import (
     AssistantMessage,
+    CachePoint,
     FunctionExecutionResult,
     FunctionExecutionResultMessage,
     Request,
@@ -55,8 +56,7 @@ ODD_BODY: dict[str, Any] = {
     "messages": [
         {"role": "user", "content": [
             {"type": "text", "text": "hi", "cache_control": CACHE},
-            {"type": "image", "source": {"type": "url", "url": "https://x/cat.png"},
-             "cache_control": CACHE},
+            {"type": "image", "source": {"type": "url", "url": "https://x/cat.png"}},
             {"type": "document", "source": {"type": "file", "file_id": "file_1"}},
             {"type": "sparkle", "x": 1},
         ], "vendor_field": True},
@@ -125,11 +125,13 @@ def test_the_odd_body_keeps_something_in_every_kind_of_place() -> None:
     request = parse_request(ANTHROPIC, copy.deepcopy(ODD_BODY))
     places = {where: metadata for where, metadata, _ in kept(request) if metadata}
     assert places["options"] == {"max_tokens": 64, "top_k": 3, "vendor_option": {"a": 1}}
-    assert places["tools[0]"] == {"cache_control": CACHE}
+    assert "tools[0]" not in places  # its cache_control is the tool's cache point
+    assert request.tools is not None and request.tools[0].cache == CachePoint()  # type: ignore[union-attr]
     assert places["tools[1]"]["type"] == "web_search_20250305"
     assert places["json_output"] == {"vendor": 1}
     assert places["messages[1]"] == {"vendor_field": True}
-    assert places["messages[1].content[0]"] == {"cache_control": CACHE}
+    assert "messages[1].content[0]" not in places
+    assert request.messages[1].content[0].cache == CachePoint()  # type: ignore[union-attr]
     user = request.messages[1]
     assert isinstance(user, UserMessage)
     assert [type(b) for b in user.blocks] == [TextBlock, DataBlock, RawBlock, RawBlock]
@@ -153,7 +155,7 @@ def history(wire: str) -> Request:
             SystemMessage("Be brief.", metadata=tag({"cache_control": CACHE})),
             UserMessage([TextBlock("Look:", metadata=tag({"cache_control": CACHE})),
                          DataBlock(source=Base64Source(PNG, "image/png"),
-                                   metadata=tag({"cache_control": CACHE})),
+                                   metadata=tag()),
                          DataBlock(source=URLSource("https://x/a.pdf", "application/pdf"),
                                    metadata=tag({"citations": {"enabled": True}}))]),
             AssistantMessage([
@@ -187,7 +189,7 @@ def test_own_extras_are_written() -> None:
     body = build_request(ANTHROPIC, history(ANTHROPIC))
     sdk_valid("anthropic", body)
     written = list(keys(body))
-    assert written.count("cache_control") == 5
+    assert written.count("cache_control") == 4  # Anthropic's most
     assert {"caller", "citations", "top_k", "signature"} <= set(written)
     assert body["thinking"] == {"type": "adaptive"}
     assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]  # joined

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from support.conversations import Conversation, conversations, smart_chars
 from support.request_oracles import sdk_valid
 
+from streamkit import CachePoint
 from streamkit.conversation.messages import (
     AssistantMessage,
     FunctionExecutionResult,
@@ -107,7 +108,8 @@ def test_recorded_requests_read_into_the_model() -> None:
     system, question = bedrock.messages
     assert system == SystemMessage("You are a helpful assistant.")
     assert isinstance(question, UserMessage)
-    assert question.blocks[0].metadata == {"cache_control": {"ttl": "5m", "type": "ephemeral"}}
+    # its cache_control is the block's cache point, the same place and time to live
+    assert (question.blocks[0].metadata, question.blocks[0].cache) == ({}, CachePoint("5m"))
 
     redacted = parse_request(ANTHROPIC, by_name["redacted-thinking-then-user"].turn2_request)
     turn = redacted.messages[1]

@@ -440,7 +440,8 @@ def test_every_uniform_option_is_handled() -> None:
                               "seed": 1, "reasoning_effort": "low", "thinking_budget": 1,
                               "include_thoughts": True, "include_usage": True,
                               "parallel_tool_calls": False, "foreign_thinking": "drop",
-                              "api_version": "2026-10-21"}
+                              "api_version": "2026-10-21", "prompt_cache_key": "k",
+                              "prompt_cache_retention": "24h"}
     assert set(values) | {"audio"} == set(UNIFORM_OPTIONS)
     wire = build([UserMessage("hi")], **values)
     assert not set(wire) & set(UNIFORM_OPTIONS)

@@ -738,7 +738,8 @@ def test_a_budget_read_from_another_wire_is_dropped_where_the_dialect_has_no_bud
 def test_every_uniform_option_is_handled() -> None:
     tested = {"temperature", "top_p", "max_tokens", "stop", "seed", "reasoning_effort",
               "thinking_budget", "include_thoughts", "include_usage", "audio",
-              "parallel_tool_calls", "foreign_thinking", "api_version"}
+              "parallel_tool_calls", "foreign_thinking", "api_version", "prompt_cache_key",
+              "prompt_cache_retention"}
     assert tested == set(UNIFORM_OPTIONS)
 
 

@@ -37,7 +37,11 @@ VENDOR_FIELDS: dict[str | None, frozenset[str]] = {
                        "chat_template_kwargs"}),
     "crusoe": frozenset({"messages[].reasoning"}),
     "ollama-openai": frozenset({"messages[].reasoning"}),
-    "openrouter": frozenset({"messages[].reasoning_details", "reasoning", "provider"}),
+    # and Anthropic's cache_control on a message, a content part or a tool (openrouter.ai/docs:
+    # AnthropicCacheControlDirective, "set on an individual content block")
+    "openrouter": frozenset({"messages[].reasoning_details", "reasoning", "provider",
+                             "messages[].cache_control", "messages[].content[].cache_control",
+                             "tools[].cache_control"}),
     # Mistral's AssistantMessage.prefix, ToolMessage.name, ToolCall.index (its OpenAPI)
     "mistral": frozenset({"messages[].prefix", "messages[].name",
                           "messages[].tool_calls[].index"}),
