@@ -404,6 +404,8 @@ class EncodedStream:
         self._encoder = encoder
         self._source: Iterable[Any] | AsyncIterable[Any] = (
             events_of(source) if isinstance(source, ChatResponse) else source)
+        if isinstance(source, ChatResponse):
+            encoder.foreseen_usage = source.usage
         self._error_written = False
         self.content_type = encoder.content_type
         self.error: StreamError | None = None
