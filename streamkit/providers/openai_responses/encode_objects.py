@@ -19,9 +19,9 @@ from ..coerce import Wire
 from ..encoder import input_tokens_for
 from .wire import END_STATUSES, FINISH_WORDS, USUAL_STATUS, with_required_fields
 
-__all__ = ["DELTA_EVENTS", "MESSAGE_PARTS", "RESPONSE_BOOKKEEPING", "RESPONSE_DEFAULTS", "Item",
-           "NO_STATUS", "Part", "block_extras", "complete_usage", "count_parts", "empty_part", "end_status",
-           "is_audio", "item_object", "part_object", "usage_object"]
+__all__ = ["DELTA_EVENTS", "MESSAGE_PARTS", "NO_STATUS", "RESPONSE_BOOKKEEPING",
+           "RESPONSE_DEFAULTS", "Item", "Part", "block_extras", "complete_usage", "count_parts",
+           "empty_part", "end_status", "is_audio", "item_object", "part_object", "usage_object"]
 
 
 #: The reader's own records in a block's metadata: where the block was on the

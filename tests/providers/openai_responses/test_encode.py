@@ -556,7 +556,8 @@ def _without_call_status(path: Path) -> bytes:
 def test_an_item_status_is_written_back_as_it_came_and_never_gained() -> None:
     """DeepSeek's reasoning item says ``completed`` (OpenAI's says none): kept;
     a call that said none is written with none, in the stream and the body."""
-    events, _ = _parsed(FIXTURES / "openai-responses/deepseek-responses-reasoning-function-call.sse")
+    deepseek = FIXTURES / "openai-responses/deepseek-responses-reasoning-function-call.sse"
+    events, _ = _parsed(deepseek)
     statuses = _done_statuses(b"".join(encode_stream(WIRE, events)))
     assert statuses == {"reasoning": "completed", "function_call": "completed"}
     events, _ = _parsed(FIXTURES / "openai-responses/reasoning-summary-text.sse")
