@@ -30,10 +30,17 @@ refusals (:mod:`.anthropic.versions`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import dataclasses
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..conversation.messages import AssistantMessage, FunctionExecutionResultMessage, as_assistant
+from ..conversation.request import Request
+from ..model.blocks import ToolCallBlock
+from ..model.errors import warn_lossy
+from ..model.extras import origin_of
+from ..model.response import ChatResponse
 from .coerce import Wire
 
 
@@ -168,3 +175,61 @@ RULES: tuple[Rule, ...] = (
          "vercel/ai#3775, egoist/chatwise-releases#250 (the API's 400 quoted)",
          _gemini_empty_content, "streamkit.providers.gemini.acceptance"),
 )
+
+
+# ---------------------------------------------------------------- calls no result answers
+
+#: The wires whose API refuses a tool call that no result answers before the
+#: model's next turn, with the error it answers (quoted in the threads named).
+ANSWERED_CALLS: Mapping[str, str] = {
+    "openai-chat": "An assistant message with 'tool_calls' must be followed by tool messages "
+                   "responding to each 'tool_call_id' (smallmain/vscode-unify-chat-provider#248)",
+    "openai-responses": "No tool output found for function call call_... "
+                        "(openai/openai-agents-python#673)",
+    "anthropic": "`tool_use` ids were found without `tool_result` blocks immediately after "
+                 "(anthropics/claude-code#2697)",
+    "gemini": "Please ensure that the number of function response parts is equal to the number "
+              "of function call parts of the function call turn (google-gemini/gemini-cli#5443)",
+}
+
+
+def answered_calls_only(request: Request, wire: str) -> Request:
+    """``request`` without the tool calls no result answers before the model's
+    next turn (or the conversation's end, a turn after it), for a ``wire``
+    whose API refuses them (:data:`ANSWERED_CALLS`): Gemini and Ollama take a
+    call left unanswered (the user moved on), the others answer 400. Each
+    dropped call is said with a :class:`~streamkit.LossyTranslationWarning`; a
+    request read from ``wire``'s own body goes as it came. Linear: one walk
+    from the end, the results seen since the next assistant turn in a set."""
+    if wire not in ANSWERED_CALLS or origin_of(request.options) == wire:
+        return request
+    messages = list(request.messages)
+    answered: set[str] = set()
+    changed = False
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, FunctionExecutionResultMessage):
+            answered.update(result.call_id for result in message.content)
+        elif isinstance(message, AssistantMessage | ChatResponse):
+            if index < len(messages) - 1:
+                kept = _answered_turn(as_assistant(message), answered, wire)
+                changed |= kept is not None
+                messages[index] = message if kept is None else kept
+            answered = set()
+    return dataclasses.replace(request, messages=messages) if changed else request
+
+
+def _answered_turn(turn: AssistantMessage, answered: set[str],
+                   wire: str) -> AssistantMessage | None:
+    """``turn`` without its unanswered client calls (``None``: it has none)."""
+    if isinstance(turn.content, str):
+        return None
+    unanswered = [block for block in turn.content if isinstance(block, ToolCallBlock)
+                  and not block.server_side and block.id not in answered]
+    for call in unanswered:
+        warn_lossy(wire, f"the tool call {call.name!r} ({call.id}), which no tool result "
+                   "answers", f"the API refuses a call without its result: {ANSWERED_CALLS[wire]}")
+    if not unanswered:
+        return None
+    content = [block for block in turn.content if block not in unanswered]
+    return dataclasses.replace(turn, content=content)

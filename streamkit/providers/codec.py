@@ -69,6 +69,7 @@ from ..model.extras import Extras
 from ..model.limits import MAX_JSON_DEPTH, json_depth, nested_deeper_than, too_deep
 from ..model.response import ChatResponse
 from ..model.vendors import ProviderEntry
+from .acceptance import answered_calls_only
 
 if TYPE_CHECKING:
     from .encoder import StreamEncoder
@@ -152,6 +153,7 @@ def build_request(
     if entry.options:
         request = dataclasses.replace(request, options=with_defaults(request.options,
                                                                      entry.options))
+    request = answered_calls_only(request, entry.wire)
     return _readable(wire.build_request(request, entry.dialect), entry.wire)
 
 

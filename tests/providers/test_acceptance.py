@@ -137,3 +137,32 @@ def test_a_last_user_message_with_no_content_is_refused(target: str) -> None:
     conversation = [UserMessage("a"), AssistantMessage("b"), UserMessage([TextBlock("")])]
     with pytest.raises(UnsupportedFeatureError, match="last user message with no content"):
         build_request(target, conversation, model="m", max_tokens=8)
+
+
+_UNANSWERED = [UserMessage("weather?"), AssistantMessage([TextBlock("Looking."), _CALL]),
+               UserMessage("never mind, tell a joke")]
+
+
+@pytest.mark.parametrize("target", ["openai", "openai-responses", "anthropic", "gemini"])
+def test_a_call_no_result_answers_is_dropped_and_said(target: str) -> None:
+    """Each of these APIs answers 400 to it (providers.acceptance.ANSWERED_CALLS);
+    Gemini's and Ollama's users may leave a call unanswered."""
+    with pytest.warns(LossyTranslationWarning, match="'lookup' .c1., which no tool result"):
+        body = build_request(target, _UNANSWERED, model="m", max_tokens=8)
+    assert "c1" not in str(body) and "lookup" not in str(body) and "Looking." in str(body)
+    answered = [*_UNANSWERED[:2], FunctionExecutionResultMessage([
+        FunctionExecutionResult("c1", "sunny")]), _UNANSWERED[2]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LossyTranslationWarning)
+        assert "c1" in str(build_request(target, answered, model="m", max_tokens=8))
+
+
+def test_a_call_left_unanswered_goes_to_ollama_and_stays_in_its_own_wires_body() -> None:
+    assert "c1" in str(build_request("ollama", _UNANSWERED, model="m"))
+    own = build_request("openai", parse_request("openai", {"model": "m", "messages": [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function",
+                                                               "function": {"name": "f",
+                                                                            "arguments": "{}"}}]},
+        {"role": "user", "content": "r"}]}))
+    assert own["messages"][1]["tool_calls"][0]["id"] == "c1"
