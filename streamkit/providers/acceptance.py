@@ -42,6 +42,7 @@ from ..model.errors import warn_lossy
 from ..model.extras import origin_of
 from ..model.response import ChatResponse
 from .coerce import Wire
+from .turns import is_own_turn
 
 
 @dataclass(frozen=True)
@@ -197,9 +198,12 @@ def answered_calls_only(request: Request, wire: str) -> Request:
     """``request`` without the tool calls no result answers before the model's
     next turn (or the conversation's end, a turn after it), for a ``wire``
     whose API refuses them (:data:`ANSWERED_CALLS`): Gemini and Ollama take a
-    call left unanswered (the user moved on), the others answer 400. Each
-    dropped call is said with a :class:`~streamkit.LossyTranslationWarning`; a
-    request read from ``wire``'s own body goes as it came. Linear: one walk
+    call left unanswered (the user moved on), the others answer 400. Only
+    another API's turns are looked at (a turn of ``wire``'s own API, or one
+    made by hand, is written as it is, as :func:`.turns.refuse_orphan_results`
+    writes their results); each dropped call is said with a
+    :class:`~streamkit.LossyTranslationWarning`; a request read from ``wire``'s
+    own body goes as it came. Linear: one walk
     from the end, the results seen since the next assistant turn in a set."""
     if wire not in ANSWERED_CALLS or origin_of(request.options) == wire:
         return request
@@ -211,8 +215,9 @@ def answered_calls_only(request: Request, wire: str) -> Request:
         if isinstance(message, FunctionExecutionResultMessage):
             answered.update(result.call_id for result in message.content)
         elif isinstance(message, AssistantMessage | ChatResponse):
-            if index < len(messages) - 1:
-                kept = _answered_turn(as_assistant(message), answered, wire)
+            turn = as_assistant(message)
+            if index < len(messages) - 1 and not is_own_turn(turn.provider, wire):
+                kept = _answered_turn(turn, answered, wire)
                 changed |= kept is not None
                 messages[index] = message if kept is None else kept
             answered = set()

@@ -71,6 +71,7 @@ VERB_FILES = ("stream.py", "request.py", "tools.py", "response.py", "content.py"
 SHARED_FILES = {
     "assistant.py": "what the model writes (an assistant turn) <-> blocks, both ways",
     "citations.py": "the wire's citation objects <-> typed citations, both ways",
+    "acceptance.py": "what the wire's API answers 400 to, left out of a built body",
 }
 
 Endpoint = Callable[..., str]

@@ -20,13 +20,15 @@ The verbs every wire package has (:mod:`streamkit.providers.wire_format`):
 
 And this wire's own files:
 
-================  ======================================================================
-``assistant.py``  what the model writes (``content_block`` s, assistant turns) <->
-                  blocks, both directions, and the cross-provider turn policy
-``citations.py``  Anthropic's five citation kinds <->
-                  :class:`~streamkit.model.blocks.Citation`
-``versions.py``   what each ``anthropic-version`` refuses, and a body fitted to it
-================  ======================================================================
+===================  ===================================================================
+``assistant.py``     what the model writes (``content_block`` s, assistant turns) <->
+                     blocks, both directions, and the cross-provider turn policy
+``citations.py``     Anthropic's five citation kinds <->
+                     :class:`~streamkit.model.blocks.Citation`
+``versions.py``      what each ``anthropic-version`` refuses, and a body fitted to it
+``acceptance.py``    what the Messages API answers 400 to (empty text, empty messages, a
+                     prefill ending in whitespace), left out of a built body
+===================  ===================================================================
 
 :data:`WIRE` is the package's record (:class:`~streamkit.providers.wire_format.WireFormat`).
 """

@@ -22,14 +22,16 @@ The verbs every wire package has (:mod:`streamkit.providers.wire_format`):
 
 And this wire's own files:
 
-================  ======================================================================
-``candidate.py``  one candidate (Gemini's word for a choice): what each part means as
-                  blocks on its :class:`~streamkit.providers.ledger.BlockLedger`, its
-                  metadata and citations
-``spelling.py``   a body's camelCase / snake_case spelling, kept as data
-``schema.py``     Gemini's OpenAPI ``Schema`` <-> JSON Schema (tool ``parameters``,
-                  ``responseSchema``), and which field a body said a schema in
-================  ======================================================================
+===================  ===================================================================
+``candidate.py``     one candidate (Gemini's word for a choice): what each part means as
+                     blocks on its :class:`~streamkit.providers.ledger.BlockLedger`, its
+                     metadata and citations
+``spelling.py``      a body's camelCase / snake_case spelling, kept as data
+``schema.py``        Gemini's OpenAPI ``Schema`` <-> JSON Schema (tool ``parameters``,
+                     ``responseSchema``), and which field a body said a schema in
+``acceptance.py``    what Gemini answers 400 to (empty text parts, contents with no
+                     parts), left out of a built body
+===================  ===================================================================
 
 Vertex AI (registry name ``vertex``) speaks this wire with no dialect: the
 parser reports the vendor it was built for as the responses' provider.
