@@ -27,7 +27,9 @@ breakpoints, one-hour ones first) are checked beside the SDK's types.
   its timing has no download in it.
 
 Each body is judged by the target SDK's request types (tests/support/request_oracles
-``sdk_valid``) and by what the conversation must keep, read back with
+``sdk_valid``), by the target's acceptance rules (streamkit.providers.acceptance.RULES:
+what the API answers 400 to, each with its error and source; the requests of
+:data:`EMPTY_BLOCKS` hold such shapes) and by what the conversation must keep, read back with
 streamkit's ``parse_request`` of the target wire (tests/support/translation_matrix.py
 ``essence`` / ``losses``, plus the declared tools, the tool choice and files).
 Results are printed and written to bench/translation.latest.md (untracked).
@@ -82,6 +84,7 @@ from streamkit import (
     ThinkingBlock,
     UserMessage,
 )
+from streamkit.providers.acceptance import RULES
 
 TARGETS = ("anthropic", "gemini")
 MODELS = {target: matrix.TARGETS[target][1] for target in TARGETS}
@@ -141,6 +144,18 @@ CACHE_MARKERS_FIVE = {**CACHE_MARKERS, "messages": [
 ANTHROPIC_CACHE_RULES = ("\"A maximum of 4 blocks with cache_control may be provided\"",
                          "\"1-hour entries must appear before 5-minute entries\"")
 
+#: Requests OpenAI takes whose shape a target refuses (streamkit.providers.acceptance.RULES:
+#: each with the API's 400 and its source): an empty text part beside the words (the issue's),
+#: an assistant turn that said nothing and an empty system prompt, a prefill ending in a space.
+EMPTY_BLOCKS = {
+    "empty text part": [{"role": "user", "content": [{"type": "text", "text": ""},
+                                                     {"type": "text", "text": "go"}]}],
+    "empty turns": [{"role": "system", "content": ""}, {"role": "user", "content": "Hi"},
+                    {"role": "assistant", "content": ""}, {"role": "user", "content": "Hello?"}],
+    "prefill ending in a space": [{"role": "user", "content": "Name a colour."},
+                                  {"role": "assistant", "content": "The colour is "}],
+}
+
 
 def inputs() -> dict[str, dict[str, Any]]:
     """Every OpenAI-format request of the comparison, by name."""
@@ -151,6 +166,8 @@ def inputs() -> dict[str, dict[str, Any]]:
     out["README tool loop"] = README_TOOL_LOOP
     out["cache markers"] = CACHE_MARKERS
     out["cache markers, five"] = CACHE_MARKERS_FIVE
+    for name, messages in EMPTY_BLOCKS.items():
+        out[name] = {"model": "gpt-4o", "messages": messages}
     return out
 
 
@@ -367,6 +384,8 @@ def judge(output: Output, target: str, before: Reading) -> Verdict:
         return Verdict(False, "invalid", [f"invalid ({API_DOCS[target]}): {_why(error)}"])
     broken = [GEMINI_MIME_RULE + f": {m!r}" for m in _wildcard_mime_types(body)]
     broken += _cache_rules_broken(body) if target == "anthropic" else []
+    broken += [f"400 \"{rule.says}\" ({rule.source})" for rule in RULES
+               if rule.wire == target and rule.broken(body)]
     if broken:
         return Verdict(False, "invalid", broken)
     read_back = streamkit.parse_request(target, body)
@@ -602,7 +621,7 @@ def timing(cases: list[Case]) -> str:
 
 def environment(argv: list[str]) -> str:
     versions = ", ".join(f"{name} {importlib.metadata.version(name)}" for name in
-                         ("streamkit", "litellm", "anthropic", "google-genai"))
+                         ("streamkit-llm", "litellm", "anthropic", "google-genai"))
     return "\n".join([
         f"\n- date: {datetime.datetime.now().astimezone().isoformat(timespec='seconds')}",
         f"- packages: {versions}; Python {sys.version.split()[0]}, {os.cpu_count()} CPUs",

@@ -23,6 +23,13 @@ it came back                           every block, with signatures kept
 ``cache`` on every message (and on a block, a tool result, a tool) is a
 :class:`~streamkit.model.cache.CachePoint`: the prompt up to there is worth
 caching, written in each wire's own mechanism (``docs/caching.md``).
+Content given as a list may hold plain strings beside blocks, the way people
+write it (``UserMessage(["Describe this:", image])``): each string is a
+:class:`~streamkit.model.blocks.TextBlock` from the moment the message is made,
+so every wire writes it as text. Anything else that is no block (bytes, a
+wire format's own part as a dict) raises
+:class:`~streamkit.model.errors.InvalidMessageError` naming the item and what to
+give instead.
 
 ``metadata`` on every message holds what a wire format says about a message
 that this model has no field for (an OpenAI ``name``, an Anthropic
@@ -39,7 +46,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from ..model.blocks import ContentBlock, DataBlock, RawBlock, TextBlock
 from ..model.cache import CachePoint
@@ -53,9 +60,15 @@ _BlockT = TypeVar("_BlockT", bound=ContentBlock)
 
 class _Blocks(Generic[_BlockT]):
     """What a user's and an assistant's turn share: content given as a string
-    (one text block) or as blocks."""
+    (one text block) or as blocks, strings among them being text blocks."""
 
     content: str | list[_BlockT]
+    _block_types: ClassVar[Any]
+    _block_words: ClassVar[str]
+
+    def __post_init__(self) -> None:
+        self.content = content_blocks(self.content, self._block_types,
+                                      f"{type(self).__name__}.content", self._block_words)
 
     @property
     def blocks(self) -> list[_BlockT]:
@@ -75,6 +88,10 @@ class SystemMessage:
     cache: CachePoint | None = None
     """A prompt-cache point after the whole message (:mod:`streamkit.model.cache`)."""
 
+    def __post_init__(self) -> None:
+        self.content = content_blocks(self.content, TextBlock, "SystemMessage.content",
+                                      "a TextBlock")
+
     @property
     def text(self) -> str:
         """The instructions as one string."""
@@ -93,6 +110,8 @@ class UserMessage(_Blocks[UserContent]):
     metadata: dict[str, Any] = field(default_factory=dict)
     cache: CachePoint | None = None
     """A prompt-cache point after the whole message (:mod:`streamkit.model.cache`)."""
+    _block_types: ClassVar[Any] = UserContent
+    _block_words: ClassVar[str] = "a TextBlock, a DataBlock or a RawBlock"
 
 
 @dataclass
@@ -112,6 +131,8 @@ class AssistantMessage(_Blocks[ContentBlock]):
     metadata: dict[str, Any] = field(default_factory=dict)
     cache: CachePoint | None = None
     """A prompt-cache point after the whole message (:mod:`streamkit.model.cache`)."""
+    _block_types: ClassVar[Any] = ContentBlock
+    _block_words: ClassVar[str] = "a content block"
 
     @classmethod
     def from_response(cls, response: ChatResponse) -> AssistantMessage:
@@ -130,6 +151,11 @@ class FunctionExecutionResult:
     metadata: dict[str, Any] = field(default_factory=dict)
     cache: CachePoint | None = None
     """A prompt-cache point after the whole message (:mod:`streamkit.model.cache`)."""
+
+    def __post_init__(self) -> None:
+        self.content = content_blocks(self.content, TextBlock | DataBlock,
+                                      "FunctionExecutionResult.content",
+                                      "a TextBlock or a DataBlock")
 
     @property
     def blocks(self) -> list[TextBlock | DataBlock]:
@@ -176,6 +202,25 @@ def as_assistant(message: AssistantMessage | ChatResponse) -> AssistantMessage:
     return message
 
 
+def content_blocks(content: Any, expected: Any, where: str, what: str) -> Any:
+    """A message's ``content`` as it is stored: a string as it is, a list whose
+    plain strings are :class:`~streamkit.model.blocks.TextBlock` s (the list
+    itself when it holds none, so a caller's list stays the message's). Any
+    other item that is not ``expected`` (``what`` in words) raises
+    :class:`~streamkit.model.errors.InvalidMessageError` naming it, as would
+    content that is neither a string nor a list."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        raise InvalidMessageError(
+            f"{where} holds a {type(content).__name__} object, where a string or a list "
+            f"of blocks ({what}, or strings) belongs")
+    if any(isinstance(item, str) for item in content):
+        content = [TextBlock(item) if isinstance(item, str) else item for item in content]
+    check_items(content, expected, where, f"{what} (or a string)")
+    return content
+
+
 def check_items(items: Iterable[object], expected: type | Any, where: str, what: str) -> None:
     """Refuse, naming its place, the first of ``items`` that is not ``expected``
     (a class or a union; ``what`` says it in words): a wire's builder would
@@ -185,13 +230,24 @@ def check_items(items: Iterable[object], expected: type | Any, where: str, what:
             raise _not_expected(item, f"{where}[{index}]", what)
 
 
+# What to give instead of an item people plausibly put in a content list.
+_ADVICE: dict[type, str] = {
+    bytes: ": wrap bytes in a DataBlock (DataBlock(media_type=..., "
+           "source=Base64Source(data, media_type)))",
+    bytearray: ": wrap bytes in a DataBlock (DataBlock(media_type=..., "
+               "source=Base64Source(bytes(data), media_type)))",
+    dict: ": a wire format's own part is read by parse_request from a whole body; "
+          "in a message give TextBlock(...) / DataBlock(...)",
+}
+
+
 def _not_expected(item: object, place: str, what: str) -> InvalidMessageError:
     """The error for ``item`` at ``place``, where ``what`` belongs; an
     awaitable is an async call not awaited (``tool.run_call(call)`` in sync
     code), said as such."""
     if not inspect.isawaitable(item):
         return InvalidMessageError(f"{place} holds a {type(item).__name__} object, "
-                                   f"where {what} belongs")
+                                   f"where {what} belongs{_ADVICE.get(type(item), '')}")
     name = getattr(item, "__qualname__", type(item).__name__)
     if inspect.iscoroutine(item):
         item.close()  # it never runs: no "never awaited" warning on top of this error

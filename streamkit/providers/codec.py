@@ -70,6 +70,7 @@ from ..model.limits import MAX_JSON_DEPTH, json_depth, nested_deeper_than, too_d
 from ..model.response import ChatResponse
 from ..model.token_count import TokenCount
 from ..model.vendors import ProviderEntry
+from .acceptance import answered_calls_only
 
 if TYPE_CHECKING:
     from .counting import TokenCounting
@@ -164,6 +165,7 @@ def build_request(
     if entry.options:
         request = dataclasses.replace(request, options=with_defaults(request.options,
                                                                      entry.options))
+    request = answered_calls_only(request, entry.wire)
     return _readable(wire.build_request(request, entry.dialect), entry.wire)
 
 
@@ -446,6 +448,8 @@ class EncodedStream:
         self._encoder = encoder
         self._source: Iterable[Any] | AsyncIterable[Any] = (
             events_of(source) if isinstance(source, ChatResponse) else source)
+        if isinstance(source, ChatResponse):
+            encoder.foreseen_usage = source.usage
         self._error_written = False
         self.content_type = encoder.content_type
         self.error: StreamError | None = None

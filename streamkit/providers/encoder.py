@@ -186,6 +186,10 @@ class StreamEncoder:
         """The usage so far, merged."""
         self.source_wire: str | None = None
         """The wire the events were read from (``None``: made by hand)."""
+        self.foreseen_usage: ChatUsage | None = None
+        """The usage of a finished response whose events are being written: known
+        before the events say it (at their end), for a wire whose first frame
+        carries the input count (Anthropic's ``message_start``)."""
         self._sent: dict[tuple[int, int], int] = {}  # (choice, index) -> content sent
         self._handlers: dict[type, Callable[[Any], bytes]] = {
             BlockDelta: self._feed_block_delta,

@@ -75,6 +75,7 @@ SHARED_FILES = {
     "cache.py": "the wire's prompt-cache markers <-> cache points, both ways",
     "count_tokens.py": "the API's token count endpoint: its request body and its answer, "
                        "both ways",
+    "acceptance.py": "what the wire's API answers 400 to, left out of a built body",
 }
 
 Endpoint = Callable[..., str]

@@ -30,6 +30,8 @@ And this wire's own files:
 ``versions.py``      what each ``anthropic-version`` refuses, and a body fitted to it
 ``count_tokens.py``  the token count endpoint (``/v1/messages/count_tokens``): its body
                      and its answer, both ways
+``acceptance.py``    what the Messages API answers 400 to (empty text, empty messages, a
+                     prefill ending in whitespace), left out of a built body
 ===================  ======================================================================
 
 :data:`WIRE` is the package's record (:class:`~streamkit.providers.wire_format.WireFormat`).

@@ -44,7 +44,11 @@ stop word and the fields the reader kept (message fields, a tool call's
 ``caller``) written back. Usage of another wire is counted the Anthropic way:
 ``input_tokens`` without the cache reads and writes, which are their own
 fields. A response with no usage at all says 0 input and 0 output tokens,
-since every ``Message`` has a usage.
+since every ``Message`` has a usage. ``message_start`` says the input count
+when it is known then (a finished response written as a stream: its input
+counts, the output 0); a stream whose count comes at its end (OpenAI's,
+Gemini's) starts with 0 and says the count in ``message_delta``, whose counts
+are cumulative.
 
 :func:`encode_response` writes the non-streamed ``Message`` from the same
 pieces: what the stream's blocks add up to.
@@ -213,9 +217,21 @@ class AnthropicStreamEncoder(StreamEncoder):
             "type": "message", "role": "assistant",
             "model": start.model or "", "content": [], "stop_reason": None,
             "stop_sequence": None,
-            "usage": usage_object(self.usage, own=self.own),
+            "usage": self._start_usage(),
             **fields}
         return sse_event({"type": "message_start", "message": message}, "message_start")
+
+    def _start_usage(self) -> Wire:
+        """``message_start``'s usage: the usage known by now; else, for a
+        finished response written as a stream, its input counts (the API's
+        own ``message_start`` carries the input count, known before the
+        answer: tests/fixtures/anthropic), the output counted in
+        ``message_delta``; else 0, the count of a stream that says it only at
+        its end (OpenAI's, Gemini's) going in ``message_delta``, whose counts
+        are cumulative and which the SDK takes."""
+        if self.usage is not None or self.foreseen_usage is None:
+            return usage_object(self.usage, own=self.own)
+        return {**usage_object(self.foreseen_usage, own=self.own), "output_tokens": 0}
 
     def on_metadata(self, event: ResponseMetadata) -> bytes:
         if self.own and event.choice == 0:

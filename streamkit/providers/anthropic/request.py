@@ -64,6 +64,11 @@ extras, and its options beyond the uniform ones, are left out; a tool or a
 user part another wire's reader kept whole has no Anthropic form and raises
 :class:`~streamkit.model.errors.UnsupportedFeatureError`, as everything else this
 wire cannot take does.
+
+What the Messages API refuses and another wire's conversation may hold (an
+empty text block, a message with no content, a prefill ending in whitespace)
+is left out of a body built from anything but an Anthropic body
+(:mod:`.acceptance`).
 """
 
 from __future__ import annotations
@@ -98,6 +103,7 @@ from ..options import (
     write_renamed,
 )
 from ..turns import SAME_TURN, is_own_turn, joins_previous, refuse_orphan_results, user_turns
+from .acceptance import honour_rules
 from .assistant import assistant_blocks, read_assistant_block
 from .cache import CACHE_HINTS, MARKERS, fit_breakpoints
 from .content import (
@@ -156,6 +162,8 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     if system is not None:
         put_field(body, "system", system)
     body["messages"] = _messages(turns, foreign_thinking)
+    if origin != NAME:  # a body of this wire goes back as it came
+        honour_rules(body)
     tools = tool_entries(request.tools)
     write_renamed(body, options, _RENAMED)
     _write_thinking(body, options, origin)

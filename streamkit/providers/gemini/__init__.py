@@ -31,6 +31,8 @@ And this wire's own files:
                      both ways
 ``schema.py``        Gemini's OpenAPI ``Schema`` <-> JSON Schema (tool ``parameters``,
                      ``responseSchema``), and which field a body said a schema in
+``acceptance.py``    what Gemini answers 400 to (empty text parts, contents with no
+                     parts), left out of a built body
 ===================  ======================================================================
 
 Vertex AI (registry name ``vertex``) speaks this wire with no dialect: the

@@ -105,7 +105,7 @@ from ...conversation.request import (
 )
 from ...model.blocks import ContentBlock, TextBlock, ToolCallBlock
 from ...model.errors import InvalidBodyError, UnsupportedFeatureError, warn_lossy
-from ...model.extras import Extras, extras_for
+from ...model.extras import Extras, extras_for, origin_of
 from ...model.ids import StreamIds
 from ...model.response import ChatResponse
 from ..coerce import Wire, check_uniform_options, path
@@ -117,6 +117,7 @@ from ..options import (
     write_renamed,
 )
 from ..turns import SAME_TURN, is_own_turn, joins_previous, refuse_orphan_results, user_turns
+from .acceptance import honour_rules
 from .content import (
     GENERATED_ID,
     made_up_id,
@@ -188,6 +189,8 @@ def build_request(request: Request, dialect: str | None) -> dict[str, Any]:
     body["contents"] = _contents(turns, _calls(turns), foreign_thinking)
     if systems:
         body[spelling.key("systemInstruction")] = _system(systems)
+    if origin_of(request.options) != NAME:  # a body of this wire goes back as it came
+        honour_rules(body)
     write_tools(body, request, options, spelling)
     generation = _generation_config(options, request.json_output, spelling)
     if generation is not None:

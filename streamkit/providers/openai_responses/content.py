@@ -480,6 +480,8 @@ class TurnWriter:
             item["arguments"] = arguments_as_text(block)
         if isinstance(item_id, str):
             item["id"] = item_id
+        if metadata.get(STATUS, ...) is None:  # it came without one (:mod:`.items`)
+            del metadata[STATUS]
         item.update(metadata)
         self._remember_call(block.id, call_id, custom)
         self._add(item)
@@ -563,6 +565,10 @@ def _restored(blocks: list[ContentBlock], item: Wire) -> list[ContentBlock]:
     if (status is ... and is_message) or (status == _COMPLETED and not is_message):
         for block in blocks:  # a message is "completed" unless it says otherwise
             block.metadata[STATUS] = None if is_message else _COMPLETED
+    elif status is ...:  # a request's call without one is the usual request item
+        for block in blocks:
+            if STATUS in block.metadata and block.metadata[STATUS] is None:
+                del block.metadata[STATUS]
     encrypted = item.get("encrypted_content", ...)
     if isinstance(encrypted, str):
         thinking = next((b for b in blocks if isinstance(b, ThinkingBlock)), None)

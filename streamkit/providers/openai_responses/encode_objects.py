@@ -17,11 +17,11 @@ from ...model.finish import FinishReason
 from ...model.usage import ChatUsage
 from ..coerce import Wire
 from ..encoder import input_tokens_for
-from .wire import END_STATUSES, FINISH_WORDS, with_required_fields
+from .wire import END_STATUSES, FINISH_WORDS, USUAL_STATUS, with_required_fields
 
-__all__ = ["DELTA_EVENTS", "MESSAGE_PARTS", "RESPONSE_BOOKKEEPING", "RESPONSE_DEFAULTS", "Item",
-           "Part", "block_extras", "complete_usage", "count_parts", "empty_part", "end_status",
-           "is_audio", "item_object", "part_object", "usage_object"]
+__all__ = ["DELTA_EVENTS", "MESSAGE_PARTS", "NO_STATUS", "RESPONSE_BOOKKEEPING",
+           "RESPONSE_DEFAULTS", "Item", "Part", "block_extras", "complete_usage", "count_parts",
+           "empty_part", "end_status", "is_audio", "item_object", "part_object", "usage_object"]
 
 
 #: The reader's own records in a block's metadata: where the block was on the
@@ -135,7 +135,11 @@ class Item:
         self.done = False
         self.encrypted: str | None = None
         self.extras: list[Wire] = []  # each block's kept fields, to find the item's own
-        self.status: str | None = None
+        self.status: str | None = None  # None: the type's usual word (USUAL_STATUS)
+
+
+#: :attr:`Item.status` of an item whose reader kept ``None``: it came without one.
+NO_STATUS: Final = ""
 
 
 class Part:
@@ -226,14 +230,13 @@ def item_object(item: Item, *, own: bool) -> Wire:
             for key in shared:
                 part.pop(key, None)
         return {"id": item.id, "type": "message", "status": item.status or "completed",
-                "role": "assistant", **shared, "content": content}
+                "role": "assistant", **shared, "content": content}  # the SDK requires one
     if item.kind == "reasoning":
         return _reasoning_object(item, shared, own=own)
     first = item.blocks[0] if item.blocks else None
     if item.kind in ("function_call", "custom_tool_call") and first is not None:
         field = "input" if item.kind == "custom_tool_call" else "arguments"
-        return {**item.added, field: first.content, "status": item.status or "completed",
-                **shared}
+        return _with_status({**item.added, field: first.content, **shared}, item)
     if first is not None and isinstance(first.block, RawBlock):
         return with_required_fields({"type": first.block.kind, **first.block.data}, done=True)
     return dict(item.added)
@@ -251,8 +254,18 @@ def _reasoning_object(item: Item, shared: Wire, *, own: bool) -> Wire:
         out["content"] = reasoning
     if item.encrypted is not None:
         out["encrypted_content"] = item.encrypted
-    if item.status is not None:
-        out["status"] = item.status
+    return _with_status(out, item)
+
+
+def _with_status(out: Wire, item: Item) -> Wire:
+    """``out`` with the item's final ``status``: the one its reader kept, else
+    its type's usual word (:data:`USUAL_STATUS`), else none (an
+    ``in_progress`` from ``output_item.added`` taken off)."""
+    status = item.status if item.status is not None else USUAL_STATUS.get(item.kind)
+    if status:
+        out["status"] = status
+    else:
+        out.pop("status", None)
     return out
 
 
@@ -268,9 +281,11 @@ def _shared_extras(item: Item, *, own: bool) -> Wire:
               if all(other.get(key, _MISSING) == value for other in extras[1:])}
     if item.kind in ("message", "reasoning"):
         shared.pop("logprobs", None)
-    status = shared.pop("status", None)
+    status = shared.pop("status", _MISSING)
     if type(status) is str:
         item.status = status
+    elif status is None:
+        item.status = NO_STATUS
     shared.pop("role", None)
     return shared
 

@@ -62,7 +62,7 @@ from ..coerce import as_int, as_list, as_str, mapping
 from ..ledger import OpenBlock
 from ..lossless import unmodelled, unread
 from .citations import read_citations
-from .wire import NAME
+from .wire import NAME, USUAL_STATUS
 
 # What kind of block a part is (the middle of a PartKey).
 PartKind = Literal["text", "refusal", "summary", "reasoning_text", "item", "call", "raw", "part",
@@ -441,12 +441,19 @@ class ItemReader:
 
     def _item_metadata(self, item: dict[str, Any], read: dict[str, Any]) -> dict[str, Any]:
         """What the item's blocks keep of its fields: the unread ones, and its
-        ``status`` unless ``completed`` (which says nothing)."""
+        ``status`` unless it is the usual word of its type (:data:`USUAL_STATUS`,
+        which says nothing); a call that has none keeps ``None``, so it is
+        written back without one. A message without one is written with
+        ``completed``, which the SDK's type requires."""
         status = item.get("status")
         metadata = self.keep(item, {"type": item.get("type"), "id": item.get("id"),
                                     "status": status, **read})
-        if status is not None and status != "completed":
+        usual = USUAL_STATUS.get(as_str(item.get("type")) or "")
+        if status is not None and status != usual:
             metadata["status"] = status
+        elif status is None and "status" not in item and usual is not None \
+                and item.get("type") != "message":
+            metadata["status"] = None
         return metadata
 
     def _message(self, position: int, item: dict[str, Any],

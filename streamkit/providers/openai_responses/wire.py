@@ -99,6 +99,20 @@ TOOL_TEXT_EVENTS: Final = (
     "response.shell_call_output_content.done",
 )
 
+#: The ``status`` an item type's final snapshot carries when its reader kept
+#: none: the word that type's items say on OpenAI's own wire, which the reader
+#: leaves out as saying nothing (:mod:`.items`). A ``message`` always has one
+#: (the openai SDK's ``ResponseOutputMessage.status`` is required); a
+#: ``function_call`` has ``completed`` in OpenAI's streams
+#: (tests/fixtures/openai-responses/function-call.sse). Reasoning items carry
+#: none there (reasoning-summary-text.sse) and a ``custom_tool_call`` has no
+#: such field (``ResponseCustomToolCall``), so another vendor's word on them
+#: is kept (DeepSeek's reasoning ``completed``), and a call that came without
+#: one is kept as ``None``: written back, each item says what it said.
+USUAL_STATUS: Final[Mapping[str, str]] = MappingProxyType({
+    "message": "completed", "function_call": "completed"})
+
+
 #: What the official SDK's model of a kept item requires that a vendor's item
 #: of the same type may leave out (xAI and DeepSeek send ``web_search_call``
 #: without ``action``; xAI's ``status`` is optional), with the value that says

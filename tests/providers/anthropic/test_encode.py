@@ -92,3 +92,22 @@ def test_a_held_call_open_when_an_error_ends_the_stream_keeps_its_arguments(
     assert _anthropic_events(encoded)[-1]["type"] == "error"
     call, = reread(encoded).tool_calls
     assert call.arguments() == arguments
+
+
+@pytest.mark.parametrize(("fixture", "provider"), [
+    ("anthropic/text-basic.sse", "anthropic"), ("openai-chat/text-with-usage-chunk.sse", "openai"),
+    ("gemini/text.sse", "gemini")])
+def test_a_finished_answers_message_start_says_its_input_count(fixture: str,
+                                                               provider: str) -> None:
+    """As the API's own message_start does (tests/fixtures/anthropic): a finished
+    response knows its input count before its events say it; a live stream
+    whose count comes at its end says it in message_delta (cumulative)."""
+    events, response = replay(body(FIXTURES / fixture), provider, on_error="return")
+    assert response.usage is not None and response.usage.input_tokens
+    for source, start_count in ((response, response.usage.input_tokens), (events, None)):
+        written = _anthropic_events(b"".join(encode_stream("anthropic", source)))
+        start = written[0]["message"]["usage"]
+        delta = next(event["usage"] for event in written if event["type"] == "message_delta")
+        assert delta["input_tokens"] == response.usage.input_tokens
+        if start_count is not None:
+            assert start == {**start, "input_tokens": start_count, "output_tokens": 0}

@@ -499,7 +499,8 @@ def test_another_providers_turn(provider: str) -> None:
 
 
 def test_another_providers_thinking_dropped_on_request() -> None:
-    body = body_of([UserMessage("q"), foreign_turn("openai"), UserMessage("more")],
+    result = FunctionExecutionResultMessage([FunctionExecutionResult("functions.lookup:1", "42")])
+    body = body_of([UserMessage("q"), foreign_turn("openai"), result, UserMessage("more")],
                    foreign_thinking="drop")
     texts = [b.get("text") for b in body["messages"][1]["content"]]
     assert texts == ["Looking it up.", None, "Said aloud."]

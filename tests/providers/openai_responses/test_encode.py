@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 from support.comparing import comparable, fresh_ids
-from support.recordings import FIXTURES, body, fixture_id, recordings
+from support.recordings import FIXTURES, body, fixture_id, recordings, sse_body
+from support.recordings import payloads as payloads_of
 from support.sdk_stream_readers import responses_output
 
 import streamkit
@@ -33,6 +34,7 @@ from streamkit import (
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
+    UserMessage,
     encode_error,
     encode_response,
     encode_stream,
@@ -530,6 +532,43 @@ def test_an_own_body_keeps_the_fields_its_reader_kept() -> None:
         [getattr(response.usage, name) for name in counts]
     chat = encode_response(WIRE, _parsed(FIXTURES / "anthropic/tool-use.sse")[1])
     assert "reasoning" not in chat and chat["tools"] == []
+
+
+def _done_statuses(encoded: bytes) -> dict[str, Any]:
+    """Each ``output_item.done`` item's type -> its status (``...``: none)."""
+    return {data["item"]["type"]: data["item"].get("status", ...)
+            for event, data in _payloads(encoded) if event == "response.output_item.done"}
+
+
+def _without_call_status(path: Path) -> bytes:
+    """A recording's stream whose ``function_call`` items say no ``status``, as
+    vendors whose SDK type leaves it optional may write them."""
+    out = []
+    for payload in payloads_of(path):
+        data = json.loads(payload.data)
+        for item in [data.get("item"), *data.get("response", {}).get("output", [])]:
+            if isinstance(item, dict) and item.get("type") == "function_call":
+                item.pop("status", None)
+        out.append((payload.event, json.dumps(data)))
+    return sse_body(out)
+
+
+def test_an_item_status_is_written_back_as_it_came_and_never_gained() -> None:
+    """DeepSeek's reasoning item says ``completed`` (OpenAI's says none): kept;
+    a call that said none is written with none, in the stream and the body."""
+    deepseek = FIXTURES / "openai-responses/deepseek-responses-reasoning-function-call.sse"
+    events, _ = _parsed(deepseek)
+    statuses = _done_statuses(b"".join(encode_stream(WIRE, events)))
+    assert statuses == {"reasoning": "completed", "function_call": "completed"}
+    events, _ = _parsed(FIXTURES / "openai-responses/reasoning-summary-text.sse")
+    assert _done_statuses(b"".join(encode_stream(WIRE, events)))["reasoning"] is ...
+    with fresh_ids():
+        events, response = replay(_without_call_status(
+            FIXTURES / "openai-responses/function-call.sse"), WIRE, on_error="return")
+    assert _done_statuses(b"".join(encode_stream(WIRE, events))) == {"function_call": ...}
+    assert "status" not in encode_response(WIRE, response)["output"][0]
+    request = streamkit.build_request(WIRE, [UserMessage("go"), response], model="m")
+    assert "status" not in request["input"][1]
 
 
 # ---------------------------------------------------------------- HTTP errors

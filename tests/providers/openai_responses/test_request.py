@@ -221,6 +221,7 @@ def test_turn2_artifact_deepseek_null_encrypted_content_and_no_call_id() -> None
     built, expected = build_turn2(conversation), conversation.turn2_request
     [reasoning] = _item(built, "reasoning")
     assert "encrypted_content" not in reasoning  # DeepSeek sent none
+    assert reasoning.pop("status") == "completed"  # the status DeepSeek gave its item
     reasoning["encrypted_content"] = None
     [call] = _item(built, "function_call")
     assert call.pop("id") == "62bf2bb7-56af-4e3a-883b-83d4aad54da1"  # the item id DeepSeek gave
@@ -342,10 +343,11 @@ def _done_items(path: Any) -> list[dict[str, Any]]:
 
 def _without_empty(item: dict[str, Any]) -> dict[str, Any]:
     """An item without what the parsed response keeps nothing of, as it says
-    nothing: ``status: completed`` on a reasoning or call item (a message keeps
-    its status: it is required there) and empty ``logprobs``."""
+    nothing: ``status: completed`` on a call item (OpenAI's usual word there; a
+    message keeps its status: it is required there, and a reasoning item's,
+    which OpenAI's do not say, is DeepSeek's own) and empty ``logprobs``."""
     out = dict(item)
-    if out.get("type") != "message" and out.get("status") == "completed":
+    if out.get("type") == "function_call" and out.get("status") == "completed":
         del out["status"]
     if isinstance(out.get("content"), list):
         out["content"] = [{k: v for k, v in part.items() if not (k == "logprobs" and v == [])}

@@ -143,8 +143,10 @@ def test_deepseek_reasoning_text_then_function_call() -> None:
     thinking, call = r.content
     assert isinstance(thinking, ThinkingBlock) and isinstance(call, ToolCallBlock)
     assert thinking.thinking == "The user asks about temperature in Tokyo. I'll call the tool."
+    # DeepSeek's reasoning item says "completed", OpenAI's none: kept, to be written back
     assert thinking.metadata == {"item_id": "fa6f3a83-5d25-46e8-9d03-1a89ce5cf2ba",
-                                 "content_index": 0, "kind": "reasoning_text"}
+                                 "content_index": 0, "kind": "reasoning_text",
+                                 "status": "completed"}
     assert thinking.encrypted is None and thinking.signature is None
     assert (call.id, call.name) == ("call_00_xjY8Z2BvSlzgEmmw0DtH0464", "get_temperature")
     assert call.arguments() == {"city": "Tokyo"}
@@ -330,7 +332,9 @@ def test_parallel_tool_calls_interleaved() -> None:
     assert calls == [
         ("call_a", "get_weather", '{"city":"Paris"}', {"item_id": "fc_a"}),
         ("call_b", "get_time", '{"tz":"CET"}', {"item_id": "fc_b"}),
-        ("call_c", "run_sql", "SELECT 1 FROM t", {"item_id": "ctc_1", "custom": True}),
+        # a custom tool call has no usual status (the SDK's type has no field): kept
+        ("call_c", "run_sql", "SELECT 1 FROM t", {"item_id": "ctc_1", "custom": True,
+                                                  "status": "completed"}),
         # no argument deltas at all: filled from output_item.done
         ("call_d", "noop", '{"verbose":true}', {"item_id": "fc_d"}),
     ]
