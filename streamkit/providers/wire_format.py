@@ -166,6 +166,13 @@ class WireFormat:
     Gemini's ``:countTokens``, OpenAI Responses' ``/v1/responses/input_tokens``);
     ``None``: the API has none, and a count is estimated
     (:func:`~streamkit.conversation.estimate.estimate_tokens`)."""
+    function_forms: Callable[[Request, str], Request] | None = None
+    """``function_forms(request, wire)``: ``request`` for another ``wire`` with
+    this wire's own tools that have a function's form there (Responses'
+    freeform ``custom`` tools, Codex CLI's ``apply_patch``) and their calls in
+    the history rewritten to it, each loss said; ``None``: every tool of this
+    wire another has is a function already (its others are dropped, said, by
+    :func:`~streamkit.providers.function_tools.own_entry`)."""
     operation: str = "chat"
     """The OpenTelemetry GenAI operation a call on this wire's API is
     (``gen_ai.operation.name``, a value of the conventions'

@@ -41,6 +41,7 @@ from ..wire_format import WireFormat, no_answer_options
 from . import http
 from .count_tokens import COUNTING
 from .encode import OpenAIResponsesStreamEncoder, encode_error, encode_response
+from .freeform import function_forms
 from .request import build_request, parse_request
 from .response import parse_response
 from .stream import OpenAIResponsesParser
@@ -54,7 +55,7 @@ WIRE = WireFormat(
     served_path=http.SERVED_PATH, served_base=http.SERVED_BASE,
     encode_stream=OpenAIResponsesStreamEncoder, encode_response=encode_response,
     encode_error=encode_error, answer_options=no_answer_options, count_tokens=COUNTING,
-    forwarded_headers=http.FORWARDED_HEADERS,
+    forwarded_headers=http.FORWARDED_HEADERS, function_forms=function_forms,
 )
 
 __all__ = ["WIRE", "OpenAIResponsesParser", "map_usage"]
