@@ -180,7 +180,7 @@ def _crossing(request: Request, wire: str) -> Request:
     for origin in sorted(name for name in origins if name is not None and name != wire):
         forms = wire_format(origin).function_forms
         if forms is not None:
-            request = forms(request, wire)
+            request = forms.rewrite(request, wire)
     return request
 
 

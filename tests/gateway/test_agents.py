@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from support.asgi_server import serving
+from support.gateway_upstreams import UPSTREAMS, via_every_wire
 from support.paths import FIXTURES
 from support.request_oracles import sdk_valid
 
@@ -49,17 +50,6 @@ KEY = "sk-gateway-agents-0123456789"
 REASONING = "The test fails: look at the parser."
 BEFORE = "Let me run the tests."
 ARGUMENTS = {"command": "make test"}
-
-#: Each upstream wire, as the registry model the gateway calls and the base URL
-#: under the fake provider's address.
-UPSTREAMS = {
-    "openai-chat": ("openai:upstream-model", "/v1"),
-    "openai-responses": ("openai-responses:upstream-model", "/v1"),
-    "anthropic": ("anthropic:upstream-model", "/v1"),
-    "gemini": ("gemini:upstream-model", "/v1beta"),
-    "ollama": ("ollama:upstream-model", ""),
-}
-
 
 def _recording(agent: str) -> dict[str, Any]:
     """The agent's request: its path, its own headers and its body."""
@@ -91,12 +81,7 @@ def fake() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def gateway(fake: Any) -> Iterator[str]:
-    config = parse_config({
-        "gateway": {"keys": [KEY]},
-        "models": {f"via-{wire}": {"model": model} for wire, (model, _) in UPSTREAMS.items()},
-        "providers": {model.split(":")[0]: {"base_url": fake.url + path, "api_key": "sk-up-1"}
-                      for model, path in UPSTREAMS.values()},
-    })
+    config = parse_config(via_every_wire(fake.url, KEY))
     with serving(create_app(config)) as url:
         yield url
 
