@@ -65,7 +65,7 @@ from ..model.errors import (
     UnsupportedFeatureError,
 )
 from ..model.events import TRUNCATED_PAYLOAD, ErrorEvent, Event, without_cut_payload
-from ..model.extras import Extras
+from ..model.extras import Extras, origin_of
 from ..model.limits import MAX_JSON_DEPTH, json_depth, nested_deeper_than, too_deep
 from ..model.response import ChatResponse
 from ..model.token_count import TokenCount
@@ -165,8 +165,24 @@ def build_request(
     if entry.options:
         request = dataclasses.replace(request, options=with_defaults(request.options,
                                                                      entry.options))
-    request = answered_calls_only(request, entry.wire)
+    request = answered_calls_only(_crossing(request, entry.wire), entry.wire)
     return _readable(wire.build_request(request, entry.dialect), entry.wire)
+
+
+def _crossing(request: Request, wire: str) -> Request:
+    """``request`` with the tools (and their calls) another wire's reader kept
+    in the function form ``wire`` has for them (see
+    :attr:`~streamkit.providers.wire_format.WireFormat.function_forms`); only
+    the wires the tools came from are asked."""
+    from . import wire_format
+
+    origins = {origin_of(tool if isinstance(tool, dict) else tool.metadata)
+               for tool in request.tools or []}
+    for origin in sorted(name for name in origins if name is not None and name != wire):
+        forms = wire_format(origin).function_forms
+        if forms is not None:
+            request = forms.rewrite(request, wire)
+    return request
 
 
 def _readable(body: dict[str, Any], wire: str) -> dict[str, Any]:

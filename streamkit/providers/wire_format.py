@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from .encoder import StreamEncoder
     from .usage_fields import UsageFields
 
-__all__ = ["SHARED_FILES", "VERB_FILES", "WIRE_NAMES", "Endpoint", "WireFormat",
+__all__ = ["SHARED_FILES", "VERB_FILES", "WIRE_NAMES", "Endpoint", "FunctionForms", "WireFormat",
            "no_answer_options", "wire_format"]
 
 #: Every wire format, by its name.
@@ -80,6 +80,17 @@ SHARED_FILES = {
 
 Endpoint = Callable[..., str]
 """``endpoint(base_url, model, *, stream, dialect) -> url``."""
+
+
+@dataclass(frozen=True)
+class FunctionForms:
+    """A wire's tools that are no functions but have a function's form on every
+    other wire (a freeform tool taking text: a function of one string argument)."""
+
+    rewrite: Callable[[Request, str], Request]
+    """``rewrite(request, wire)``: ``request`` for another ``wire`` with those
+    tools and their calls in the history in their function form, each loss
+    said; the request itself when it holds none."""
 
 
 @dataclass(frozen=True)
@@ -167,6 +178,13 @@ class WireFormat:
     Gemini's ``:countTokens``, OpenAI Responses' ``/v1/responses/input_tokens``);
     ``None``: the API has none, and a count is estimated
     (:func:`~streamkit.conversation.estimate.estimate_tokens`)."""
+    function_forms: FunctionForms | None = None
+    """This wire's own tools that another wire holds as functions (Responses'
+    freeform ``custom`` tools, Codex CLI's ``apply_patch``), and their calls:
+    how a request for another wire is rewritten to that form (see
+    :class:`FunctionForms`); ``None``: every tool of this wire another has is a
+    function already (its others are dropped, said, by
+    :func:`~streamkit.providers.function_tools.own_entry`)."""
     operation: str = "chat"
     """The OpenTelemetry GenAI operation a call on this wire's API is
     (``gen_ai.operation.name``, a value of the conventions'

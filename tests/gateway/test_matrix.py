@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from support.asgi_server import serving
+from support.gateway_upstreams import UPSTREAMS, via_every_wire
 
 from streamkit import (
     ChatResponse,
@@ -50,16 +51,6 @@ ANSWER = "It is 18 degrees in Paris."
 ARGUMENTS = {"city": "Paris"}
 RESULT = "18 degrees"
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
-
-#: Each upstream wire, as the registry model the gateway calls and the base URL
-#: under the fake provider's address.
-UPSTREAMS = {
-    "openai-chat": ("openai:upstream-model", "/v1"),
-    "openai-responses": ("openai-responses:upstream-model", "/v1"),
-    "anthropic": ("anthropic:upstream-model", "/v1"),
-    "gemini": ("gemini:upstream-model", "/v1beta"),
-    "ollama": ("ollama:upstream-model", ""),
-}
 
 #: The wires whose answers hold reasoning a caller of each wire can read back.
 HOLDS_REASONING = {"openai-chat", "openai-responses", "anthropic", "gemini", "ollama"}
@@ -96,12 +87,7 @@ def fake() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def gateway(fake: Any) -> Iterator[str]:
-    config = parse_config({
-        "gateway": {"keys": [KEY]},
-        "models": {f"via-{wire}": {"model": model} for wire, (model, _) in UPSTREAMS.items()},
-        "providers": {model.split(":")[0]: {"base_url": fake.url + path, "api_key": "sk-up-1"}
-                      for model, path in UPSTREAMS.values()},
-    })
+    config = parse_config(via_every_wire(fake.url, KEY))
     with serving(create_app(config)) as url:
         yield url
 

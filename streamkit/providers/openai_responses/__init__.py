@@ -34,13 +34,16 @@ And this wire's own files:
 ``encode_objects.py``   the objects the encoder writes: items, parts, usage, the end status
 ``count_tokens.py``     the input token count endpoint (``/v1/responses/input_tokens``): its
                         body and its answer, both ways
+``freeform.py``         custom (freeform) tools and their calls, rewritten as functions of
+                        one string ``input`` for another wire
 ======================  ==================================================================
 """
 
-from ..wire_format import WireFormat, no_answer_options
+from ..wire_format import FunctionForms, WireFormat, no_answer_options
 from . import http
 from .count_tokens import COUNTING
 from .encode import OpenAIResponsesStreamEncoder, encode_error, encode_response
+from .freeform import function_forms
 from .request import build_request, parse_request
 from .response import parse_response
 from .stream import OpenAIResponsesParser
@@ -54,7 +57,7 @@ WIRE = WireFormat(
     served_path=http.SERVED_PATH, served_base=http.SERVED_BASE,
     encode_stream=OpenAIResponsesStreamEncoder, encode_response=encode_response,
     encode_error=encode_error, answer_options=no_answer_options, count_tokens=COUNTING,
-    forwarded_headers=http.FORWARDED_HEADERS,
+    forwarded_headers=http.FORWARDED_HEADERS, function_forms=FunctionForms(function_forms),
 )
 
 __all__ = ["WIRE", "OpenAIResponsesParser", "map_usage"]

@@ -41,16 +41,33 @@ def _is_open(path: str) -> bool:
 
 
 def _sdk_gaps(body: dict[str, Any]) -> dict[str, Any]:
-    """``body`` without what the API writes but the SDK does not declare: web search
+    """``body`` without what the API takes but the SDK does not declare: web search
     sources of type ``api`` (``{"type": "api", "name": "oai-weather"}``; the SDK's
-    ``ActionSearchSource`` says ``url`` only: openai/openai-python#2636). The
-    output item goes back as the API wrote it."""
+    ``ActionSearchSource`` says ``url`` only: openai/openai-python#2636), which the
+    output item goes back with as the API wrote it; and a ``reasoning`` item
+    carrying its ``encrypted_content`` without ``id`` or with ``"content":
+    null``, which Codex CLI sends on every turn (``store: false``: its
+    ``ResponseItem::Reasoning`` never serializes ``id`` and writes ``content`` as
+    null when it has none; openai/codex codex-rs/protocol/src/models.rs at
+    001cb8e), while the SDK declares ``id`` required and ``content`` a list. A
+    reasoning item with neither id nor encrypted content stays refused."""
     body = copy.deepcopy(body)
     for item in body.get("input") if isinstance(body.get("input"), list) else []:
         action = item.get("action") if item.get("type") == "web_search_call" else None
         if isinstance(action, dict) and isinstance(action.get("sources"), list):
             action["sources"] = [s for s in action["sources"] if s.get("type") != "api"]
+        if item.get("type") == "reasoning":
+            _codex_reasoning_gaps(item)
     return body
+
+
+def _codex_reasoning_gaps(item: dict[str, Any]) -> None:
+    """A Codex CLI reasoning item as the SDK would declare it (see :func:`_sdk_gaps`)."""
+    if not isinstance(item.get("encrypted_content"), str):
+        return
+    item.setdefault("id", "rs_id_the_api_does_not_require")
+    if item.get("content", []) is None:
+        del item["content"]
 
 
 def check(body: dict[str, Any]) -> None:
