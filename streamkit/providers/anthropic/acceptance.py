@@ -36,15 +36,16 @@ def honour_rules(body: Wire) -> None:
         del body["system"]
     elif isinstance(system, list):
         body["system"] = _without_empty(system, "system")
-    messages: list[Wire] = []
+    turns: list[list[Wire]] = []  # runs of one role, joined once each: linear in the messages
     for number, message in enumerate(body["messages"]):
         kept = _with_content(message, number)
         if kept is None:
             continue
-        if messages and kept["role"] == messages[-1]["role"] and kept["role"] in _TURN_ROLES:
-            messages[-1] = _joined(messages[-1], kept)
+        if turns and kept["role"] == turns[-1][0]["role"] and kept["role"] in _TURN_ROLES:
+            turns[-1].append(kept)
         else:
-            messages.append(kept)
+            turns.append([kept])
+    messages = [turn[0] if len(turn) == 1 else _joined(turn) for turn in turns]
     ended_with = body["messages"][-1]["role"] if body["messages"] else None
     if messages and messages[-1]["role"] == "assistant":
         if ended_with != "assistant":
@@ -102,13 +103,17 @@ def _is_empty_text(part: Any) -> bool:
     return isinstance(part, dict) and part.get("type") == "text" and part.get("text") == ""
 
 
-def _joined(previous: Wire, message: Wire) -> Wire:
-    """Two messages of one role, once apart, as one: the contents in order,
-    ``tool_result`` parts first (the API requires them first in their turn)."""
-    content = _as_list(previous["content"]) + _as_list(message["content"])
+def _joined(turn: list[Wire]) -> Wire:
+    """Messages of one role, once apart, as one: the contents in order,
+    ``tool_result`` parts first (the API requires them first in their turn),
+    the first message's other fields kept."""
+    content = [part for message in turn for part in _as_list(message["content"])]
     content.sort(key=lambda part: not (isinstance(part, dict)
                                        and part.get("type") == "tool_result"))
-    return {**message, **previous, "content": content}
+    joined: Wire = {}
+    for message in reversed(turn):
+        joined.update(message)
+    return {**joined, "content": content}
 
 
 def _as_list(content: Any) -> list[Any]:
