@@ -25,9 +25,10 @@ A request that runs out of time is answered ``408 Request Timeout`` (with
 ``Connection: close``) when no answer has begun, then closed in two steps
 (RFC 9112 section 9.6): the gateway's side at once, the caller's once it
 closes too or after :data:`LINGER_SECONDS`, what it sends meanwhile read and
-dropped. Closed at once, a socket holding a request that came late (a caller
-on a busy machine) is reset, and the reset throws away the 408 before the
-caller reads it: it would see a broken connection, not an answer. An idle
+dropped (the connection keeps its place under the caps until then). Closed at
+once, a socket holding a request that came late (a caller on a busy machine)
+is reset: the caller meets a broken connection (``ConnectionResetError``),
+whether or not it read the 408 first. An idle
 kept-alive connection is closed quietly. Each is one line on the
 ``streamkit.gateway`` logger (``{"closed": "headers", "client": ...}``), and
 the request's own line, when the gateway had begun it, says 408.
