@@ -319,6 +319,22 @@ def test_a_responses_body_of_many_parts_reads_in_linear_time() -> None:
     assert_linear(run, 1000)
 
 
+def test_many_unanswered_calls_are_dropped_in_linear_time() -> None:
+    """Calls no result answers are dropped for the APIs that refuse them; the
+    turn was rebuilt by testing each block for membership in the dropped list,
+    whole dicts compared: 3,000 calls of one Ollama turn took 11.9 s (the request
+    fuzzer, seed 15), 2,000 to OpenAI 6.7 s."""
+    def run(count: int) -> Callable[[], Any]:
+        call = {"type": "function", "function": {"name": "f", "arguments": {"a": 1}}}
+        messages = [{"role": "user", "content": "go"},
+                    {"role": "assistant", "tool_calls": [call] * count},
+                    {"role": "user", "content": "never mind"}]
+        request = parse_request("ollama", {"model": "m", "messages": messages})
+        return lambda: build_request("openai", request, model="m")
+
+    assert_linear(run, 400)
+
+
 @pytest.mark.parametrize("apart", [False, True], ids=["together", "apart"])
 @pytest.mark.parametrize("target", ["anthropic", "gemini"])
 def test_many_messages_of_one_turn_are_joined_in_linear_time(target: str, apart: bool) -> None:

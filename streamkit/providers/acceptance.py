@@ -236,5 +236,6 @@ def _answered_turn(turn: AssistantMessage, answered: set[str],
                    "answers", f"the API refuses a call without its result: {ANSWERED_CALLS[wire]}")
     if not unanswered:
         return None
-    content = [block for block in turn.content if block not in unanswered]
+    dropped = {id(block) for block in unanswered}  # by identity: block == compares whole dicts
+    content = [block for block in turn.content if id(block) not in dropped]
     return dataclasses.replace(turn, content=content)
