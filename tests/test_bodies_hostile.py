@@ -319,6 +319,7 @@ def test_a_responses_body_of_many_parts_reads_in_linear_time() -> None:
     assert_linear(run, 1000)
 
 
+@pytest.mark.filterwarnings("ignore::streamkit.LossyTranslationWarning")  # one a call: said
 def test_many_unanswered_calls_are_dropped_in_linear_time() -> None:
     """Calls no result answers are dropped for the APIs that refuse them; the
     turn was rebuilt by testing each block for membership in the dropped list,
