@@ -46,8 +46,10 @@ def honour_rules(body: Wire) -> None:
             content = {**content, "parts": parts}
         if contents and content.get("role") == contents[-1].get("role") and isinstance(
                 parts, list) and isinstance(contents[-1].get("parts"), list):
-            contents[-1] = {**content, **contents[-1],
-                            "parts": contents[-1]["parts"] + parts}
+            # joined in place (the parts list is this walk's own copy): a run of one
+            # role costs its parts, not the turn so far at each join
+            contents[-1] = {**content, **contents[-1], "parts": contents[-1]["parts"]}
+            contents[-1]["parts"].extend(parts)
         else:
             contents.append(content)
     if contents and body["contents"] and contents[-1].get("role") != body["contents"][-1].get(
