@@ -248,8 +248,13 @@ def test_a_request_the_clock_beat_reads_its_408_and_a_clean_close() -> None:
                 said += chunk
         except OSError as error:
             ending = type(error).__name__
-        caller.close()
+        caller.close()  # the gateway's side closes on the caller's end, within its linger
+        for _ in range(500):
+            if made[0].transport.is_closing():
+                break
+            await asyncio.sleep(0.01)
         server.close()
+        await server.wait_closed()
         return said, ending
 
     said, ending = asyncio.run(beaten())
